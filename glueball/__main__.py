@@ -1,0 +1,3 @@
+from glueball.cli.main import main
+
+main()

@@ -1,0 +1,53 @@
+"""The ``glueball`` command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from glueball import __version__
+from glueball.config import Settings, default_home
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """glueball: a self-hosted AWS Glue on Apache Spark."""
+
+
+@cli.command()
+def version() -> None:
+    """Print glueball's version and the Glue API version it serves."""
+    from glueball.api.model import service_model
+
+    api = service_model().api_version
+    click.echo(f"glueball {__version__} (AWS Glue API {api})")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=9400, show_default=True, type=int, help="Port to listen on.")
+@click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="GLUEBALL_HOME: database, object store, logs [default: $GLUEBALL_HOME or ~/.glueball].")
+@click.option("--store", "store_url", default="", envvar="GLUEBALL_STORE",
+              help="Store URL, e.g. postgresql://user@host/db [default: SQLite under the home].")
+@click.option("--region", default="us-east-1", show_default=True,
+              help="Region for requests that carry no SigV4 credential scope.")
+def server(host: str, port: int, home: Path | None, store_url: str, region: str) -> None:
+    """Serve the Glue web API at POST / (AWS JSON 1.1)."""
+    from glueball.api.server import serve
+    from glueball.app import Glueball
+
+    settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region)
+    glue = Glueball(settings)
+    click.echo(f"glueball {__version__} serving the Glue API on http://{host}:{port}/ "
+               f"(home {settings.home}, store {glue.store.engine.url.render_as_string()})", err=True)
+    serve(glue, host, port)
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""Settings of one glueball installation (``GLUEBALL_HOME``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_ACCOUNT_ID = "123456789012"
+DEFAULT_REGION = "us-east-1"
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("GLUEBALL_HOME", "~/.glueball")).expanduser()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where an installation keeps its state and which store it uses.
+
+    Attributes:
+        home: the ``GLUEBALL_HOME`` directory (database, object store, logs).
+        store_url: SQLAlchemy URL of the catalog store; SQLite under ``home`` when empty.
+        region: the region assumed for requests that carry no SigV4 credential scope.
+    """
+
+    home: Path = field(default_factory=default_home)
+    store_url: str = ""
+    region: str = DEFAULT_REGION
+
+    @property
+    def database_url(self) -> str:
+        return self.store_url or f"sqlite:///{self.home / 'glueball.db'}"
+
+    @property
+    def object_store(self) -> Path:
+        return self.home / "s3"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    def ensure_dirs(self) -> None:
+        for path in (self.home, self.object_store, self.logs):
+            path.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,1 @@
+"""`make demo`: a tour of the embedded catalog (replaced by the daily pipeline later)."""

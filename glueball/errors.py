@@ -1,0 +1,89 @@
+"""One exception class per Glue error code.
+
+Every ``code`` here is either a shape of botocore's Glue service model or a
+protocol-level code of AWS JSON 1.1 (``PROTOCOL_CODES``); a test checks that.
+Messages say what was wrong and with which value.
+"""
+
+from __future__ import annotations
+
+PROTOCOL_CODES = frozenset({"UnknownOperationException", "SerializationException"})
+
+
+class GlueError(Exception):
+    """Base of all errors a Glue client can receive."""
+
+    code: str = "InternalServiceException"
+    status: int = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_wire(self) -> dict[str, str]:
+        return {"__type": self.code, "message": self.message}
+
+
+class EntityNotFoundException(GlueError):
+    code = "EntityNotFoundException"
+
+
+class AlreadyExistsException(GlueError):
+    code = "AlreadyExistsException"
+
+
+class InvalidInputException(GlueError):
+    code = "InvalidInputException"
+
+
+class ValidationException(GlueError):
+    code = "ValidationException"
+
+
+class ConcurrentModificationException(GlueError):
+    code = "ConcurrentModificationException"
+
+
+class ResourceNumberLimitExceededException(GlueError):
+    code = "ResourceNumberLimitExceededException"
+
+
+class InvalidStateException(GlueError):
+    code = "InvalidStateException"
+
+
+class AccessDeniedException(GlueError):
+    code = "AccessDeniedException"
+
+
+class OperationTimeoutException(GlueError):
+    code = "OperationTimeoutException"
+
+
+class InternalServiceException(GlueError):
+    code = "InternalServiceException"
+    status = 500
+
+
+class UnknownOperationException(GlueError):
+    code = "UnknownOperationException"
+
+
+class SerializationException(GlueError):
+    code = "SerializationException"
+
+
+ALL_ERRORS: tuple[type[GlueError], ...] = (
+    EntityNotFoundException,
+    AlreadyExistsException,
+    InvalidInputException,
+    ValidationException,
+    ConcurrentModificationException,
+    ResourceNumberLimitExceededException,
+    InvalidStateException,
+    AccessDeniedException,
+    OperationTimeoutException,
+    InternalServiceException,
+    UnknownOperationException,
+    SerializationException,
+)

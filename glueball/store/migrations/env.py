@@ -1,0 +1,17 @@
+"""Alembic environment: migrations run on the engine the store hands over."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine
+
+from glueball.store.schema import Base
+
+config = context.config
+engine = config.attributes.get("engine") or create_engine(config.get_main_option("sqlalchemy.url") or "")
+
+with engine.connect() as connection:
+    context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+    connection.commit()

@@ -1,0 +1,145 @@
+"""The catalog store's tables (SQLAlchemy 2, typed declarative).
+
+Glue objects are kept as the validated wire structure minus what is a column
+here (``spec``), so every member a client sent round-trips exactly; the
+columns are what the store must query, join or compare-and-swap on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: Json, list[Any]: Json}
+
+
+class DatabaseRow(Base):
+    __tablename__ = "catalog_database"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+
+
+class TableRow(Base):
+    __tablename__ = "catalog_table"
+    __table_args__ = (UniqueConstraint("database_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    database_id: Mapped[int] = mapped_column(ForeignKey("catalog_database.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    version: Mapped[int] = mapped_column(Integer)
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class TableVersionRow(Base):
+    __tablename__ = "catalog_table_version"
+    __table_args__ = (UniqueConstraint("table_id", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("catalog_table.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    spec: Mapped[dict[str, Any]]
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class PartitionRow(Base):
+    __tablename__ = "catalog_partition"
+    __table_args__ = (UniqueConstraint("table_id", "values_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("catalog_table.id", ondelete="CASCADE"))
+    # sha256 of the JSON-encoded values: a bounded key for the uniqueness index
+    values_key: Mapped[str] = mapped_column(String(64))
+    values: Mapped[list[Any]]
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+
+
+class PartitionValueRow(Base):
+    """One partition key value, typed, so that indexed predicates run in the database."""
+
+    __tablename__ = "catalog_partition_value"
+    __table_args__ = (
+        Index("ix_partition_value_text", "table_id", "position", "text_value"),
+        Index("ix_partition_value_int", "table_id", "position", "int_value"),
+    )
+
+    partition_id: Mapped[int] = mapped_column(
+        ForeignKey("catalog_partition.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(Integer)
+    text_value: Mapped[str] = mapped_column(String(1024))
+    int_value: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class PartitionIndexRow(Base):
+    __tablename__ = "catalog_partition_index"
+    __table_args__ = (UniqueConstraint("table_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("catalog_table.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    keys: Mapped[list[Any]]
+    status: Mapped[str] = mapped_column(String(32))
+
+
+class ColumnStatisticsRow(Base):
+    __tablename__ = "catalog_column_statistics"
+    __table_args__ = (UniqueConstraint("table_id", "partition_key", "column_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("catalog_table.id", ondelete="CASCADE"))
+    partition_id: Mapped[int | None] = mapped_column(
+        ForeignKey("catalog_partition.id", ondelete="CASCADE"), nullable=True
+    )
+    # "" for table-level statistics, else the partition's values_key (NULLs are never equal)
+    partition_key: Mapped[str] = mapped_column(String(64))
+    column_name: Mapped[str] = mapped_column(String(255))
+    spec: Mapped[dict[str, Any]]
+
+
+class FunctionRow(Base):
+    __tablename__ = "catalog_function"
+    __table_args__ = (UniqueConstraint("database_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    database_id: Mapped[int] = mapped_column(ForeignKey("catalog_database.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+
+
+class ConnectionRow(Base):
+    __tablename__ = "glue_connection"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class TagRow(Base):
+    __tablename__ = "resource_tag"
+
+    resource_arn: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

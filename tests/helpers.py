@@ -1,0 +1,138 @@
+"""Builders and process helpers shared by the test suite."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import boto3
+import botocore.config
+import pytest
+import urllib3
+
+POSTGRES_ADMIN_URL = os.environ.get("GLUEBALL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def free_port() -> int:
+    with closing(socket.socket()) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def unique(prefix: str = "t") -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+class ServerProcess:
+    """A `glueball server` subprocess on a free port, restartable on the same home and store."""
+
+    def __init__(self, home: Path, store_url: str = "") -> None:
+        self.home = home
+        self.store_url = store_url
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServerProcess:
+        cmd = [sys.executable, "-m", "glueball", "server", "--port", str(self.port), "--home", str(self.home)]
+        if self.store_url:
+            cmd += ["--store", self.store_url]
+        log = open(self.home / "server.log", "ab")  # noqa: SIM115 - lives as long as the process
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        http = urllib3.PoolManager()
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {(self.home / 'server.log').read_text()[-2000:]}")
+            try:
+                if http.request("GET", self.endpoint + "/health", timeout=1).status == 200:
+                    return self
+            except urllib3.exceptions.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not start in 30 s")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+    def raw(self, operation: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+        """POST a raw AWS JSON 1.1 request (no client-side validation); return status and JSON body."""
+        import json
+
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        all_headers = {"X-Amz-Target": f"AWSGlue.{operation}", "Content-Type": "application/x-amz-json-1.1"}
+        all_headers.update(headers or {})
+        response = urllib3.PoolManager().request("POST", self.endpoint + "/", body=data, headers=all_headers)
+        return response.status, json.loads(response.data or b"{}")
+
+    def client(self, access_key: str = "AKIDEXAMPLE", region: str = "us-east-1", **kwargs: Any) -> Any:
+        return boto3.client(
+            "glue",
+            endpoint_url=self.endpoint,
+            region_name=region,
+            aws_access_key_id=access_key,
+            aws_secret_access_key="secret",
+            config=botocore.config.Config(retries={"max_attempts": 1}, **kwargs),
+        )
+
+
+def create_postgres_database() -> str:
+    """A fresh PostgreSQL database for one test session; returns its URL."""
+    psycopg = pytest.importorskip("psycopg")
+    name = unique("glueball_test")
+    try:
+        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as exc:
+        pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_ADMIN_URL}: {exc}")
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def error_of(excinfo: pytest.ExceptionInfo[Any]) -> tuple[str, str]:
+    """The (code, message) of a botocore ClientError."""
+    error = excinfo.value.response["Error"]
+    return error["Code"], error["Message"]
+
+
+def table_input(name: str, partition_keys: list[tuple[str, str]] | None = None, **extra: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "Name": name,
+        "StorageDescriptor": {
+            "Columns": [{"Name": "id", "Type": "bigint"}, {"Name": "amount", "Type": "double"}],
+            "Location": f"s3://bucket/{name}/",
+            "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+            "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+            "SerdeInfo": {"SerializationLibrary":
+                          "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"},
+        },
+        "PartitionKeys": [{"Name": k, "Type": t} for k, t in (partition_keys or [])],
+        "TableType": "EXTERNAL_TABLE",
+        "Parameters": {"classification": "parquet"},
+    }
+    spec.update(extra)
+    return spec
