@@ -47,3 +47,11 @@ def table_row(session: Session, scope: Scope, database: str, name: str, for_upda
         database_row(session, scope, database)  # a missing database is reported as such
         raise EntityNotFoundException(f"Table {fold(name)} not found in database {fold(database)}.")
     return row
+
+
+def values_key(values: list[str]) -> str:
+    """The bounded uniqueness key of a partition's values (sha256 of their JSON)."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(list(values), ensure_ascii=False).encode()).hexdigest()

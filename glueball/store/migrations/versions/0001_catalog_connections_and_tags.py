@@ -1,8 +1,8 @@
-"""catalog, connections and tags
+"""catalog connections and tags
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-21 17:47:39.897321
+Create Date: generated from glueball.store.schema
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
-
 revision = '0001'
 down_revision = None
 branch_labels = None
