@@ -51,7 +51,7 @@ class DatabaseService:
         with self.store.read() as session:
             return _to_model(database_row(session, self.scope, name))
 
-    def list(self, max_results: int, token: str | None) -> tuple[list[Database], str | None]:
+    def page(self, max_results: int, token: str | None) -> tuple[list[Database], str | None]:
         after = decode_token(token)
         query = (
             select(DatabaseRow)
