@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from glueball.catalog.models import Scope
@@ -15,39 +15,46 @@ def fold(name: str) -> str:
     return name.lower()
 
 
-def database_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> DatabaseRow:
-    query = select(DatabaseRow).where(
-        DatabaseRow.account_id == scope.account_id,
-        DatabaseRow.region == scope.region,
-        DatabaseRow.name == fold(name),
+_DATABASE_BY_NAME = select(DatabaseRow).where(
+    DatabaseRow.account_id == bindparam("account"),
+    DatabaseRow.region == bindparam("region"),
+    DatabaseRow.name == bindparam("database"),
+)
+_TABLE_BY_NAME = (
+    select(TableRow)
+    .join(DatabaseRow, TableRow.database_id == DatabaseRow.id)
+    .where(
+        DatabaseRow.account_id == bindparam("account"),
+        DatabaseRow.region == bindparam("region"),
+        DatabaseRow.name == bindparam("database"),
+        TableRow.name == bindparam("table"),
     )
-    if for_update:
-        query = query.with_for_update()
-    row = session.scalars(query).one_or_none()
+)
+# built once: constructing these expressions costs more than running them
+_STATEMENTS = {
+    ("database", False): _DATABASE_BY_NAME,
+    ("database", True): _DATABASE_BY_NAME.with_for_update(),
+    ("table", False): _TABLE_BY_NAME,
+    ("table", True): _TABLE_BY_NAME.with_for_update(of=TableRow),
+}
+
+
+def database_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> DatabaseRow:
+    params = {"account": scope.account_id, "region": scope.region, "database": fold(name)}
+    row = session.scalars(_STATEMENTS["database", for_update], params).one_or_none()
     if row is None:
         raise EntityNotFoundException(f"Database {fold(name)} not found.")
     return row
 
 
 def table_row(session: Session, scope: Scope, database: str, name: str, for_update: bool = False) -> TableRow:
-    query = (
-        select(TableRow)
-        .join(DatabaseRow, TableRow.database_id == DatabaseRow.id)
-        .where(
-            DatabaseRow.account_id == scope.account_id,
-            DatabaseRow.region == scope.region,
-            DatabaseRow.name == fold(database),
-            TableRow.name == fold(name),
-        )
-    )
-    if for_update:
-        query = query.with_for_update(of=TableRow)
-    row = session.scalars(query).one_or_none()
+    params = {"account": scope.account_id, "region": scope.region, "database": fold(database),
+              "table": fold(name)}
+    row = session.scalars(_STATEMENTS["table", for_update], params).one_or_none()
     if row is None:
         database_row(session, scope, database)  # a missing database is reported as such
         raise EntityNotFoundException(f"Table {fold(name)} not found in database {fold(database)}.")
     return row
-
 
 def values_key(values: list[str]) -> str:
     """The bounded uniqueness key of a partition's values (sha256 of their JSON)."""
