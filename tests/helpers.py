@@ -33,9 +33,10 @@ def unique(prefix: str = "t") -> str:
 class ServerProcess:
     """A `glueball server` subprocess on a free port, restartable on the same home and store."""
 
-    def __init__(self, home: Path, store_url: str = "") -> None:
+    def __init__(self, home: Path, store_url: str = "", extra_args: tuple[str, ...] = ()) -> None:
         self.home = home
         self.store_url = store_url
+        self.extra_args = extra_args
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -47,6 +48,7 @@ class ServerProcess:
         cmd = [sys.executable, "-m", "glueball", "server", "--port", str(self.port), "--home", str(self.home)]
         if self.store_url:
             cmd += ["--store", self.store_url]
+        cmd += list(self.extra_args)
         log = open(self.home / "server.log", "ab")  # noqa: SIM115 - lives as long as the process
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30

@@ -37,6 +37,20 @@ def parse_authorization(header: str | None) -> tuple[str | None, str | None]:
     return match.group("key"), match.group("region")
 
 
+_ACCOUNT_ID = re.compile(r"\d{12}")
+
+
+def parse_key_mappings(mappings: list[str]) -> dict[str, str]:
+    """``["AKID=111122223333", ...]`` as a dict; raises ValueError naming a malformed entry."""
+    keys: dict[str, str] = {}
+    for mapping in mappings:
+        key, sep, account = mapping.strip().partition("=")
+        if not sep or not key or _ACCOUNT_ID.fullmatch(account) is None:
+            raise ValueError(f"{mapping!r} is not KEY=ACCOUNT with a 12-digit account id")
+        keys[key] = account
+    return keys
+
+
 class AccountDirectory:
     """Maps access keys to account ids; unknown keys belong to the default account."""
 

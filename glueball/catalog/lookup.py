@@ -31,17 +31,13 @@ _TABLE_BY_NAME = (
     )
 )
 # built once: constructing these expressions costs more than running them
-_STATEMENTS = {
-    ("database", False): _DATABASE_BY_NAME,
-    ("database", True): _DATABASE_BY_NAME.with_for_update(),
-    ("table", False): _TABLE_BY_NAME,
-    ("table", True): _TABLE_BY_NAME.with_for_update(of=TableRow),
-}
+_DATABASE_FOR_UPDATE = _DATABASE_BY_NAME.with_for_update()
+_TABLE_FOR_UPDATE = _TABLE_BY_NAME.with_for_update(of=TableRow)
 
 
 def database_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> DatabaseRow:
     params = {"account": scope.account_id, "region": scope.region, "database": fold(name)}
-    row = session.scalars(_STATEMENTS["database", for_update], params).one_or_none()
+    row = session.scalars(_DATABASE_FOR_UPDATE if for_update else _DATABASE_BY_NAME, params).one_or_none()
     if row is None:
         raise EntityNotFoundException(f"Database {fold(name)} not found.")
     return row
@@ -50,7 +46,7 @@ def database_row(session: Session, scope: Scope, name: str, for_update: bool = F
 def table_row(session: Session, scope: Scope, database: str, name: str, for_update: bool = False) -> TableRow:
     params = {"account": scope.account_id, "region": scope.region, "database": fold(database),
               "table": fold(name)}
-    row = session.scalars(_STATEMENTS["table", for_update], params).one_or_none()
+    row = session.scalars(_TABLE_FOR_UPDATE if for_update else _TABLE_BY_NAME, params).one_or_none()
     if row is None:
         database_row(session, scope, database)  # a missing database is reported as such
         raise EntityNotFoundException(f"Table {fold(name)} not found in database {fold(database)}.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -33,13 +34,23 @@ def version() -> None:
               help="Store URL, e.g. postgresql://user@host/db [default: SQLite under the home].")
 @click.option("--region", default="us-east-1", show_default=True,
               help="Region for requests that carry no SigV4 credential scope.")
-def server(host: str, port: int, home: Path | None, store_url: str, region: str) -> None:
+@click.option("--access-key", "access_keys", multiple=True, metavar="KEY=ACCOUNT",
+              help="Map an access key id to a 12-digit account id (repeatable; also GLUEBALL_ACCESS_KEYS, "
+                   "comma-separated). Unknown keys use the default account 123456789012.")
+def server(host: str, port: int, home: Path | None, store_url: str, region: str,
+           access_keys: tuple[str, ...]) -> None:
     """Serve the Glue web API at POST / (AWS JSON 1.1)."""
+    from glueball.api.identity import AccountDirectory, parse_key_mappings
     from glueball.api.server import serve
     from glueball.app import Glueball
 
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region)
-    glue = Glueball(settings)
+    mappings = list(access_keys) + [m for m in os.environ.get("GLUEBALL_ACCESS_KEYS", "").split(",") if m]
+    try:
+        directory = AccountDirectory(parse_key_mappings(mappings))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--access-key") from exc
+    glue = Glueball(settings, directory)
     click.echo(f"glueball {__version__} serving the Glue API on http://{host}:{port}/ "
                f"(home {settings.home}, store {glue.store.engine.url.render_as_string()})", err=True)
     serve(glue, host, port)

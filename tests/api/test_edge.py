@@ -24,6 +24,32 @@ def test_catalog_state_is_per_region(server: ServerProcess) -> None:
     assert "Description" not in east.get_database(Name=name)["Database"]
 
 
+def test_access_keys_map_to_isolated_accounts(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, extra_args=("--access-key", "AKIDALICE=111111111111",
+                                               "--access-key", "AKIDBOB=222222222222")).start()
+    try:
+        alice, bob, anonymous = proc.client("AKIDALICE"), proc.client("AKIDBOB"), proc.client("AKIDOTHER")
+        alice.create_database(DatabaseInput={"Name": "shared_name", "Description": "alice"})
+        bob.create_database(DatabaseInput={"Name": "shared_name", "Description": "bob"})
+        assert alice.get_database(Name="shared_name")["Database"]["CatalogId"] == "111111111111"
+        assert bob.get_database(Name="shared_name")["Database"]["Description"] == "bob"
+        with pytest.raises(ClientError) as excinfo:
+            anonymous.get_database(Name="shared_name")
+        assert error_of(excinfo)[0] == "EntityNotFoundException"
+        with pytest.raises(ClientError) as excinfo:
+            alice.get_databases(CatalogId="222222222222")
+        assert error_of(excinfo)[0] == "AccessDeniedException"
+    finally:
+        proc.stop()
+
+
+def test_malformed_access_key_mapping_is_refused(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "glueball", "server", "--home", str(tmp_path),
+                          "--access-key", "AKID=12"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "'AKID=12' is not KEY=ACCOUNT with a 12-digit account id" in out.stderr
+
+
 def test_catalog_id_of_another_account_is_refused(glue: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         glue.get_databases(CatalogId="999999999999")
