@@ -58,7 +58,11 @@ class TableVersionRow(Base):
 
 class PartitionRow(Base):
     __tablename__ = "catalog_partition"
-    __table_args__ = (UniqueConstraint("table_id", "values_key"),)
+    __table_args__ = (
+        UniqueConstraint("table_id", "values_key"),
+        # GetPartitions pages through a table's partitions in id order
+        Index("ix_partition_table_id", "table_id", "id"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("catalog_table.id", ondelete="CASCADE"))
@@ -83,7 +87,10 @@ class PartitionValueRow(Base):
     )
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(Integer)
-    text_value: Mapped[str] = mapped_column(String(1024))
+    # byte order on PostgreSQL too, so that indexed range predicates order text as Python does
+    text_value: Mapped[str] = mapped_column(
+        String(1024).with_variant(String(1024, collation="C"), "postgresql")
+    )
     int_value: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 

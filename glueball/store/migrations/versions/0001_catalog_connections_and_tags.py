@@ -78,6 +78,9 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('table_id', 'values_key')
     )
+    with op.batch_alter_table('catalog_partition', schema=None) as batch_op:
+        batch_op.create_index('ix_partition_table_id', ['table_id', 'id'], unique=False)
+
     op.create_table('catalog_partition_index',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('table_id', sa.Integer(), nullable=False),
@@ -114,7 +117,7 @@ def upgrade() -> None:
     sa.Column('partition_id', sa.Integer(), nullable=False),
     sa.Column('position', sa.Integer(), nullable=False),
     sa.Column('table_id', sa.Integer(), nullable=False),
-    sa.Column('text_value', sa.String(length=1024), nullable=False),
+    sa.Column('text_value', sa.String(length=1024).with_variant(sa.String(length=1024, collation='C'), 'postgresql'), nullable=False),
     sa.Column('int_value', sa.BigInteger(), nullable=True),
     sa.ForeignKeyConstraint(['partition_id'], ['catalog_partition.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('partition_id', 'position')
@@ -136,6 +139,9 @@ def downgrade() -> None:
     op.drop_table('catalog_column_statistics')
     op.drop_table('catalog_table_version')
     op.drop_table('catalog_partition_index')
+    with op.batch_alter_table('catalog_partition', schema=None) as batch_op:
+        batch_op.drop_index('ix_partition_table_id')
+
     op.drop_table('catalog_partition')
     op.drop_table('catalog_table')
     op.drop_table('catalog_function')
