@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from glueball.api.pagination import decode_token, encode_token
@@ -11,7 +11,8 @@ from glueball.catalog.models import Database, Scope
 from glueball.clock import now
 from glueball.errors import AlreadyExistsException, InvalidInputException
 from glueball.store.engine import Store
-from glueball.store.schema import DatabaseRow, TagRow
+from glueball.store.schema import DatabaseRow
+from glueball.tagging.service import delete_tags, write_tags
 
 DEFAULT_TABLE_PERMISSIONS = [
     {"Principal": {"DataLakePrincipalIdentifier": "IAM_ALLOWED_PRINCIPALS"}, "Permissions": ["ALL"]}
@@ -42,8 +43,7 @@ class DatabaseService:
                 session.add(DatabaseRow(account_id=self.scope.account_id, region=self.scope.region,
                                         name=name, spec=spec, create_time=now()))
                 session.flush()
-                for key, value in (tags or {}).items():
-                    session.add(TagRow(resource_arn=self.arn(name), key=key, value=value))
+                write_tags(session, self.arn(name), tags)
         except IntegrityError as exc:
             raise AlreadyExistsException(f"Database {name} already exists.") from exc
 
@@ -85,5 +85,5 @@ class DatabaseService:
         """Mirror DeleteDatabase: its tables, partitions, versions and functions go with it."""
         with self.store.write() as session:
             row = database_row(session, self.scope, name, for_update=True)
-            session.execute(delete(TagRow).where(TagRow.resource_arn == self.arn(row.name)))
+            delete_tags(session, self.arn(row.name))
             session.delete(row)

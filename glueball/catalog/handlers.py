@@ -246,3 +246,8 @@ def batch_delete_table_version(app: Glueball, caller: Caller, request: Request) 
     errors = tables(app, caller).delete_versions(request["DatabaseName"], name, request["VersionIds"])
     return {"Errors": [{"TableName": name, "VersionId": version, "ErrorDetail": error_detail(err)}
                        for version, err in errors]}
+
+import glueball.catalog.function_handlers  # noqa: E402,F401
+import glueball.catalog.partition_handlers  # noqa: E402,F401
+import glueball.catalog.statistics_handlers  # noqa: E402,F401
+import glueball.catalog.taggable  # noqa: E402,F401

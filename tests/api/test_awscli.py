@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.helpers import ServerProcess, unique
 
 

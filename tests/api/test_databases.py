@@ -105,3 +105,19 @@ def test_invalid_input_is_validation_exception_naming_the_member(server: ServerP
     assert (status, body["__type"]) == (400, "SerializationException")
     status, body = server.raw("FlyToTheMoon", {})
     assert (status, body["__type"]) == (400, "UnknownOperationException")
+
+
+def test_create_database_with_tags_is_all_or_nothing(glue: Any) -> None:
+    name = unique("tagged")
+    arn = f"arn:aws:glue:us-east-1:123456789012:database/{name}"
+    with pytest.raises(ClientError) as excinfo:
+        glue.create_database(DatabaseInput={"Name": name}, Tags={"team": "a", "aws:owner": "b"})
+    assert error_of(excinfo)[0] == "InvalidInputException"
+    assert "aws:" in error_of(excinfo)[1]
+    with pytest.raises(ClientError):
+        glue.get_database(Name=name)
+    glue.create_database(DatabaseInput={"Name": name}, Tags={"team": "a"})
+    assert glue.get_tags(ResourceArn=arn)["Tags"] == {"team": "a"}
+    glue.delete_database(Name=name)
+    glue.create_database(DatabaseInput={"Name": name})
+    assert glue.get_tags(ResourceArn=arn)["Tags"] == {}

@@ -202,7 +202,8 @@ def test_search_tables_text_filters_sort_and_pages(glue: Any) -> None:
         glue.create_database(DatabaseInput={"Name": db})
     glue.create_table(DatabaseName=db1, TableInput=table_input(
         f"{tag}_customer_link", Description="links customers", Parameters={"classification": "csv"}))
-    glue.create_table(DatabaseName=db1, TableInput=table_input(f"{tag}_xxlinkyy", Parameters={"classification": "json"}))
+    glue.create_table(DatabaseName=db1,
+                      TableInput=table_input(f"{tag}_xxlinkyy", Parameters={"classification": "json"}))
     glue.create_table(DatabaseName=db2, TableInput=table_input(f"{tag}_orders", Parameters={"classification": "csv"}))
     found = glue.search_tables(SearchText=tag)["TableList"]
     assert sorted(t["Name"] for t in found) == sorted([f"{tag}_customer_link", f"{tag}_xxlinkyy", f"{tag}_orders"])

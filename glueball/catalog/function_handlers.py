@@ -1,0 +1,79 @@
+"""Wire handlers of user-defined functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from glueball.api.dispatch import Request, Response, operation
+from glueball.api.identity import Caller
+from glueball.api.pagination import page_size
+from glueball.app import Glueball
+from glueball.catalog.functions import FunctionService, UserDefinedFunction
+from glueball.catalog.lookup import fold
+from glueball.catalog.models import Scope
+from glueball.clock import epoch
+
+
+def functions(app: Glueball, caller: Caller) -> FunctionService:
+    return FunctionService(app.store, Scope(caller.account_id, caller.region))
+
+
+def function_input(wire: dict[str, Any], database: str) -> UserDefinedFunction:
+    """A UserDefinedFunctionInput as a model; ResourceUris timestamps become epoch seconds."""
+    spec = {k: v for k, v in wire.items() if k != "FunctionName"}
+    if "ResourceUris" in spec:
+        uris = []
+        for uri in spec["ResourceUris"]:
+            uri = dict(uri)
+            if "LastModified" in uri:
+                uri["LastModified"] = epoch(uri["LastModified"])
+            uris.append(uri)
+        spec["ResourceUris"] = uris
+    return UserDefinedFunction(database_name=fold(database), name=wire.get("FunctionName") or "", spec=spec)
+
+
+def function_wire(function: UserDefinedFunction, catalog_id: str) -> dict[str, Any]:
+    wire: dict[str, Any] = {"FunctionName": function.name, "DatabaseName": function.database_name}
+    wire.update(function.spec)
+    wire["CreateTime"] = function.create_time
+    wire["CatalogId"] = catalog_id
+    return wire
+
+
+@operation("CreateUserDefinedFunction")
+def create_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
+    database = request["DatabaseName"]
+    functions(app, caller).create(database, function_input(request["FunctionInput"], database))
+    return {}
+
+
+@operation("GetUserDefinedFunction")
+def get_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
+    function = functions(app, caller).get(request["DatabaseName"], request["FunctionName"])
+    return {"UserDefinedFunction": function_wire(function, caller.account_id)}
+
+
+@operation("GetUserDefinedFunctions")
+def get_user_defined_functions(app: Glueball, caller: Caller, request: Request) -> Response:
+    found, token = functions(app, caller).page(
+        request.get("DatabaseName"), request["Pattern"], request.get("FunctionType"),
+        page_size(request.get("MaxResults"), default=100, limit=100), request.get("NextToken"),
+    )
+    response: Response = {"UserDefinedFunctions": [function_wire(f, caller.account_id) for f in found]}
+    if token:
+        response["NextToken"] = token
+    return response
+
+
+@operation("UpdateUserDefinedFunction")
+def update_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
+    database = request["DatabaseName"]
+    functions(app, caller).update(database, request["FunctionName"],
+                                  function_input(request["FunctionInput"], database))
+    return {}
+
+
+@operation("DeleteUserDefinedFunction")
+def delete_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
+    functions(app, caller).delete(request["DatabaseName"], request["FunctionName"])
+    return {}
