@@ -119,10 +119,21 @@ def _value_rows(table: TableRow, partition_id: int, values: Sequence[str]) -> li
             "position": position,
             "table_id": table.id,
             "text_value": value,
-            "int_value": parse_int(value) if kinds[position] == KeyKind.INT else None,
+            "int_value": parse_int(value) if position < len(kinds) and kinds[position] == KeyKind.INT else None,
         }
         for position, value in enumerate(values)
     ]
+
+
+def refresh_partition_values(session: Session, table: TableRow) -> None:
+    """Recompute every partition's typed key values after the table's partition keys changed."""
+    session.execute(delete(PartitionValueRow).where(PartitionValueRow.table_id == table.id))
+    rows: list[dict[str, Any]] = []
+    for partition_id, values in session.execute(
+            select(PartitionRow.id, PartitionRow.values).where(PartitionRow.table_id == table.id)):
+        rows += _value_rows(table, partition_id, values)
+    if rows:
+        session.execute(insert(PartitionValueRow), rows)
 
 
 def _insert_partitions(session: Session, table: TableRow, partitions: Sequence[Partition]) -> None:

@@ -56,6 +56,10 @@ def _to_model(row: TableRow, database: str, spec: Spec | None = None, version: i
     )
 
 
+def _key_types(spec: Spec) -> list[tuple[str, str | None]]:
+    return [(k["Name"].lower(), (k.get("Type") or "").lower() or None) for k in spec.get("PartitionKeys") or []]
+
+
 def rowcount(result: Any) -> int:
     """Rows matched by an UPDATE or DELETE (a CursorResult; typed loosely by SQLAlchemy)."""
     return int(result.rowcount)
@@ -149,6 +153,11 @@ class TableService:
                     f"Table {name} was updated concurrently at version {seen}; read it again and retry."
                 )
             session.add(TableVersionRow(table_id=row.id, version=seen + 1, spec=table.spec, update_time=stamp))
+            if _key_types(row.spec) != _key_types(table.spec):
+                from glueball.catalog.partitions import refresh_partition_values
+
+                session.expire(row)  # reload the new definition written above
+                refresh_partition_values(session, row)
             if skip_archive:
                 session.execute(delete(TableVersionRow).where(
                     TableVersionRow.table_id == row.id, TableVersionRow.version == seen))

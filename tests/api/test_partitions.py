@@ -446,3 +446,18 @@ def test_create_table_with_partition_indexes(glue: Any) -> None:
         PartitionIndexes=[{"IndexName": "bad", "Keys": ["colour"]}]))
     assert code == "InvalidInputException"
     assert client_error(lambda: glue.get_table(DatabaseName=database, Name=other))[0] == "EntityNotFoundException"
+
+
+def test_changing_a_partition_key_type_retypes_indexed_values(glue: Any) -> None:
+    db = unique("retype")
+    glue.create_database(DatabaseInput={"Name": db})
+    glue.create_table(DatabaseName=db, TableInput=table_input("t", [("month", "string")]))
+    glue.batch_create_partition(DatabaseName=db, TableName="t",
+                                PartitionInputList=[{"Values": [m]} for m in ("7", "10", "12")])
+    glue.create_partition_index(DatabaseName=db, TableName="t",
+                                PartitionIndex={"IndexName": "by_month", "Keys": ["month"]})
+    as_text = glue.get_partitions(DatabaseName=db, TableName="t", Expression="month > '2'")["Partitions"]
+    assert sorted(p["Values"][0] for p in as_text) == ["7"]
+    glue.update_table(DatabaseName=db, TableInput=table_input("t", [("month", "int")]))
+    as_int = glue.get_partitions(DatabaseName=db, TableName="t", Expression="month > 9")["Partitions"]
+    assert sorted(p["Values"][0] for p in as_int) == ["10", "12"]
