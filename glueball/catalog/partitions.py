@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, delete, exists, func, insert, literal, select
+from sqlalchemy import ColumnElement, Select, delete, exists, func, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -41,7 +41,14 @@ from glueball.errors import (
     ResourceNumberLimitExceededException,
 )
 from glueball.store.engine import Store
-from glueball.store.schema import DatabaseRow, PartitionIndexRow, PartitionRow, PartitionValueRow, TableRow
+from glueball.store.schema import (
+    ColumnStatisticsRow,
+    DatabaseRow,
+    PartitionIndexRow,
+    PartitionRow,
+    PartitionValueRow,
+    TableRow,
+)
 
 MAX_PARTITION_INDEXES = 3
 _SCAN_CHUNK = 5000
@@ -409,6 +416,9 @@ class PartitionService:
                 raise AlreadyExistsException("Partition already exists.")
             current.values_key = new_key
             current.values = new_values
+            # statistics are unique per (table, partition values key): they move with the partition
+            session.execute(update(ColumnStatisticsRow).where(ColumnStatisticsRow.partition_id == current.id)
+                            .values(partition_key=new_key))
             session.execute(delete(PartitionValueRow).where(PartitionValueRow.partition_id == current.id))
             session.flush()
             session.execute(insert(PartitionValueRow), _value_rows(row, current.id, new_values))

@@ -87,24 +87,6 @@ def _columns(spec: Spec) -> list[str]:
     return [c["Name"] for c in (spec.get("StorageDescriptor") or {}).get("Columns") or []]
 
 
-def _rekey_moved_partitions(session: Session, table_id: int, partition_id: int, partition_key: str) -> None:
-    """Give rows still keyed by ``partition_key`` but owned by another partition that partition's key.
-
-    UpdatePartition can change a partition's values (so its ``values_key``); its
-    statistics keep the old key until touched, and would collide with those of a
-    new partition that takes the old values.
-    """
-    query = (
-        select(ColumnStatisticsRow, PartitionRow.values_key)
-        .join(PartitionRow, ColumnStatisticsRow.partition_id == PartitionRow.id)
-        .where(ColumnStatisticsRow.table_id == table_id, ColumnStatisticsRow.partition_key == partition_key,
-               ColumnStatisticsRow.partition_id != partition_id)
-    )
-    for row, current_key in session.execute(query).all():
-        row.partition_key = current_key
-    session.flush()
-
-
 class _Target:
     """The table or partition whose statistics a request reads or writes."""
 
@@ -182,8 +164,6 @@ class ColumnStatisticsService:
                 accepted[fold(column)] = item
             existing = target.rows(session, list(accepted))
             partition_key = "" if target.partition is None else target.partition.values_key
-            if target.partition is not None:
-                _rekey_moved_partitions(session, target.table.id, target.partition.id, partition_key)
             for key, item in accepted.items():
                 row = existing.get(key)
                 if row is None:
@@ -192,7 +172,6 @@ class ColumnStatisticsService:
                         partition_key=partition_key, column_name=key, spec=item.to_spec()))
                 else:
                     row.spec = item.to_spec()
-                    row.partition_key = partition_key
             session.flush()
         return failures
 
