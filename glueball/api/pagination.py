@@ -25,3 +25,11 @@ def decode_token(token: str | None) -> Any:
 
 def page_size(max_results: int | None, default: int = 100, limit: int = 1000) -> int:
     return min(max_results or default, limit)
+
+
+def paged(member: str, items: list[Any], token: str | None) -> dict[str, Any]:
+    """A list response: ``{member: items}``, with ``NextToken`` when there is a next page."""
+    response: dict[str, Any] = {member: items}
+    if token:
+        response["NextToken"] = token
+    return response

@@ -6,7 +6,7 @@ from typing import Any
 
 from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
-from glueball.api.pagination import page_size
+from glueball.api.pagination import page_size, paged
 from glueball.app import Glueball
 from glueball.catalog.functions import FunctionService, UserDefinedFunction
 from glueball.catalog.lookup import fold
@@ -59,10 +59,7 @@ def get_user_defined_functions(app: Glueball, caller: Caller, request: Request) 
         request.get("DatabaseName"), request["Pattern"], request.get("FunctionType"),
         page_size(request.get("MaxResults"), default=100, limit=100), request.get("NextToken"),
     )
-    response: Response = {"UserDefinedFunctions": [function_wire(f, caller.account_id) for f in found]}
-    if token:
-        response["NextToken"] = token
-    return response
+    return paged("UserDefinedFunctions", [function_wire(f, caller.account_id) for f in found], token)
 
 
 @operation("UpdateUserDefinedFunction")

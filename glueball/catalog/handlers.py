@@ -10,7 +10,7 @@ from typing import Any
 
 from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
-from glueball.api.pagination import decode_token, encode_token, page_size
+from glueball.api.pagination import decode_token, encode_token, page_size, paged
 from glueball.app import Glueball
 from glueball.catalog.databases import DatabaseService
 from glueball.catalog.lookup import fold
@@ -78,10 +78,7 @@ def get_databases(app: Glueball, caller: Caller, request: Request) -> Response:
     if attributes:
         keep = {"Name", "CatalogId"} | {a.title().replace("_", "") for a in attributes}
         wires = [{k: v for k, v in w.items() if k in keep} for w in wires]
-    response: Response = {"DatabaseList": wires}
-    if token:
-        response["NextToken"] = token
-    return response
+    return paged("DatabaseList", wires, token)
 
 
 @operation("UpdateDatabase")
@@ -165,10 +162,7 @@ def get_tables(app: Glueball, caller: Caller, request: Request) -> Response:
     found, token = tables(app, caller).page(request["DatabaseName"], request.get("Expression"),
                                             page_size(request.get("MaxResults")), request.get("NextToken"))
     attributes = request.get("AttributesToGet")
-    response: Response = {"TableList": [table_wire(t, caller.account_id, attributes) for t in found]}
-    if token:
-        response["NextToken"] = token
-    return response
+    return paged("TableList", [table_wire(t, caller.account_id, attributes) for t in found], token)
 
 
 @operation("UpdateTable")
@@ -207,10 +201,8 @@ def search_tables_(app: Glueball, caller: Caller, request: Request) -> Response:
     offset = int(decode_token(request.get("NextToken")) or 0)
     size = page_size(request.get("MaxResults"))
     page = found[offset:offset + size]
-    response: Response = {"TableList": [table_wire(t, caller.account_id) for t in page]}
-    if offset + size < len(found):
-        response["NextToken"] = encode_token(offset + size)
-    return response
+    token = encode_token(offset + size) if offset + size < len(found) else None
+    return paged("TableList", [table_wire(t, caller.account_id) for t in page], token)
 
 
 @operation("GetTableVersion")
@@ -225,10 +217,7 @@ def get_table_versions(app: Glueball, caller: Caller, request: Request) -> Respo
     versions, token = tables(app, caller).list_versions(
         request["DatabaseName"], request["TableName"], page_size(request.get("MaxResults")),
         request.get("NextToken"))
-    response: Response = {"TableVersions": [_version_wire(v, caller.account_id) for v in versions]}
-    if token:
-        response["NextToken"] = token
-    return response
+    return paged("TableVersions", [_version_wire(v, caller.account_id) for v in versions], token)
 
 
 @operation("DeleteTableVersion")

@@ -7,7 +7,7 @@ from typing import Any
 
 from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
-from glueball.api.pagination import page_size
+from glueball.api.pagination import page_size, paged
 from glueball.app import Glueball
 from glueball.catalog.handlers import reject_unsupported, scope_of
 from glueball.catalog.partitions import Partition, PartitionFailure, PartitionService, Segment
@@ -130,10 +130,7 @@ def get_partitions(app: Glueball, caller: Caller, request: Request) -> Response:
         page_size(request.get("MaxResults"), default=1000), request.get("NextToken"), segment,
     )
     exclude = bool(request.get("ExcludeColumnSchema"))
-    response: Response = {"Partitions": [partition_wire(p, caller.account_id, exclude) for p in found]}
-    if token:
-        response["NextToken"] = token
-    return response
+    return paged("Partitions", [partition_wire(p, caller.account_id, exclude) for p in found], token)
 
 
 @operation("CreatePartitionIndex")

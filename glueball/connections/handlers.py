@@ -6,7 +6,7 @@ from typing import Any
 
 from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
-from glueball.api.pagination import page_size
+from glueball.api.pagination import page_size, paged
 from glueball.app import Glueball
 from glueball.catalog.models import Scope
 from glueball.connections.models import (
@@ -114,10 +114,7 @@ def get_connections(app: Glueball, caller: Caller, request: Request) -> Response
     found, token = connections(app, caller).page(
         connection_filter, page_size(request.get("MaxResults")), request.get("NextToken"), hide
     )
-    response: Response = {"ConnectionList": [connection_wire(c, hide) for c in found]}
-    if token:
-        response["NextToken"] = token
-    return response
+    return paged("ConnectionList", [connection_wire(c, hide) for c in found], token)
 
 
 @operation("UpdateConnection")
