@@ -36,10 +36,11 @@ def _default(value: Any) -> Any:
 class Glueball:
     """The Glue service of one ``GLUEBALL_HOME``."""
 
-    def __init__(self, settings: Settings | None = None, accounts: AccountDirectory | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, accounts: AccountDirectory | None = None,
+                 migrate: bool = True) -> None:
         self.settings = settings or Settings()
         self.settings.ensure_dirs()
-        self.store = Store(self.settings.database_url)
+        self.store = Store(self.settings.database_url, migrate=migrate)
         self.accounts = accounts or AccountDirectory()
         load_handlers()
 

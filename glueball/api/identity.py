@@ -55,13 +55,13 @@ class AccountDirectory:
     """Maps access keys to account ids; unknown keys belong to the default account."""
 
     def __init__(self, keys: Mapping[str, str] | None = None, default_account: str = DEFAULT_ACCOUNT_ID):
-        self._keys = dict(keys or {})
+        self.keys = dict(keys or {})
         self.default_account = default_account
 
     def account_for(self, access_key: str | None) -> str:
         if access_key is None:
             return self.default_account
-        return self._keys.get(access_key, self.default_account)
+        return self.keys.get(access_key, self.default_account)
 
     def caller(self, authorization: str | None, default_region: str) -> Caller:
         key, region = parse_authorization(authorization)

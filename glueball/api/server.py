@@ -1,19 +1,31 @@
 """The HTTP edge: an ASGI application serving the Glue API at ``POST /``.
 
-Requests run on a thread pool so that one slow store call does not hold up
-the others, and so that concurrent writers really race in the store.
+Point reads — operations that fetch one entity by its key (``GetTable``,
+``GetDatabase``, ...) — cost one indexed lookup and run directly on the event
+loop: handing them to a thread costs more than serving them. Everything else
+(writes, listings, searches, batches) runs on a thread pool, so that a slow
+call does not hold up the others and concurrent writers really race in the
+store. ``--workers N`` runs N such processes on one port for more cores.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from glueball.app import Glueball
 
 _MAX_BODY = 32 * 1024 * 1024
+_JSON = "application/x-amz-json-1.1"
 Scope = dict[str, Any]
+
+POINT_READS = frozenset({
+    "GetDatabase", "GetTable", "GetTableVersion", "GetPartition", "GetConnection",
+    "GetUserDefinedFunction", "GetTags",
+})
 
 
 class GlueAsgiApp:
@@ -40,15 +52,17 @@ class GlueAsgiApp:
             body += message.get("body", b"")
             if len(body) > _MAX_BODY:
                 await self._send(send, 413, b'{"__type":"SerializationException","message":"Body too large"}',
-                                 "application/x-amz-json-1.1", "")
+                                 _JSON, "")
                 return
             if not message.get("more_body"):
                 break
-        loop = asyncio.get_running_loop()
-        response = await loop.run_in_executor(
-            self.pool, self.glue.handle, headers.get("x-amz-target"), bytes(body), headers.get("authorization")
-        )
-        await self._send(send, response.status, response.body, "application/x-amz-json-1.1", response.request_id)
+        target, authorization = headers.get("x-amz-target"), headers.get("authorization")
+        if (target or "").partition(".")[2] in POINT_READS:
+            response = self.glue.handle(target, bytes(body), authorization)
+        else:
+            loop = asyncio.get_running_loop()
+            response = await loop.run_in_executor(self.pool, self.glue.handle, target, bytes(body), authorization)
+        await self._send(send, response.status, response.body, _JSON, response.request_id)
 
     @staticmethod
     async def _send(send: Any, status: int, body: bytes, content_type: str, request_id: str) -> None:
@@ -75,8 +89,35 @@ class GlueAsgiApp:
                 return
 
 
-def serve(glue: Glueball, host: str, port: int) -> None:
+_SETTINGS_ENV = "GLUEBALL_SERVER_SETTINGS"
+
+
+def create_app() -> GlueAsgiApp:
+    """The application of one worker process (``--workers``), configured by its parent."""
+    import json
+
+    from glueball.api.identity import AccountDirectory
+    from glueball.config import Settings
+
+    config = json.loads(os.environ[_SETTINGS_ENV])
+    settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"])
+    return GlueAsgiApp(Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False))
+
+
+def serve(glue: Glueball, host: str, port: int, workers: int = 1) -> None:
+    """Serve ``glue`` on ``host:port``; with ``workers`` > 1, in that many processes."""
+    import json
+
     import uvicorn
 
-    uvicorn.run(GlueAsgiApp(glue), host=host, port=port, log_level="warning", lifespan="on",
-                http="httptools", access_log=False)
+    options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
+                               "http": "httptools", "access_log": False}
+    if workers <= 1:
+        uvicorn.run(GlueAsgiApp(glue), **options)
+        return
+    os.environ[_SETTINGS_ENV] = json.dumps({
+        "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
+        "access_keys": glue.accounts.keys,
+    })
+    glue.close()  # the workers open their own store; the schema is already migrated
+    uvicorn.run("glueball.api.server:create_app", factory=True, workers=workers, **options)

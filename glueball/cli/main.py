@@ -37,8 +37,10 @@ def version() -> None:
 @click.option("--access-key", "access_keys", multiple=True, metavar="KEY=ACCOUNT",
               help="Map an access key id to a 12-digit account id (repeatable; also GLUEBALL_ACCESS_KEYS, "
                    "comma-separated). Unknown keys use the default account 123456789012.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes sharing the port (the store keeps them consistent).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
-           access_keys: tuple[str, ...]) -> None:
+           access_keys: tuple[str, ...], workers: int) -> None:
     """Serve the Glue web API at POST / (AWS JSON 1.1)."""
     from glueball.api.identity import AccountDirectory, parse_key_mappings
     from glueball.api.server import serve
@@ -52,8 +54,9 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         raise click.BadParameter(str(exc), param_hint="--access-key") from exc
     glue = Glueball(settings, directory)
     click.echo(f"glueball {__version__} serving the Glue API on http://{host}:{port}/ "
-               f"(home {settings.home}, store {glue.store.engine.url.render_as_string()})", err=True)
-    serve(glue, host, port)
+               f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s))",
+               err=True)
+    serve(glue, host, port, workers)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.api.test_tables import race_updates
 from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, error_of, table_input, unique
 
 
@@ -100,6 +101,40 @@ def test_restart_loses_nothing(store: str, tmp_path: Path) -> None:
         proc.stop()
         if store_url:
             drop_postgres_database(store_url)
+
+
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_two_worker_processes_share_one_consistent_catalog(store: str, tmp_path: Path) -> None:
+    store_url = create_postgres_database() if store == "postgres" else ""
+    proc = ServerProcess(tmp_path, store_url, extra_args=("--workers", "2")).start()
+    workers: list[int] = []
+    try:
+        clients = [proc.client(), proc.client()]
+        clients[0].create_database(DatabaseInput={"Name": "shared"})
+        clients[0].create_table(DatabaseName="shared", TableInput=table_input("raced"))
+        race_updates(clients, "shared", "raced", rounds=10)
+        assert proc.proc is not None
+        workers = spawned_workers(proc.proc.pid)
+        assert len(workers) == 2
+    finally:
+        proc.stop()
+        if store_url:
+            drop_postgres_database(store_url)
+    assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+def spawned_workers(parent: int) -> list[int]:
+    """The multiprocessing-spawned worker processes of ``parent`` (not its resource tracker)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+            cmdline = (status.parent / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(parent) and "spawn_main" in cmdline:
+            found.append(int(status.parent.name))
+    return found
 
 
 def test_cli_version() -> None:

@@ -107,12 +107,11 @@ def test_update_with_stale_version_is_concurrent_modification(glue: Any, db: str
     assert error_of(excinfo)[0] == "InvalidInputException"
 
 
-def test_racing_updates_with_same_version_exactly_one_wins(server: ServerProcess, db: str) -> None:
-    setup = server.client()
-    setup.create_table(DatabaseName=db, TableInput=table_input("raced"))
-    clients = [server.client(), server.client()]
-    for round_ in range(8):
-        version = setup.get_table(DatabaseName=db, Name="raced")["Table"]["VersionId"]
+def race_updates(clients: list[Any], db: str, table: str, rounds: int) -> None:
+    """Two clients update ``table`` at the same VersionId at once, ``rounds`` times: one must win each time."""
+    setup = clients[0]
+    for round_ in range(rounds):
+        version = setup.get_table(DatabaseName=db, Name=table)["Table"]["VersionId"]
         barrier = threading.Barrier(2)
         outcomes: list[str] = []
 
@@ -122,7 +121,7 @@ def test_racing_updates_with_same_version_exactly_one_wins(server: ServerProcess
             try:
                 clients[index].update_table(
                     DatabaseName=db, VersionId=version,
-                    TableInput=table_input("raced", Description=f"round {round_} by {index}"))
+                    TableInput=table_input(table, Description=f"round {round_} by {index}"))
                 outcomes.append("won")
             except ClientError as err:
                 outcomes.append(err.response["Error"]["Code"])
@@ -133,9 +132,14 @@ def test_racing_updates_with_same_version_exactly_one_wins(server: ServerProcess
         for thread in threads:
             thread.join()
         assert sorted(outcomes) == ["ConcurrentModificationException", "won"]
-        table = setup.get_table(DatabaseName=db, Name="raced")["Table"]
-        assert table["VersionId"] == str(int(version) + 1)
-        assert table["Description"].startswith(f"round {round_} by ")
+        current = setup.get_table(DatabaseName=db, Name=table)["Table"]
+        assert current["VersionId"] == str(int(version) + 1)
+        assert current["Description"].startswith(f"round {round_} by ")
+
+
+def test_racing_updates_with_same_version_exactly_one_wins(server: ServerProcess, db: str) -> None:
+    server.client().create_table(DatabaseName=db, TableInput=table_input("raced"))
+    race_updates([server.client(), server.client()], db, "raced", rounds=8)
 
 
 def test_rename_and_missing_table_input_are_refused(glue: Any, db: str) -> None:
