@@ -32,6 +32,8 @@ import urllib3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from glueball.app import Glueball
+from glueball.config import Settings
 from tests.helpers import ServerProcess, table_input  # noqa: E402
 
 DATABASE = "bench"
@@ -202,6 +204,20 @@ def run(server: ServerProcess, db_path: Path, args: argparse.Namespace) -> None:
     def health() -> None:
         http.request("GET", server.endpoint + "/health")
 
+    get_table_body = json.dumps({"DatabaseName": DATABASE, "Name": TABLE}).encode()
+    get_table_headers = {"X-Amz-Target": "AWSGlue.GetTable", "Content-Type": "application/x-amz-json-1.1"}
+
+    def raw_http_get_table() -> None:
+        response = http.request("POST", server.endpoint + "/", body=get_table_body, headers=get_table_headers)
+        if response.status != 200:
+            raise RuntimeError(response.data)
+
+    embedded = Glueball(Settings(home=server.home), migrate=False)
+
+    def in_process_get_table() -> None:
+        if embedded.handle("AWSGlue.GetTable", get_table_body, None).status != 200:
+            raise RuntimeError("GetTable failed in-process")
+
     get_table()
     n = args.get_table_calls
     single = rate(get_table, n)
@@ -209,11 +225,21 @@ def run(server: ServerProcess, db_path: Path, args: argparse.Namespace) -> None:
     raw_rate = rate(raw_table, n * 5)
     health_rate = rate(health, n)
     health_threaded = rate(health, n, args.threads)
+    raw_http = rate(raw_http_get_table, n)
+    raw_http_threaded = rate(raw_http_get_table, n, args.threads)
+    in_process = rate(in_process_get_table, n * 2)
+    embedded.close()
     rows.append(("GetTable, 1 boto3 client", f"{single:8,.0f} req/s",
                  f"{raw_rate / single:,.0f}x slower than raw SQL, {health_rate / single:,.1f}x slower than no-op"))
     rows.append((f"GetTable, {args.threads} threads", f"{threaded:8,.0f} req/s",
                  f"{threaded / single:.2f}x one client; no-op at {args.threads} threads: "
                  f"{health_threaded / threaded:,.1f}x"))
+    rows.append(("GetTable, raw HTTP 1 client (urllib3)", f"{raw_http:8,.0f} req/s",
+                 f"no-op is {health_rate / raw_http:,.1f}x faster; boto3 costs {raw_http / single:,.1f}x"))
+    rows.append((f"GetTable, raw HTTP {args.threads} threads", f"{raw_http_threaded:8,.0f} req/s",
+                 f"no-op at {args.threads} threads is {health_threaded / raw_http_threaded:,.1f}x faster"))
+    rows.append(("GetTable in-process (dispatcher, no HTTP)", f"{in_process:8,.0f} req/s",
+                 f"raw SQL is {raw_rate / in_process:,.1f}x faster"))
     rows.append(("raw SQL SELECT spec FROM catalog_table (sqlite3)", f"{raw_rate:8,.0f} q/s", ""))
     rows.append(("HTTP no-op GET /health, 1 client (urllib3)", f"{health_rate:8,.0f} req/s", ""))
     rows.append((f"HTTP no-op GET /health, {args.threads} threads", f"{health_threaded:8,.0f} req/s", ""))

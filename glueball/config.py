@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,3 +44,13 @@ class Settings:
     def ensure_dirs(self) -> None:
         for path in (self.home, self.object_store, self.logs):
             path.mkdir(parents=True, exist_ok=True)
+
+
+def log_to_home(settings: Settings) -> None:
+    """Send glueball's log records (INFO and up) to ``$GLUEBALL_HOME/logs/server.log``."""
+    settings.logs.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(settings.logs / "server.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("glueball")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)

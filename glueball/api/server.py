@@ -97,10 +97,11 @@ def create_app() -> GlueAsgiApp:
     import json
 
     from glueball.api.identity import AccountDirectory
-    from glueball.config import Settings
+    from glueball.config import Settings, log_to_home
 
     config = json.loads(os.environ[_SETTINGS_ENV])
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"])
+    log_to_home(settings)
     return GlueAsgiApp(Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False))
 
 

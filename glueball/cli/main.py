@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import click
 
 from glueball import __version__
-from glueball.config import Settings, default_home
+from glueball.config import Settings, default_home, log_to_home
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,6 +54,9 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--access-key") from exc
     glue = Glueball(settings, directory)
+    log_to_home(settings)
+    logging.getLogger("glueball").info("serving on %s:%s with %s worker(s), store %s", host, port, workers,
+                                       glue.store.engine.url.render_as_string())
     click.echo(f"glueball {__version__} serving the Glue API on http://{host}:{port}/ "
                f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s))",
                err=True)

@@ -97,6 +97,8 @@ def test_restart_loses_nothing(store: str, tmp_path: Path) -> None:
         assert after == before
         versions = glue.get_table_versions(DatabaseName="durable", TableName="t")["TableVersions"]
         assert [v["VersionId"] for v in versions] == ["1", "0"]
+        log = (tmp_path / "logs" / "server.log").read_text()
+        assert log.count("serving on 127.0.0.1") == 2
     finally:
         proc.stop()
         if store_url:
