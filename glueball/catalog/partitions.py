@@ -482,7 +482,7 @@ class PartitionService:
             return failures
 
     def list_partitions(self, database: str, table: str, expression: str | None, max_results: int,
-             token: str | None, segment: Segment | None = None) -> tuple[list[Partition], str | None]:
+                        token: str | None, segment: Segment | None = None) -> tuple[list[Partition], str | None]:
         """Mirror GetPartitions: filter by ``expression``, page by partition id, split by segment.
 
         Raises:
@@ -520,12 +520,6 @@ class PartitionService:
                                          .order_by(PartitionRow.id))) if ids else []
             partitions = [_to_model(p, row, database) for p in found]
         return partitions, encode_token(ids[-1]) if more else None
-
-    def count(self, database: str, table: str) -> int:
-        """The number of partitions of a table."""
-        with self.store.read() as session:
-            row = table_row(session, self.scope, database, table)
-            return int(session.scalar(select(func.count()).where(PartitionRow.table_id == row.id)) or 0)
 
     # ------------------------------------------------------------ partition indexes
 
