@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -16,6 +16,16 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
+# JDBC drivers for Spark come from Debian's packages (Maven Central is not reachable)
+JDBC_JARS := /usr/share/java/postgresql.jar /usr/share/java/mariadb-java-client.jar
+$(JDBC_JARS):
+	@if [ "$$(id -u)" = 0 ]; then \
+		(apt-get install -y -qq libpostgresql-jdbc-java libmariadb-java >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null && apt-get install -y -qq libpostgresql-jdbc-java libmariadb-java >/dev/null)); \
+	else echo "install libpostgresql-jdbc-java and libmariadb-java (JDBC drivers) as root" >&2; fi
+
+jdbc-drivers: $(JDBC_JARS)
+
 demo: $(VENV)/.installed
 	$(BIN)/python -m glueball.demo
 
@@ -23,7 +33,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint
+test: lint jdbc-drivers
 	$(BIN)/python -m tools.coverage_doc --check
 	$(BIN)/python -m pytest -q
 

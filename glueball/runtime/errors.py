@@ -1,0 +1,40 @@
+"""Error records of DynamicFrames and the errors a Glue script can raise.
+
+A record that cannot be read or transformed does not stop the job: it becomes
+an error record, counted per stage and in total, retrievable with
+``errorsAsDynamicFrame()`` and bounded by ``stageThreshold``/``totalThreshold``.
+Every error record has the same four columns (see ``ERROR_SCHEMA``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+
+class GlueRuntimeError(Exception):
+    """A Glue script used the runtime wrongly (bad option, unsupported connection, ...)."""
+
+
+class ErrorThresholdExceeded(GlueRuntimeError):
+    """More error records than a transformation's stageThreshold or totalThreshold allow."""
+
+
+def error_schema() -> StructType:
+    """``error_message``, ``error_stage`` (the transformation), ``error_input`` (the record as text),
+    ``error_source`` (file, table or transformation context it came from)."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    return StructType([
+        StructField("error_message", StringType(), True),
+        StructField("error_stage", StringType(), True),
+        StructField("error_input", StringType(), True),
+        StructField("error_source", StringType(), True),
+    ])
+
+
+def empty_errors(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([], error_schema())

@@ -1,0 +1,74 @@
+"""The Spark session of a Glue script: one per process, sensible for a small machine.
+
+JDBC drivers come from Debian packages (``libpostgresql-jdbc-java``,
+``libmariadb-java``) and are put on the driver's and executors' classpath;
+``GLUEBALL_EXTRA_JARS`` adds more. Glue's semantics need non-ANSI SQL (a failed
+cast is NULL, not an error), which Spark 4 no longer has by default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+JDBC_DRIVER_JARS = (
+    "/usr/share/java/postgresql.jar",
+    "/usr/share/java/mariadb-java-client.jar",
+)
+
+DEFAULT_CONF = {
+    # Python workers run this interpreter (the one with glueball installed), not whatever is on PATH
+    "spark.pyspark.python": sys.executable,
+    "spark.pyspark.driver.python": sys.executable,
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.memory": "2g",
+    "spark.sql.sources.partitionOverwriteMode": "dynamic",
+    "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+}
+
+
+def driver_jars() -> list[str]:
+    extra = [j for j in os.environ.get("GLUEBALL_EXTRA_JARS", "").split(",") if j]
+    return [j for j in (*JDBC_DRIVER_JARS, *extra) if Path(j).exists()]
+
+
+def spark_session(master: str | None = None, app_name: str = "glueball",
+                  conf: dict[str, str] | None = None) -> SparkSession:
+    """The process's Spark session, created on first use.
+
+    Args:
+        master: a Spark master URL; defaults to ``$GLUEBALL_SPARK_MASTER`` or ``local[*]``.
+        app_name: the application name shown by Spark.
+        conf: extra Spark settings (``--conf k=v``), applied over the defaults.
+    """
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    builder = SparkSession.builder.appName(app_name).master(
+        master or os.environ.get("GLUEBALL_SPARK_MASTER", "local[*]"))
+    settings = dict(DEFAULT_CONF)
+    jars = driver_jars()
+    if jars:
+        settings["spark.jars"] = ",".join(jars)
+        settings["spark.driver.extraClassPath"] = os.pathsep.join(jars)
+    settings.update(json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"))
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(os.environ.get("GLUEBALL_SPARK_LOG_LEVEL", "ERROR"))
+    return session

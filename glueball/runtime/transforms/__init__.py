@@ -1,0 +1,1 @@
+"""Glue transforms (``awsglue.transforms``): classes whose ``apply`` runs one DynamicFrame operation."""
