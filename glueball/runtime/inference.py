@@ -1,0 +1,582 @@
+"""JSON records with Glue's schema semantics, inferred with Spark's VARIANT type.
+
+Glue reads semi-structured JSON without a schema and marks a field seen with
+more than one type as a *choice* (``price`` a number in some records, a string
+in others) instead of giving up to ``string`` as Spark does. Here:
+
+1. every document is parsed once into a VARIANT (``try_parse_json``; NULL means
+   malformed, which becomes an error record);
+2. **pass 1** — one aggregate, ``schema_of_variant_agg``, gives the merged schema;
+   a field with conflicting types comes out as ``VARIANT``, numbers are widened
+   to ``DECIMAL``/``DOUBLE``;
+3. **pass 2** — only when pass 1 shows such fields — one aggregate collects, for
+   each of them, the set of Glue type names actually seen (``long``, ``double``,
+   ``string``, ``struct``...) and the merged schemas of its object and array
+   values. A field with one type gets it; a field with more becomes a choice
+   (see ``glueball.runtime.dynamicframe``). A conflict nested inside a choice's
+   struct member needs one more such pass.
+4. the records are built lazily from the variant with ``try_variant_get`` casts;
+   the member of a choice matching the value's actual type is set, the others
+   are NULL.
+
+JSON integers are ``long``, numbers with a fraction or exponent ``double``,
+integers beyond the long range ``decimal``; JSON null never makes a choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from glueball.runtime.dynamicframe import CHOICE_METADATA
+from glueball.runtime.errors import GlueRuntimeError, error_schema
+from glueball.runtime.gluetypes import ELEMENT_CHOICE_METADATA, catalog_type_to_spark
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import types as st
+
+MAX_PASSES = 6
+
+# the first three letters of schema_of_variant -> Glue type name ("DEC0": an integer beyond the long range)
+_KIND_OF_KEY = {
+    "OBJ": "struct", "ARR": "array", "BIG": "long", "INT": "long", "SMA": "long", "TIN": "long", "DEC0": "decimal",
+    "DEC": "double", "DOU": "double", "FLO": "double", "STR": "string", "BOO": "boolean", "DAT": "date",
+    "TIM": "timestamp", "BIN": "binary",
+}
+_ATOMIC_DDL = {"long": "bigint", "double": "double", "decimal": "decimal(38,0)", "string": "string",
+               "boolean": "boolean", "date": "date", "timestamp": "timestamp", "binary": "binary"}
+
+Seg = tuple[str, str]  # ("field", name) | ("elem", "") | ("member", glue type name)
+ELEM: Seg = ("elem", "")
+
+
+@dataclass
+class _Node:
+    """An inferred type: atomic (a Glue name), struct, array, choice, or pending (needs another pass)."""
+
+    kind: str
+    name: str = ""  # atomic: glue type name; pending: "variant" | "numeric"
+    fields: dict[str, _Node] = field(default_factory=dict)
+    element: _Node | None = None
+    members: dict[str, _Node] = field(default_factory=dict)
+
+    def has_choice(self) -> bool:
+        if self.kind == "choice":
+            return True
+        if self.kind == "struct":
+            return any(f.has_choice() for f in self.fields.values())
+        if self.kind == "array" and self.element is not None:
+            return self.element.has_choice()
+        return False
+
+
+# -- Spark type <-> node ---------------------------------------------------------------------------------
+
+
+def _node_from_spark(data_type: st.DataType) -> _Node:
+    from pyspark.sql import types as st
+
+    if isinstance(data_type, st.StructType):
+        return _Node("struct", fields={f.name: _node_from_spark(f.dataType) for f in data_type.fields})
+    if isinstance(data_type, st.ArrayType):
+        return _Node("array", element=_node_from_spark(data_type.elementType))
+    if isinstance(data_type, st.VariantType):
+        return _Node("pending", "variant")
+    if isinstance(data_type, st.DecimalType | st.DoubleType | st.FloatType):
+        return _Node("pending", "numeric")
+    if isinstance(data_type, st.LongType | st.IntegerType | st.ShortType | st.ByteType):
+        return _Node("atomic", "long")
+    if isinstance(data_type, st.BooleanType):
+        return _Node("atomic", "boolean")
+    if isinstance(data_type, st.DateType):
+        return _Node("atomic", "date")
+    if isinstance(data_type, st.TimestampType | st.TimestampNTZType):
+        return _Node("atomic", "timestamp")
+    if isinstance(data_type, st.BinaryType):
+        return _Node("atomic", "binary")
+    # strings; VOID (only nulls seen) reads as string, as Spark's JSON reader does
+    return _Node("atomic", "string")
+
+
+def _merge_spark(a: st.DataType | None, b: st.DataType | None) -> st.DataType | None:
+    """Merge two pass-1 schemas the way ``schema_of_variant_agg`` does (conflicts -> VARIANT)."""
+    from pyspark.sql import types as st
+
+    if a is None or isinstance(a, st.NullType):
+        return b
+    if b is None or isinstance(b, st.NullType):
+        return a
+    if isinstance(a, st.StructType) and isinstance(b, st.StructType):
+        names = list(dict.fromkeys([f.name for f in a.fields] + [f.name for f in b.fields]))
+        a_map, b_map = {f.name: f.dataType for f in a.fields}, {f.name: f.dataType for f in b.fields}
+        return st.StructType([st.StructField(n, _merge_spark(a_map.get(n), b_map.get(n)) or st.NullType())
+                              for n in sorted(names)])
+    if isinstance(a, st.ArrayType) and isinstance(b, st.ArrayType):
+        return st.ArrayType(_merge_spark(a.elementType, b.elementType) or st.NullType())
+    numeric = (st.DecimalType, st.DoubleType, st.LongType, st.IntegerType, st.ShortType, st.ByteType, st.FloatType)
+    if isinstance(a, numeric) and isinstance(b, numeric):
+        return a if a == b else st.DoubleType()
+    return a if a == b else st.VariantType()
+
+
+def _spark_type(node: _Node) -> st.DataType:
+    from pyspark.sql import types as st
+
+    if node.kind == "struct":
+        return st.StructType([_spark_field(name, child) for name, child in node.fields.items()])
+    if node.kind == "array":
+        assert node.element is not None
+        return st.ArrayType(_spark_type(node.element), True)
+    if node.kind == "choice":
+        return st.StructType([_spark_field(name, node.members[name]) for name in sorted(node.members)])
+    return catalog_type_to_spark(_ATOMIC_DDL.get(node.name, "string"))
+
+
+def _spark_field(name: str, node: _Node) -> st.StructField:
+    from pyspark.sql import types as st
+
+    metadata: dict[str, Any] = {}
+    if node.kind == "choice":
+        metadata[CHOICE_METADATA] = True
+    else:
+        inner = node
+        while inner.kind == "array" and inner.element is not None:
+            inner = inner.element
+        if inner is not node and inner.kind == "choice":
+            metadata[ELEMENT_CHOICE_METADATA] = True
+    return st.StructField(name, _spark_type(node), True, metadata)
+
+
+def ddl(data_type: st.DataType) -> str:
+    """A type string ``try_variant_get``/``CAST`` accept, with field names quoted."""
+    from pyspark.sql import types as st
+
+    if isinstance(data_type, st.StructType):
+        inner = ",".join(f"`{f.name.replace('`', '``')}`:{ddl(f.dataType)}" for f in data_type.fields)
+        return f"struct<{inner}>"
+    if isinstance(data_type, st.ArrayType):
+        return f"array<{ddl(data_type.elementType)}>"
+    if isinstance(data_type, st.MapType):
+        return f"map<{ddl(data_type.keyType)},{ddl(data_type.valueType)}>"
+    return data_type.simpleString()
+
+
+# -- column expressions over variants -------------------------------------------------------------------
+
+
+def _path(name: str) -> str:
+    if '"' in name:
+        if "'" in name:
+            raise GlueRuntimeError(f"JSON field name {name!r} has both quote characters; it cannot be addressed")
+        return f"$['{name}']"
+    return f'$["{name}"]'
+
+
+def kind_of(value: Column) -> Column:
+    """The Glue type name of a variant value (NULL for SQL NULL and JSON null).
+
+    From the first three letters of ``schema_of_variant`` (no regular expression: this runs per value), a
+    ``DECIMAL(p,0)`` (an integer beyond the long range) told apart by its ending.
+    """
+    from pyspark.sql import functions as F
+
+    schema = F.schema_of_variant(value)
+    key = F.concat(F.substring(schema, 1, 3), F.when(schema.endswith(",0)"), F.lit("0")).otherwise(F.lit("")))
+    kinds = F.create_map(*[F.lit(x) for pair in _KIND_OF_KEY.items() for x in pair])
+    return F.try_element_at(kinds, key)
+
+
+def _is_object(value: Column) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.try_variant_get(value, "$", "struct<>").isNotNull()
+
+
+def _child(value: Column, seg: Seg) -> Column:
+    from pyspark.sql import functions as F
+
+    if seg[0] == "field":
+        return F.variant_get(value, _path(seg[1]), "variant")
+    raise AssertionError(seg)
+
+
+def _at(value: Column, segs: list[Seg]) -> Column:
+    for seg in segs:
+        value = _child(value, seg)
+    return value
+
+
+def _values_at(value: Column, segs: list[Seg]) -> Column:
+    """array<variant> of every value at ``segs`` below ``value`` (arrays flattened, choice members filtered)."""
+    from pyspark.sql import functions as F
+
+    if not segs:
+        return F.array(value)
+    seg, rest = segs[0], segs[1:]
+    if seg[0] == "field":
+        return _values_at(_child(value, seg), rest)
+    if seg[0] == "member":
+        return F.when(kind_of(value) == seg[1], _values_at(value, rest))
+    elements = F.try_variant_get(value, "$", "array<variant>")
+    if not rest:
+        return elements
+    empty = F.array().cast("array<variant>")
+    return F.flatten(F.transform(elements, lambda e: F.coalesce(_values_at(e, rest), empty)))
+
+
+def build(value: Column, node: _Node) -> Column:
+    """The typed value of ``node`` read from a variant: one ``try_variant_get`` where no choice is inside."""
+    from pyspark.sql import functions as F
+
+    if not node.has_choice():
+        return F.try_variant_get(value, "$", ddl(_spark_type(node)))
+    if node.kind == "struct":
+        members = [build(_child(value, ("field", name)), child).alias(name) for name, child in node.fields.items()]
+        return F.when(_is_object(value), F.struct(*members))
+    if node.kind == "array":
+        assert node.element is not None
+        element = node.element
+        return F.transform(F.try_variant_get(value, "$", "array<variant>"), lambda e: build(e, element))
+    # a choice: the member named after the value's kind is set (Spark evaluates the common kind once)
+    kind = kind_of(value)
+    parts = [F.when(kind == name, build(value, node.members[name])).alias(name) for name in sorted(node.members)]
+    return F.when(kind.isNotNull(), F.struct(*parts))
+
+
+# -- inference ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Branch:
+    """A kind of row holding values: rows where ``condition`` holds have their values at ``prefix`` of ``root``."""
+
+    condition: Column
+    root: Column
+    prefix: list[Seg]
+    objects_only: bool = False
+
+    def values(self) -> Column:
+        from pyspark.sql import functions as F
+
+        values = _values_at(self.root, self.prefix)
+        if self.objects_only:
+            values = F.filter(values, _is_object)
+        return values
+
+
+def _pending(node: _Node, segs: list[Seg], out: list[tuple[list[Seg], _Node]]) -> None:
+    if node.kind == "pending":
+        out.append((segs, node))
+    elif node.kind == "struct":
+        for name, child in node.fields.items():
+            _pending(child, [*segs, ("field", name)], out)
+    elif node.kind == "array" and node.element is not None:
+        _pending(node.element, [*segs, ELEM], out)
+    elif node.kind == "choice":
+        for name, member in node.members.items():
+            _pending(member, [*segs, ("member", name)], out)
+
+
+def _parse_schema(text: str | None) -> st.DataType | None:
+    if not text:
+        return None
+    return catalog_type_to_spark(text)
+
+
+def infer(df: DataFrame, branches: list[Branch]) -> tuple[_Node | None, int, list[bool]]:
+    """Infer the Glue type of the values of ``branches`` over ``df``.
+
+    Returns:
+        (the type, or None without values; the aggregate passes run; whether each branch had values).
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as st
+
+    aggregates = []
+    for branch in branches:
+        if not branch.prefix and not branch.objects_only:
+            aggregates.append(F.schema_of_variant_agg(F.when(branch.condition, branch.root)))
+        else:
+            aggregates.append(F.schema_of_variant_agg(F.when(branch.condition, branch.values().cast("variant"))))
+    row = df.agg(*aggregates).first()
+    passes = 1
+    merged: st.DataType | None = None
+    present: list[bool] = []
+    for branch, text in zip(branches, row or [None] * len(branches), strict=True):
+        parsed = _parse_schema(text)
+        if parsed is not None and (branch.prefix or branch.objects_only):
+            parsed = parsed.elementType if isinstance(parsed, st.ArrayType) else None
+        present.append(parsed is not None and not isinstance(parsed, st.NullType))
+        merged = _merge_spark(merged, parsed)
+    if merged is None or isinstance(merged, st.NullType):
+        return None, passes, present
+    holder = _Node("struct", fields={"": _node_from_spark(merged)})
+    branches = [b for b, p in zip(branches, present, strict=True) if p]
+    while passes < MAX_PASSES:
+        pending: list[tuple[list[Seg], _Node]] = []
+        _pending(holder, [], pending)
+        if not pending:
+            break
+        _resolve_pass(df, branches, pending)
+        passes += 1
+    leftover: list[tuple[list[Seg], _Node]] = []
+    _pending(holder, [], leftover)
+    for _, node in leftover:  # conflicts nested deeper than MAX_PASSES: keep their JSON text
+        node.kind, node.name = "atomic", "string"
+    return holder.fields[""], passes, present
+
+
+def _resolve_pass(df: DataFrame, branches: list[Branch], pending: list[tuple[list[Seg], _Node]]) -> None:
+    """One aggregate over ``df``: the Glue types seen at each pending path, and for conflicts the merged schema
+    of their object and array values. The per-row values and kinds are projected once before aggregating."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as st
+
+    projections: list[Column] = []
+    aggregates: list[Column] = []
+    shapes: list[bool] = []
+    for i, (segs, node) in enumerate(pending):
+        rel = segs[1:]  # drop the holder's field
+        value_col, kind_col = F.col(f"_v{i}"), F.col(f"_k{i}")
+        single = len(branches) == 1 and not branches[0].objects_only and ELEM not in [*branches[0].prefix, *rel]
+        shapes.append(single)
+        if single:
+            branch = branches[0]
+            value = F.when(branch.condition, _at_or_member(branch.root, [*branch.prefix, *rel]))
+            projections += [value.alias(f"_v{i}"), kind_of(value).alias(f"_k{i}")]
+            aggregates.append(F.collect_set(kind_col))
+            if node.name == "variant":
+                aggregates.append(F.schema_of_variant_agg(F.when(kind_col == "struct", value_col)))
+                aggregates.append(F.schema_of_variant_agg(F.when(kind_col == "array", value_col)))
+            continue
+        per_row = None
+        for branch in branches:
+            branch_values = F.when(branch.condition, _values_at_branch(branch, rel))
+            per_row = branch_values if per_row is None else F.coalesce(per_row, branch_values)
+        assert per_row is not None
+        pairs = F.transform(per_row, lambda v: F.struct(v.alias("v"), kind_of(v).alias("k")))
+        projections.append(pairs.alias(f"_v{i}"))
+        aggregates.append(F.flatten(F.collect_set(F.transform(value_col, lambda p: p["k"]))))
+        if node.name == "variant":
+            for kind in ("struct", "array"):
+                chosen = F.transform(F.filter(value_col, _kind_is(kind)), lambda p: p["v"])
+                aggregates.append(F.schema_of_variant_agg(
+                    F.when(F.exists(value_col, _kind_is(kind)), chosen.cast("variant"))))
+    row = df.select(*projections).agg(*aggregates).first()
+    results = list(row or [])
+    for (_, node), single in zip(pending, shapes, strict=True):
+        kinds = sorted({k for k in (results.pop(0) or []) if k})
+        object_type = array_type = None
+        if node.name == "variant":
+            object_type, array_type = _parse_schema(results.pop(0)), _parse_schema(results.pop(0))
+            if not single:  # the values of a row were gathered into an array
+                object_type = object_type.elementType if isinstance(object_type, st.ArrayType) else None
+                array_type = array_type.elementType if isinstance(array_type, st.ArrayType) else None
+        members = {kind: _member_node(kind, object_type, array_type) for kind in kinds}
+        if len(members) == 1:
+            resolved = next(iter(members.values()))
+        elif not members:
+            resolved = _Node("atomic", "string")
+        else:
+            resolved = _Node("choice", members=members)
+        node.kind, node.name = resolved.kind, resolved.name
+        node.fields, node.element, node.members = resolved.fields, resolved.element, resolved.members
+
+
+def _kind_is(kind: str) -> Callable[[Column], Column]:
+    return lambda pair: pair["k"] == kind
+
+
+def _at_or_member(value: Column, segs: list[Seg]) -> Column:
+    """The value at a path of fields and choice members (no arrays): NULL where a member does not match."""
+    from pyspark.sql import functions as F
+
+    for seg in segs:
+        value = F.when(kind_of(value) == seg[1], value) if seg[0] == "member" else _child(value, seg)
+    return value
+
+
+def _values_at_branch(branch: Branch, rel: list[Seg]) -> Column:
+    from pyspark.sql import functions as F
+
+    if branch.objects_only:
+        records = branch.values()
+        if not rel:
+            return records
+        empty = F.array().cast("array<variant>")
+        return F.flatten(F.transform(records, lambda r: F.coalesce(_values_at(r, rel), empty)))
+    return _values_at(branch.root, [*branch.prefix, *rel])
+
+
+def _member_node(kind: str, object_type: st.DataType | None, array_type: st.DataType | None) -> _Node:
+    from pyspark.sql import types as st
+
+    if kind == "struct":
+        return _node_from_spark(object_type if isinstance(object_type, st.StructType) else st.StructType([]))
+    if kind == "array":
+        return _node_from_spark(array_type if isinstance(array_type, st.ArrayType) else st.ArrayType(st.NullType()))
+    return _Node("atomic", kind)
+
+
+def record_columns(record: Column, node: _Node) -> list[Column]:
+    """The typed top-level columns of a record variant, choice markers set (nested ones through a cast)."""
+    columns = []
+    for name, child in node.fields.items():
+        spark_field = _spark_field(name, child)
+        column = build(_child(record, ("field", name)), child)
+        if _nested_choice(child):
+            column = column.cast(spark_field.dataType)
+        columns.append(column.alias(name, metadata=spark_field.metadata))
+    return columns
+
+
+def _nested_choice(node: _Node) -> bool:
+    if node.kind == "choice":
+        return any(m.has_choice() for m in node.members.values())
+    return node.has_choice() and not (node.kind == "array" and node.element is not None
+                                      and node.element.kind in ("choice", "array") and not _nested_choice(node.element))
+
+
+def node_schema(node: _Node) -> st.StructType:
+    """The DataFrame schema of a record type (choices marked in field metadata)."""
+    from pyspark.sql import types as st
+
+    schema = _spark_type(node)
+    assert isinstance(schema, st.StructType)
+    return schema
+
+
+def value_field(name: str, node: _Node) -> st.StructField:
+    """The StructField holding a value of ``node``'s type (choice markers included)."""
+    return _spark_field(name, node)
+
+
+# -- JSON documents -> records -----------------------------------------------------------------------------
+
+
+def _json_path_segments(json_path: str) -> tuple[list[Seg], bool]:
+    """``$.a.b[*]`` -> ([a, b], True): the fields leading to the records and whether they are an array's items."""
+    path = json_path.strip()
+    if not path.startswith("$"):
+        raise GlueRuntimeError(f"jsonPath {json_path!r} must start with '$'")
+    path = path[1:]
+    each = path.endswith("[*]")
+    if each:
+        path = path[:-3]
+    segs: list[Seg] = []
+    pos = 0
+    while pos < len(path):
+        if path[pos] == ".":
+            end = pos + 1
+            while end < len(path) and path[end] not in ".[":
+                end += 1
+            segs.append(("field", path[pos + 1:end]))
+            pos = end
+        elif path.startswith("['", pos) or path.startswith('["', pos):
+            quote = path[pos + 1]
+            end = path.find(quote + "]", pos + 2)
+            if end < 0:
+                raise GlueRuntimeError(f"Unclosed bracket in jsonPath {json_path!r}")
+            segs.append(("field", path[pos + 2:end]))
+            pos = end + 2
+        else:
+            raise GlueRuntimeError(f"Unsupported jsonPath {json_path!r}: only $.field, $['field'] and a final [*]")
+    if any(not s[1] for s in segs):
+        raise GlueRuntimeError(f"Empty field name in jsonPath {json_path!r}")
+    return segs, each
+
+
+def frame_from_json_texts(glue_ctx: Any, texts: DataFrame,
+                          json_path: str | None = None) -> tuple[DataFrame, DataFrame | None]:
+    """Records and error records from JSON documents, typed as Glue types them (choices for mixed types).
+
+    Args:
+        glue_ctx: the GlueContext.
+        texts: a DataFrame with a string column ``value`` (one JSON document per row: a JSON-lines line or a
+            whole file) and optionally ``source`` (the file it came from).
+        json_path: Glue's ``jsonPath`` format option selecting the records in each document (``$.records[*]``);
+            without it a document is a record, or, when it is a top-level array, each element is one.
+
+    Returns:
+        (records, error records). Malformed JSON and records that are not objects become error records
+        (``error_stage`` "read", ``error_input`` the text, ``error_source`` the file). Blank lines are skipped.
+        Inference costs one aggregate pass, plus one when fields have conflicting or numeric types.
+    """
+    from pyspark.sql import functions as F
+
+    if "value" not in texts.columns:
+        raise GlueRuntimeError(f"JSON texts need a 'value' column; got {texts.columns}")
+    source = F.col("source").cast("string") if "source" in texts.columns else F.lit(None).cast("string")
+    docs = (texts.select(F.col("value").cast("string").alias("_text"), source.alias("_source"))
+            .where(F.col("_text").isNotNull() & (F.trim(F.col("_text")) != ""))
+            .withColumn("_v", F.try_parse_json(F.col("_text"))))
+    v, text = F.col("_v"), F.ltrim(F.col("_text"))
+    prefix: list[Seg] = []
+    each = False
+    if json_path:
+        prefix, each = _json_path_segments(json_path)
+    if not json_path:
+        doc_kind = (F.when(v.isNull(), "malformed").when(text.startswith("{"), "object")
+                    .when(text.startswith("["), "array").otherwise("other"))
+        object_branch = Branch(F.col("_doc") == "object", v, [])
+        array_branch = Branch(F.col("_doc") == "array", v, [ELEM], objects_only=True)
+    elif each:
+        doc_kind = F.when(v.isNull(), "malformed").otherwise("array")
+        object_branch = None
+        array_branch = Branch(F.col("_doc") == "array", v, [*prefix, ELEM], objects_only=True)
+    else:
+        doc_kind = F.when(v.isNull(), "malformed").otherwise("object")
+        selected = _at(v, prefix)
+        object_branch = Branch((F.col("_doc") == "object") & _is_object(selected), selected, [])
+        array_branch = None
+    docs = docs.withColumn("_doc", doc_kind)
+    branches = [b for b in (object_branch, array_branch) if b is not None]
+    node, _, present = infer(docs, branches)
+    # Documents become records through a generator: a filter on the parse would be pushed below it and
+    # parse every document twice.
+    empty = F.array().cast("array<variant>")
+    records_of_doc = empty
+    if object_branch is not None and object_branch in branches:
+        records_of_doc = F.when(object_branch.condition, F.array(object_branch.root))
+    if array_branch is not None and any(p and b is array_branch for b, p in zip(branches, present, strict=True)):
+        records_of_doc = F.when(array_branch.condition, array_branch.values()).otherwise(records_of_doc)
+    rows = docs.select(F.explode(F.coalesce(records_of_doc, empty)).alias("_rec"))
+    if node is None or node.kind != "struct":
+        node = _Node("struct")
+    records = rows.select(*record_columns(F.col("_rec"), node))
+
+    errors = _errors(docs, json_path, array_branch, object_branch)
+    return records, errors
+
+
+def _errors(docs: DataFrame, json_path: str | None, array_branch: Branch | None,
+            object_branch: Branch | None) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    schema_cols = [f.name for f in error_schema().fields]
+
+    def shaped(df: DataFrame, message: Column, text: Column) -> DataFrame:
+        return df.select(message.alias("error_message"), F.lit("read").alias("error_stage"),
+                         text.alias("error_input"), F.col("_source").alias("error_source")).select(*schema_cols)
+
+    doc_errors = shaped(
+        docs.where(F.col("_doc").isin("malformed", "other")),
+        F.when(F.col("_doc") == "malformed", F.lit("Malformed JSON: the record could not be parsed"))
+        .otherwise(F.lit("The JSON record is not an object")),
+        F.col("_text"))
+    parts = [doc_errors]
+    if array_branch is not None:
+        elements = _values_at(F.col("_v"), array_branch.prefix)
+        bad = (docs.where(F.col("_doc") == "array")
+               .select("_source", F.explode(F.filter(elements, lambda e: ~_is_object(e))).alias("_e")))
+        parts.append(shaped(bad, F.lit("The JSON record is not an object"), F.to_json(F.col("_e"))))
+    if json_path and object_branch is not None:
+        selected = object_branch.root
+        bad = docs.where((F.col("_doc") == "object") & selected.isNotNull() & ~_is_object(selected))
+        parts.append(shaped(bad, F.lit(f"The value at jsonPath {json_path} is not an object"), F.col("_text")))
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.unionByName(part)
+    return result
