@@ -1,0 +1,134 @@
+"""DynamicRecord: one record of a DynamicFrame as Python sees it in Map, Filter and mapPartitions.
+
+Glue hands user functions a ``DynamicRecord`` that behaves like a dict: ``rec["field"]``,
+nested dicts for structs, lists for arrays, dicts for maps, ``datetime``/``date``/``Decimal``
+for timestamps, dates and decimals. A choice field (a value seen with several types) holds
+the value the record actually has, not the struct that encodes the choice in Spark.
+
+This module converts Spark rows to such records (driven by the schema, once per partition)
+and records to JSON text (the way Map's results travel back into a DataFrame).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from glueball.runtime.dynamicframe import CHOICE_METADATA
+from glueball.runtime.gluetypes import ELEMENT_CHOICE_METADATA
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import DataType, StructField, StructType
+
+Converter = Callable[[Any], Any]
+
+
+class DynamicRecord(dict[str, Any]):
+    """A self-describing record (upstream ``DynamicRecord``): a dict of field name to value.
+
+    Map functions may change it in place and return it, or return any other mapping.
+    """
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _choice_converter(members: list[Converter]) -> Converter:
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        for index, member in enumerate(members):
+            item = value[index]
+            if item is not None:
+                return member(item)
+        return None
+
+    return convert
+
+
+def is_choice_field(field: StructField) -> bool:
+    """Whether the field is a choice (a struct field) or an array of choices (an array field)."""
+    from pyspark.sql.types import ArrayType
+
+    key = ELEMENT_CHOICE_METADATA if isinstance(field.dataType, ArrayType) else CHOICE_METADATA
+    return bool((field.metadata or {}).get(key))
+
+
+def _value_converter(data_type: DataType, choice: bool) -> Converter:
+    """How to turn a value of ``data_type`` (as PySpark gives it) into a record value.
+
+    ``choice`` marks the field (or, for arrays, the innermost element) as a choice struct.
+    """
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(data_type, ArrayType):
+        element = _value_converter(data_type.elementType, choice)
+        if element is _identity:
+            return lambda value: None if value is None else list(value)
+        return lambda value: None if value is None else [element(item) for item in value]
+    if isinstance(data_type, StructType):
+        members = [_value_converter(f.dataType, is_choice_field(f)) for f in data_type.fields]
+        if choice:
+            return _choice_converter(members)
+        names = data_type.fieldNames()
+        pairs = list(zip(names, members, strict=True))
+
+        def convert_struct(value: Any) -> Any:
+            if value is None:
+                return None
+            return {name: member(value[index]) for index, (name, member) in enumerate(pairs)}
+
+        return convert_struct
+    if isinstance(data_type, MapType):
+        values = _value_converter(data_type.valueType, False)
+        return lambda value: None if value is None else {k: values(v) for k, v in value.items()}
+    return _identity
+
+
+def record_converter(schema: StructType) -> Callable[[Any], DynamicRecord]:
+    """A function turning a PySpark ``Row`` of ``schema`` into a ``DynamicRecord``.
+
+    Structs become dicts, arrays lists, maps dicts, choice structs the member value present.
+    """
+    names = schema.fieldNames()
+    members = [_value_converter(f.dataType, is_choice_field(f)) for f in schema.fields]
+    pairs = list(zip(names, members, strict=True))
+
+    def convert(row: Any) -> DynamicRecord:
+        return DynamicRecord((name, member(row[index])) for index, (name, member) in enumerate(pairs))
+
+    return convert
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return str(value)
+
+
+def record_to_json(record: Any) -> str:
+    """The record as one line of JSON text.
+
+    Values JSON cannot hold are written as Glue writes them in JSON: timestamps and dates
+    as ISO-8601 text, decimals as numbers, binary as base64 text.
+    """
+    return json.dumps(record, default=_json_default, ensure_ascii=False, allow_nan=True)
+
+
+def error_text(exc: BaseException) -> str:
+    """The message of an error record made from an exception raised by a user function."""
+    message = str(exc)
+    return message if message else type(exc).__name__
