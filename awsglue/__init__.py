@@ -1,4 +1,5 @@
-"""The AWS Glue ETL library import path (``from awsglue.context import GlueContext``).
+"""The AWS Glue ETL library's import path, served by glueball's runtime (``glueball.runtime``)."""
 
-Reserved here; the runtime that fills it lives in ``glueball.runtime``.
-"""
+from awsglue.dynamicframe import DynamicFrame
+
+__all__ = ["DynamicFrame"]

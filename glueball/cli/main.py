@@ -63,6 +63,28 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
     serve(glue, host, port, workers)
 
 
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "allow_interspersed_args": False})
+@click.argument("script")
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+def run(script: str, script_args: tuple[str, ...]) -> None:
+    """Run a Glue ETL script unchanged: glueball run SCRIPT [--JOB_NAME name] [--key value ...].
+
+    Runner options, anywhere among the arguments: --spark-master URL (default local[*]),
+    --conf key=value (repeatable), --extra-py-files a.py,b.zip. Everything else reaches the
+    script's sys.argv, as on AWS Glue. The catalog is the embedded one of GLUEBALL_HOME,
+    or a server's with GLUEBALL_ENDPOINT=http://host:9400.
+    """
+    from glueball.runtime.runner import parse_run_args
+    from glueball.runtime.runner import run as run_script
+
+    try:
+        plan = parse_run_args(script, list(script_args))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    raise SystemExit(run_script(plan))
+
+
 def main() -> None:
     cli()
 

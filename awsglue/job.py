@@ -1,0 +1,3 @@
+from glueball.runtime.job import Job
+
+__all__ = ["Job"]

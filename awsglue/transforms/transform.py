@@ -1,0 +1,3 @@
+from glueball.runtime.transforms.base import GlueTransform
+
+__all__ = ["GlueTransform"]

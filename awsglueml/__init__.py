@@ -1,0 +1,1 @@
+"""The AWS Glue ML transforms import path (``from awsglueml.transforms import FillMissingValues``)."""

@@ -1,0 +1,3 @@
+from glueball.runtime.transforms.mapping import FillMissingValues
+
+__all__ = ["FillMissingValues"]
