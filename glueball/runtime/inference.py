@@ -177,13 +177,16 @@ def _path(name: str) -> str:
 def kind_of(value: Column) -> Column:
     """The Glue type name of a variant value (NULL for SQL NULL and JSON null).
 
-    From the first three letters of ``schema_of_variant`` (no regular expression: this runs per value), a
-    ``DECIMAL(p,0)`` (an integer beyond the long range) told apart by its ending.
+    From the first three letters of ``schema_of_variant`` (no regular expression: this runs per value). The
+    variant parser drops trailing zeros (``-3.0`` is ``DECIMAL(1,0)``), so only a ``DECIMAL(p,0)`` with
+    ``p >= 19`` is an integer beyond the long range; any other decimal had a fraction and is a double.
     """
     from pyspark.sql import functions as F
 
     schema = F.schema_of_variant(value)
-    key = F.concat(F.substring(schema, 1, 3), F.when(schema.endswith(",0)"), F.lit("0")).otherwise(F.lit("")))
+    precision = F.substring_index(F.substring_index(schema, ",", 1), "(", -1).cast("int")
+    big_integer = schema.endswith(",0)") & (precision >= 19)
+    key = F.concat(F.substring(schema, 1, 3), F.when(big_integer, F.lit("0")).otherwise(F.lit("")))
     kinds = F.create_map(*[F.lit(x) for pair in _KIND_OF_KEY.items() for x in pair])
     return F.try_element_at(kinds, key)
 

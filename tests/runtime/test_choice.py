@@ -239,3 +239,16 @@ def test_unbox_json_and_csv(glue_context: Any, spark: Any) -> None:
         assert (line_rows[i]["line"]["col0"], line_rows[i]["line"]["col1"]) == (str(i), f"v{i}")
     with pytest.raises(GlueRuntimeError, match="not a string"):
         frame.unbox("id", "json")
+
+
+def test_numbers_with_zero_fractions_are_doubles_and_huge_integers_decimals(
+        glue_context: Any, spark: Any, tmp_path: Path) -> None:
+    path = _write(tmp_path / "n.json", ['{"x": 1.5, "y": 7, "z": 12345678901234567890}',
+                                        '{"x": -3.0, "y": 8, "z": 1}'])
+    frame = _frame(glue_context, spark, path)
+    types = dict(frame.toDF().dtypes)
+    assert types["x"] == "double"
+    assert types["y"] == "bigint"
+    assert frame.schema().getField("z").dataType.typeName() == "choice"
+    values = sorted(r.x for r in frame.toDF().collect())
+    assert values == [-3.0, 1.5]
