@@ -86,3 +86,49 @@ def test_runner_option_parsing() -> None:
         parse_run_args(str(script), ["--spark-master"])
     with pytest.raises(ValueError, match="does not exist"):
         parse_run_args("/no/such/script.py", [])
+
+
+CATALOG_SCRIPT = '''
+import sys
+from pyspark.context import SparkContext
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+
+args = getResolvedOptions(sys.argv, ["out"])
+glueContext = GlueContext(SparkContext.getOrCreate())
+frame = glueContext.create_dynamic_frame.from_catalog(database="remote_db", table_name="people",
+                                                     push_down_predicate="country = 'no'")
+glueContext.write_dynamic_frame.from_options(frame, "s3", {"path": args["out"]}, format="json")
+'''
+
+
+def test_glueball_run_uses_a_server_catalog_through_glueball_endpoint(tmp_path: Path) -> None:
+    from tests.helpers import ServerProcess
+
+    home = tmp_path / "home"
+    home.mkdir()
+    server = ServerProcess(home).start()
+    try:
+        glue = server.client()
+        glue.create_database(DatabaseInput={"Name": "remote_db"})
+        glue.create_table(DatabaseName="remote_db", TableInput={
+            "Name": "people", "PartitionKeys": [{"Name": "country", "Type": "string"}],
+            "Parameters": {"classification": "json"},
+            "StorageDescriptor": {"Location": "s3://lake/people/", "Columns": [{"Name": "name", "Type": "string"}]}})
+        for country, names in (("no", ["Ada", "Ole"]), ("se", ["Sven"])):
+            folder = home / "s3" / "lake" / "people" / f"country={country}"
+            folder.mkdir(parents=True)
+            (folder / "part.json").write_text("".join(f'{{"name": "{n}"}}\n' for n in names))
+            glue.create_partition(DatabaseName="remote_db", TableName="people", PartitionInput={
+                "Values": [country], "StorageDescriptor": {"Location": f"s3://lake/people/country={country}/"}})
+        script = tmp_path / "remote.py"
+        script.write_text(CATALOG_SCRIPT)
+        env = dict(os.environ, GLUEBALL_HOME=str(home), GLUEBALL_ENDPOINT=server.endpoint)
+        result = subprocess.run([sys.executable, "-m", "glueball", "run", str(script), "--out", "s3://lake/out/",
+                                 "--spark-master", "local[1]"], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        written = sorted((home / "s3" / "lake" / "out").glob("*.json"))
+        names = sorted(json.loads(line)["name"] for f in written for line in f.read_text().splitlines() if line)
+        assert names == ["Ada", "Ole"]
+    finally:
+        server.stop()
