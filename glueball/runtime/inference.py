@@ -498,7 +498,9 @@ def frame_from_json_texts(glue_ctx: Any, texts: DataFrame,
     Args:
         glue_ctx: the GlueContext.
         texts: a DataFrame with a string column ``value`` (one JSON document per row: a JSON-lines line or a
-            whole file) and optionally ``source`` (the file it came from).
+            whole file) and optionally ``source`` (the file it came from). Any other columns (partition
+            values, say) are carried onto every record of the document, replacing a record field of the
+            same name.
         json_path: Glue's ``jsonPath`` format option selecting the records in each document (``$.records[*]``);
             without it a document is a record, or, when it is a top-level array, each element is one.
 
@@ -512,7 +514,8 @@ def frame_from_json_texts(glue_ctx: Any, texts: DataFrame,
     if "value" not in texts.columns:
         raise GlueRuntimeError(f"JSON texts need a 'value' column; got {texts.columns}")
     source = F.col("source").cast("string") if "source" in texts.columns else F.lit(None).cast("string")
-    docs = (texts.select(F.col("value").cast("string").alias("_text"), source.alias("_source"))
+    carried = [c for c in texts.columns if c not in ("value", "source")]
+    docs = (texts.select(F.col("value").cast("string").alias("_text"), source.alias("_source"), *carried)
             .where(F.col("_text").isNotNull() & (F.trim(F.col("_text")) != ""))
             .withColumn("_v", F.try_parse_json(F.col("_text"))))
     v, text = F.col("_v"), F.ltrim(F.col("_text"))
@@ -545,10 +548,12 @@ def frame_from_json_texts(glue_ctx: Any, texts: DataFrame,
         records_of_doc = F.when(object_branch.condition, F.array(object_branch.root))
     if array_branch is not None and any(p and b is array_branch for b, p in zip(branches, present, strict=True)):
         records_of_doc = F.when(array_branch.condition, array_branch.values()).otherwise(records_of_doc)
-    rows = docs.select(F.explode(F.coalesce(records_of_doc, empty)).alias("_rec"))
+    rows = docs.select(F.explode(F.coalesce(records_of_doc, empty)).alias("_rec"), *carried)
     if node is None or node.kind != "struct":
         node = _Node("struct")
-    records = rows.select(*record_columns(F.col("_rec"), node))
+    if carried:
+        node = _Node("struct", fields={k: f for k, f in node.fields.items() if k not in carried})
+    records = rows.select(*record_columns(F.col("_rec"), node), *carried)
 
     errors = _errors(docs, json_path, array_branch, object_branch)
     return records, errors

@@ -182,3 +182,29 @@ def test_purge_table_by_partition_predicate(glue_context: Any, db: str) -> None:
     glue_context.purge_table(db, "events")
     assert fresh.exists()
     assert _values(glue_context, db, "events") == [["2021", "01"]]
+
+
+def test_partitions_that_disagree_on_a_json_type_make_one_choice(glue_context: Any, glue_home: Path) -> None:
+    from tests.helpers import unique
+
+    client = glue_context.glue_client
+    db = unique("jsonparts")
+    client.create_database(DatabaseInput={"Name": db})
+    client.create_table(DatabaseName=db, TableInput={
+        "Name": "readings", "PartitionKeys": [{"Name": "day", "Type": "int"}],
+        "Parameters": {"classification": "json"},
+        "StorageDescriptor": {"Location": f"s3://lake/{db}/readings/",
+                              "Columns": [{"Name": "id", "Type": "bigint"}, {"Name": "v", "Type": "string"}]}})
+    for day, lines in ((1, ['{"id": 1, "v": 10}', '{"id": 2, "v": 11}']), (2, ['{"id": 3, "v": "n/a"}'])):
+        folder = glue_home / "s3" / "lake" / db / "readings" / f"day={day}"
+        folder.mkdir(parents=True)
+        (folder / "part.json").write_text("\n".join(lines) + "\n")
+        client.create_partition(DatabaseName=db, TableName="readings", PartitionInput={
+            "Values": [str(day)], "StorageDescriptor": {"Location": f"s3://lake/{db}/readings/day={day}/"}})
+    frame = glue_context.create_dynamic_frame.from_catalog(database=db, table_name="readings")
+    assert frame.schema().getField("v").dataType.typeName() == "choice"
+    rows = {r.id: r for r in frame.toDF().collect()}
+    assert (rows[1].v.long, rows[1].day) == (10, 1)
+    assert (rows[3].v.string, rows[3].day) == ("n/a", 2)
+    resolved = frame.resolveChoice(specs=[("v", "cast:long")]).toDF()
+    assert sorted((r.id, r.v) for r in resolved.collect()) == [(1, 10), (2, 11), (3, None)]

@@ -284,35 +284,32 @@ def _read_json(spark: SparkSession, glue_ctx: Any, files: list[InputFile], optio
 
     from glueball.runtime.inference import frame_from_json_texts
 
-    spark_paths = [f.spark_path for f in files]
     multiline = as_bool(_get(options, "multiline", "multiLine"))
     json_path = _get(options, "jsonPath")
-    if multiline:
-        texts = spark.read.text(spark_paths, wholetext=True)
-    else:
-        texts = spark.read.text(spark_paths)
-        texts = texts.where(F.trim(F.col("value")) != "")
-    texts = texts.select(F.col("value"), F.input_file_name().alias("source"))
+
+    def texts_of(group: list[InputFile], values: tuple[Any, ...]) -> DataFrame:
+        paths = [f.spark_path for f in group]
+        texts = spark.read.text(paths, wholetext=True) if multiline else spark.read.text(paths)
+        if not multiline:
+            texts = texts.where(F.trim(F.col("value")) != "")
+        partition_values = [F.lit(v).cast(f.dataType).alias(f.name)
+                            for v, f in zip(values, partition_fields, strict=True)]
+        return texts.select(F.col("value"), F.input_file_name().alias("source"), *partition_values)
+
     if not partition_fields:
-        records, errors = frame_from_json_texts(glue_ctx, texts, json_path)
-        return FileRead(records, errors)
-    # frame_from_json_texts keeps only the record fields, so partition values cannot ride along
-    # with the texts: each partition is parsed on its own and the results are unioned
-    log.info("json: parsing %d partitions one by one to attach their values", len(set(partition_of.values())))
-    groups: dict[tuple[Any, ...], list[InputFile]] = {}
-    for item in files:
-        groups.setdefault(partition_of[item.spark_path], []).append(item)
-    merged: DataFrame | None = None
-    merged_errors: DataFrame | None = None
-    for values, group in groups.items():
-        part = _read_json(spark, glue_ctx, group, options, stage, [], {})
-        df = part.df.select("*", *[F.lit(v).cast(f.dataType).alias(f.name)
-                                   for v, f in zip(values, partition_fields, strict=True)])
-        merged = df if merged is None else merged.unionByName(df, allowMissingColumns=True)
-        if part.errors is not None:
-            merged_errors = part.errors if merged_errors is None else merged_errors.unionByName(part.errors)
-    assert merged is not None
-    return FileRead(merged, merged_errors)
+        texts = texts_of(files, ())
+    else:
+        # partition values ride along with each partition's texts; the inference runs once over all of
+        # them, so partitions that disagree on a field's type make a choice, as one Glue read would
+        groups: dict[tuple[Any, ...], list[InputFile]] = {}
+        for item in files:
+            groups.setdefault(partition_of[item.spark_path], []).append(item)
+        parts = [texts_of(group, values) for values, group in groups.items()]
+        texts = parts[0]
+        for part in parts[1:]:
+            texts = texts.unionByName(part)
+    records, errors = frame_from_json_texts(glue_ctx, texts, json_path)
+    return FileRead(records, errors)
 
 
 def _read_xml(spark: SparkSession, spark_paths: list[str], options: Mapping[str, Any], stage: str) -> FileRead:
