@@ -40,8 +40,9 @@ test: lint jdbc-drivers
 coverage-doc: $(VENV)/.installed-test
 	$(BIN)/python -m tools.coverage_doc
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/catalog.py
+	$(BIN)/python bench/runtime.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
