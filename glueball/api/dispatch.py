@@ -50,6 +50,7 @@ def load_handlers() -> dict[str, Handler]:
     """Import every area's handlers module so that their operations register."""
     import glueball.catalog.handlers  # noqa: F401
     import glueball.connections.handlers  # noqa: F401
+    import glueball.crawlers.handlers  # noqa: F401
     import glueball.tagging.handlers  # noqa: F401
 
     return HANDLERS

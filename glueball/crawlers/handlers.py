@@ -1,0 +1,1 @@
+"""Wire handlers of crawlers and classifiers."""
