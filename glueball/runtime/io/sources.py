@@ -7,7 +7,25 @@ from typing import Any
 from glueball.runtime.dynamicframe import DynamicFrame, DynamicFrameCollection
 
 
-class DataSource:
+class _Endpoint:
+    """What a source and a sink share: the connection, the format and their options."""
+
+    def __init__(self, glue_ctx: Any, connection_type: str, format: str | None,  # noqa: A002
+                 transformation_ctx: str, options: dict[str, Any]) -> None:
+        self._glue_ctx = glue_ctx
+        self._connection_type = connection_type
+        self._format = format
+        self._transformation_ctx = transformation_ctx
+        self._options = dict(options)
+        self._format_options: dict[str, Any] = {}
+
+    def setFormat(self, format: str, **options: Any) -> None:  # noqa: N802,A002
+        """The file format and its format options."""
+        self._format = format
+        self._format_options = dict(options)
+
+
+class DataSource(_Endpoint):
     """A configured reader (upstream ``awsglue.data_source.DataSource``).
 
     Args:
@@ -20,18 +38,8 @@ class DataSource:
 
     def __init__(self, glue_ctx: Any, connection_type: str, format: str | None,  # noqa: A002
                  transformation_ctx: str, options: dict[str, Any]) -> None:
-        self._glue_ctx = glue_ctx
-        self._connection_type = connection_type
-        self._format = format
-        self._transformation_ctx = transformation_ctx
-        self._options = dict(options)
-        self._format_options: dict[str, Any] = {}
+        super().__init__(glue_ctx, connection_type, format, transformation_ctx, options)
         self._push_down_predicate = str(self._options.pop("push_down_predicate", "") or "")
-
-    def setFormat(self, format: str, **options: Any) -> None:  # noqa: N802,A002
-        """The file format and its format options."""
-        self._format = format
-        self._format_options = dict(options)
 
     def getFrame(self, **kwargs: Any) -> DynamicFrame:  # noqa: N802
         """Read the source into a DynamicFrame."""
@@ -42,24 +50,11 @@ class DataSource:
                                   dict(self._format_options), self._transformation_ctx, predicate, kwargs)
 
 
-class DataSink:
+class DataSink(_Endpoint):
     """A configured writer (upstream ``awsglue.data_sink.DataSink``).
 
     ``setCatalogInfo`` names the catalog table that ``enableUpdateCatalog`` creates or updates.
     """
-
-    def __init__(self, glue_ctx: Any, connection_type: str, format: str | None,  # noqa: A002
-                 transformation_ctx: str, options: dict[str, Any]) -> None:
-        self._glue_ctx = glue_ctx
-        self._connection_type = connection_type
-        self._format = format
-        self._transformation_ctx = transformation_ctx
-        self._options = dict(options)
-        self._format_options: dict[str, Any] = {}
-
-    def setFormat(self, format: str, **options: Any) -> None:  # noqa: N802,A002
-        self._format = format
-        self._format_options = dict(options)
 
     def setCatalogInfo(self, catalogDatabase: str, catalogTableName: str,  # noqa: N802,N803
                        catalogId: str | None = None) -> None:  # noqa: N803
