@@ -1,0 +1,3 @@
+from glueball.runtime.io.sources import DataSink
+
+__all__ = ["DataSink"]

@@ -1,0 +1,3 @@
+from glueball.runtime.io.sources import DataSource
+
+__all__ = ["DataSource"]
