@@ -38,17 +38,24 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _choice_converter(members: list[Converter]) -> Converter:
+def _choice_converter(members: list[Converter], by_name: bool) -> Converter:
     def convert(value: Any) -> Any:
         if value is None:
             return None
-        for index, member in enumerate(members):
-            item = value[index]
+        items = value.values() if by_name else value
+        for member, item in zip(members, items, strict=False):
             if item is not None:
                 return member(item)
         return None
 
     return convert
+
+
+def _naive_timestamp(value: Any) -> Any:
+    """Arrow hands timestamps over time-zone aware; records hold them naive in local time, as PySpark's Rows do."""
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone().replace(tzinfo=None)
 
 
 def is_choice_field(field: StructField) -> bool:
@@ -59,47 +66,56 @@ def is_choice_field(field: StructField) -> bool:
     return bool((field.metadata or {}).get(key))
 
 
-def _value_converter(data_type: DataType, choice: bool) -> Converter:
+def _value_converter(data_type: DataType, choice: bool, by_name: bool = False) -> Converter:
     """How to turn a value of ``data_type`` (as PySpark gives it) into a record value.
 
     ``choice`` marks the field (or, for arrays, the innermost element) as a choice struct.
+    ``by_name``: structs arrive as dicts (Arrow's ``to_pylist``) rather than Rows.
     """
-    from pyspark.sql.types import ArrayType, MapType, StructType
+    from pyspark.sql.types import ArrayType, MapType, StructType, TimestampType
 
     if isinstance(data_type, ArrayType):
-        element = _value_converter(data_type.elementType, choice)
+        element = _value_converter(data_type.elementType, choice, by_name)
         if element is _identity:
             return lambda value: None if value is None else list(value)
         return lambda value: None if value is None else [element(item) for item in value]
     if isinstance(data_type, StructType):
-        members = [_value_converter(f.dataType, is_choice_field(f)) for f in data_type.fields]
+        members = [_value_converter(f.dataType, is_choice_field(f), by_name) for f in data_type.fields]
         if choice:
-            return _choice_converter(members)
+            return _choice_converter(members, by_name)
         names = data_type.fieldNames()
         pairs = list(zip(names, members, strict=True))
 
         def convert_struct(value: Any) -> Any:
             if value is None:
                 return None
+            if by_name:
+                return {name: member(value[name]) for name, member in pairs}
             return {name: member(value[index]) for index, (name, member) in enumerate(pairs)}
 
         return convert_struct
     if isinstance(data_type, MapType):
-        values = _value_converter(data_type.valueType, False)
+        values = _value_converter(data_type.valueType, False, by_name)
+        if by_name:  # Arrow gives a map as a list of (key, value) pairs
+            return lambda value: None if value is None else {k: values(v) for k, v in value}
         return lambda value: None if value is None else {k: values(v) for k, v in value.items()}
+    if by_name and isinstance(data_type, TimestampType):
+        return _naive_timestamp
     return _identity
 
 
-def record_converter(schema: StructType) -> Callable[[Any], DynamicRecord]:
-    """A function turning a PySpark ``Row`` of ``schema`` into a ``DynamicRecord``.
+def record_converter(schema: StructType, by_name: bool = False) -> Callable[[Any], DynamicRecord]:
+    """A function turning a PySpark ``Row`` of ``schema`` (or, ``by_name``, an Arrow row dict) into a record.
 
     Structs become dicts, arrays lists, maps dicts, choice structs the member value present.
     """
     names = schema.fieldNames()
-    members = [_value_converter(f.dataType, is_choice_field(f)) for f in schema.fields]
+    members = [_value_converter(f.dataType, is_choice_field(f), by_name) for f in schema.fields]
     pairs = list(zip(names, members, strict=True))
 
     def convert(row: Any) -> DynamicRecord:
+        if by_name:
+            return DynamicRecord((name, member(row[name])) for name, member in pairs)
         return DynamicRecord((name, member(row[index])) for index, (name, member) in enumerate(pairs))
 
     return convert

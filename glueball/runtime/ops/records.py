@@ -3,22 +3,21 @@
 Filter, Map and mapPartitions run a Python function per record, as Glue does; everything
 else here is lazy DataFrame operations.
 
-**Python functions and error records.** The function runs once per record in one pass over
-the partition (``RDD.mapPartitions``, the same mechanism Glue's own Python ``map``/``filter``
-use). That pass yields a single tagged DataFrame — the kept or mapped records plus, for the
-records whose function raised, the error message and the record as JSON — from which both
-the result frame and its error frame are *derived lazily*. Nothing is cached, so as with any
-Spark lineage every action recomputes it: writing the result runs the function once per
-record, and ``errorsCount()``/``stageErrorsCount()`` (or a ``stageThreshold``/``totalThreshold``
-check) run it again, as Glue's lazy error counting does. Cache the frame's DataFrame yourself
-(``frame.toDF().cache()``) if the function is expensive and you need both.
+**Python functions and error records.** The function runs per record over Arrow batches
+(``mapInArrow``). Filter computes only a keep-mask in Python and applies it to the Arrow batch,
+so kept rows are never rebuilt; the pass yields one tagged DataFrame (kept rows, plus for
+records whose function raised the error message and the record as JSON) from which the
+result and its error frame are *derived lazily*: every action re-runs the filter, and
+``errorsCount()``/``stageErrorsCount()`` (or a threshold check) run it again, as Glue's lazy
+error counting does.
 
 **Schema of Map results.** Map and mapPartitions may change fields and types, so the result
-schema is inferred from the returned records (schema-on-read, like Glue): the records travel
-as JSON text and are read back with ``glueball.runtime.inference.frame_from_json_texts``
-(choice types for mixed types). Inference runs the function over the data when ``map`` is
-called (one or two aggregate passes), before the result is used. Fields that kept their name and held a timestamp,
-date, binary or decimal in the input are read back as that type (JSON has no such types).
+schema is inferred from the returned records (schema-on-read, like Glue): the records become
+JSON text, materialized once (memory, spilling to disk) so the function runs once per record,
+and are read back with ``glueball.runtime.inference.frame_from_json_texts`` (choice types for
+mixed types; two aggregate passes when ``map`` is called). Fields that kept their name and held
+a timestamp, date, binary or decimal in the input are read back as that type (JSON has no such
+types).
 """
 
 from __future__ import annotations
@@ -121,23 +120,37 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
     df = frame._df
     schema = df.schema
 
-    def run(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
-        convert = record_converter(schema)
-        for row in rows:
-            try:
-                keep = f(convert(row))
-            except (KeyError, ValueError, TypeError):
-                continue
-            except Exception as exc:  # noqa: BLE001 - every other failure becomes an error record, as in Glue
-                yield (*row, error_text(exc), record_to_json(convert(row)))
-                continue
-            if keep:
-                yield (*row, None, None)
+    def run(batches: Iterable[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        convert = record_converter(schema, by_name=True)
+        for batch in batches:
+            keep: list[bool] = []
+            messages: list[str | None] = []
+            inputs: list[str | None] = []
+            for row in batch.to_pylist():
+                try:
+                    kept = bool(f(convert(row)))
+                except (KeyError, ValueError, TypeError):
+                    kept = False
+                except Exception as exc:  # noqa: BLE001 - every other failure becomes an error record, as in Glue
+                    keep.append(True)
+                    messages.append(error_text(exc))
+                    inputs.append(record_to_json(convert(row)))
+                    continue
+                keep.append(kept)
+                if kept:
+                    messages.append(None)
+                    inputs.append(None)
+            # the kept rows go on as Arrow data: only the mask was computed in Python
+            kept_batch = batch.filter(pa.array(keep, pa.bool_()))
+            yield pa.RecordBatch.from_arrays(
+                [*kept_batch.columns, pa.array(messages, pa.string()), pa.array(inputs, pa.string())],
+                names=[*kept_batch.schema.names, _ERR_MESSAGE, _ERR_INPUT])
 
     tagged_schema = StructType([*schema.fields, StructField(_ERR_MESSAGE, StringType()),
                                 StructField(_ERR_INPUT, StringType())])
-    tagged = df.sparkSession.createDataFrame(df.rdd.mapPartitions(run, preservesPartitioning=True),
-                                             tagged_schema, verifySchema=False)
+    tagged = df.mapInArrow(run, tagged_schema)
     kept = tagged.where(F.col(_ERR_MESSAGE).isNull()).drop(_ERR_MESSAGE, _ERR_INPUT)
     return frame.derive(kept, stage_errors=_error_frame(tagged, "Filter", transformation_ctx),
                         transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
@@ -165,7 +178,7 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     schema = frame._df.schema
 
     def run(rows: Iterable[Any]) -> Iterator[tuple[str | None, str | None, str | None]]:
-        convert = record_converter(schema)
+        convert = record_converter(schema, by_name=True)
         for row in rows:
             try:
                 result = f(convert(row))
@@ -193,7 +206,7 @@ def map_partitions(frame: DynamicFrame, f: Callable[[Iterator[Any]], Iterable[An
     schema = frame._df.schema
 
     def run(rows: Iterable[Any]) -> Iterator[tuple[str | None, str | None, str | None]]:
-        convert = record_converter(schema)
+        convert = record_converter(schema, by_name=True)
         for result in f(convert(row) for row in rows):
             if isinstance(result, Mapping) and result:
                 yield (record_to_json(result), None, None)
@@ -207,10 +220,25 @@ def map_partitions(frame: DynamicFrame, f: Callable[[Iterator[Any]], Iterable[An
 
 def _from_texts(frame: DynamicFrame, run: Callable[[Iterable[Any]], Iterator[tuple[Any, ...]]], stage: str,
                 transformation_ctx: str, stage_threshold: int, total_threshold: int) -> DynamicFrame:
+    """The frame of the JSON texts ``run`` makes from the input's records (Arrow rows), with their error records.
+
+    The texts are materialized once (memory, spilling to disk): the schema inference reads them twice
+    and the records once more, and the user's function must not run three times per record.
+    """
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     df = frame._df
-    tagged = df.sparkSession.createDataFrame(df.rdd.mapPartitions(run), _texts_schema(), verifySchema=False)
+
+    def batches(arrow_batches: Iterable[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        names = ["value", _ERR_MESSAGE, _ERR_INPUT]
+        for batch in arrow_batches:
+            columns = list(zip(*run(batch.to_pylist()), strict=True)) or [(), (), ()]
+            yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
+
+    tagged = df.mapInArrow(batches, _texts_schema()).persist(StorageLevel.MEMORY_AND_DISK)
     texts = tagged.where(F.col(_ERR_MESSAGE).isNull()).select("value")
     records = _restore_types(_frame_from_json(frame.glue_ctx, texts), df.schema)
     return frame.derive(records, stage_errors=_error_frame(tagged, stage, transformation_ctx),
