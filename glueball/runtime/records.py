@@ -15,7 +15,7 @@ import base64
 import datetime as dt
 import decimal
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.dynamicframe import CHOICE_METADATA
@@ -131,7 +131,7 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     if isinstance(value, Mapping):
-        return dict(value)
+        return dict(value.items())
     return str(value)
 
 
@@ -148,3 +148,89 @@ def error_text(exc: BaseException) -> str:
     """The message of an error record made from an exception raised by a user function."""
     message = str(exc)
     return message if message else type(exc).__name__
+
+
+class BatchRecords:
+    """The records of one Arrow batch; a column becomes Python values only when a function first reads it.
+
+    A Filter on ``r["amount"] > 100`` then converts one column of the batch, not every field of
+    every record — what a DataFrame UDF on that column would convert.
+    """
+
+    def __init__(self, batch: Any, schema: StructType) -> None:
+        self._batch = batch
+        self.names = schema.fieldNames()
+        self.positions = {name: i for i, name in enumerate(self.names)}
+        self._converters = [_value_converter(f.dataType, is_choice_field(f), by_name=True) for f in schema.fields]
+        self._columns: dict[int, list[Any]] = {}
+
+    def __len__(self) -> int:
+        return int(self._batch.num_rows)
+
+    def value(self, position: int, row: int) -> Any:
+        column = self._columns.get(position)
+        if column is None:
+            raw = self._batch.column(position).to_pylist()
+            convert = self._converters[position]
+            column = raw if convert is _identity else [convert(v) for v in raw]
+            self._columns[position] = column
+        return column[row]
+
+    def record(self, row: int) -> LazyRecord:
+        return LazyRecord(self, row)
+
+
+class LazyRecord(MutableMapping[str, Any]):
+    """A record of a ``BatchRecords`` batch: reads fields on demand, and takes changes as a dict would."""
+
+    __slots__ = ("_records", "_row", "_changes", "_deleted")
+
+    def __init__(self, records: BatchRecords, row: int) -> None:
+        self._records = records
+        self._row = row
+        self._changes: dict[str, Any] = {}
+        self._deleted: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._changes:
+            return self._changes[key]
+        position = self._records.positions.get(key)
+        if position is None or key in self._deleted:
+            raise KeyError(key)
+        return self._records.value(position, self._row)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._changes[key] = value
+        self._deleted.discard(key)
+
+    def __delitem__(self, key: str) -> None:
+        if key in self._changes:
+            del self._changes[key]
+            if key in self._records.positions:
+                self._deleted.add(key)
+            return
+        if key not in self._records.positions or key in self._deleted:
+            raise KeyError(key)
+        self._deleted.add(key)
+
+    def __iter__(self) -> Iterator[str]:
+        for name in self._records.names:
+            if name not in self._deleted:
+                yield name
+        for name in self._changes:
+            if name not in self._records.positions:
+                yield name
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def copy(self) -> DynamicRecord:
+        return DynamicRecord(self.items())
+
+    def __repr__(self) -> str:
+        return f"DynamicRecord({dict(self.items())!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]

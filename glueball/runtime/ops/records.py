@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.runtime.dynamicframe import CHOICE_METADATA
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.gluetypes import ELEMENT_CHOICE_METADATA
-from glueball.runtime.records import error_text, is_choice_field, record_converter, record_to_json
+from glueball.runtime.records import BatchRecords, error_text, is_choice_field, record_converter, record_to_json
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -123,20 +123,20 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
     def run(batches: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        convert = record_converter(schema, by_name=True)
         for batch in batches:
+            records = BatchRecords(batch, schema)
             keep: list[bool] = []
             messages: list[str | None] = []
             inputs: list[str | None] = []
-            for row in batch.to_pylist():
+            for row in range(len(records)):
                 try:
-                    kept = bool(f(convert(row)))
+                    kept = bool(f(records.record(row)))
                 except (KeyError, ValueError, TypeError):
                     kept = False
                 except Exception as exc:  # noqa: BLE001 - every other failure becomes an error record, as in Glue
                     keep.append(True)
                     messages.append(error_text(exc))
-                    inputs.append(record_to_json(convert(row)))
+                    inputs.append(record_to_json(records.record(row)))
                     continue
                 keep.append(kept)
                 if kept:
@@ -175,13 +175,11 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     A record whose ``f`` raises, or returns None or an empty record, becomes an error record
     (``error_stage`` "Map"), as in Glue.
     """
-    schema = frame._df.schema
 
-    def run(rows: Iterable[Any]) -> Iterator[tuple[str | None, str | None, str | None]]:
-        convert = record_converter(schema, by_name=True)
-        for row in rows:
+    def run(records: BatchRecords) -> Iterator[tuple[str | None, str | None, str | None]]:
+        for row in range(len(records)):
             try:
-                result = f(convert(row))
+                result = f(records.record(row))
                 if not result:
                     raise GlueRuntimeError(_NONE_RESULT)
                 if not isinstance(result, Mapping):
@@ -189,7 +187,7 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
                         f"User-specified function returned {type(result).__name__} instead of DynamicRecord")
                 yield (record_to_json(result), None, None)
             except Exception as exc:  # noqa: BLE001 - the record becomes an error record, as in Glue
-                yield (None, error_text(exc), record_to_json(convert(row)))
+                yield (None, error_text(exc), record_to_json(records.record(row)))
 
     return _from_texts(frame, run, "Map", transformation_ctx, stage_threshold, total_threshold)
 
@@ -203,11 +201,9 @@ def map_partitions(frame: DynamicFrame, f: Callable[[Iterator[Any]], Iterable[An
     cannot be tied to one record); a yielded value that is not a record becomes an error
     record (``error_stage`` "mapPartitions").
     """
-    schema = frame._df.schema
 
-    def run(rows: Iterable[Any]) -> Iterator[tuple[str | None, str | None, str | None]]:
-        convert = record_converter(schema, by_name=True)
-        for result in f(convert(row) for row in rows):
+    def run(records: BatchRecords) -> Iterator[tuple[str | None, str | None, str | None]]:
+        for result in f(records.record(row) for row in range(len(records))):
             if isinstance(result, Mapping) and result:
                 yield (record_to_json(result), None, None)
             else:
@@ -218,7 +214,7 @@ def map_partitions(frame: DynamicFrame, f: Callable[[Iterator[Any]], Iterable[An
     return _from_texts(frame, run, "mapPartitions", transformation_ctx, stage_threshold, total_threshold)
 
 
-def _from_texts(frame: DynamicFrame, run: Callable[[Iterable[Any]], Iterator[tuple[Any, ...]]], stage: str,
+def _from_texts(frame: DynamicFrame, run: Callable[[BatchRecords], Iterator[tuple[Any, ...]]], stage: str,
                 transformation_ctx: str, stage_threshold: int, total_threshold: int) -> DynamicFrame:
     """The frame of the JSON texts ``run`` makes from the input's records (Arrow rows), with their error records.
 
@@ -229,13 +225,14 @@ def _from_texts(frame: DynamicFrame, run: Callable[[Iterable[Any]], Iterator[tup
     from pyspark.sql import functions as F
 
     df = frame._df
+    schema = df.schema  # the closure below runs on executors: it must not hold the DataFrame
 
     def batches(arrow_batches: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         names = ["value", _ERR_MESSAGE, _ERR_INPUT]
         for batch in arrow_batches:
-            columns = list(zip(*run(batch.to_pylist()), strict=True)) or [(), (), ()]
+            columns = list(zip(*run(BatchRecords(batch, schema)), strict=True)) or [(), (), ()]
             yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
 
     tagged = df.mapInArrow(batches, _texts_schema()).persist(StorageLevel.MEMORY_AND_DISK)
