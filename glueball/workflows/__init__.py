@@ -1,0 +1,1 @@
+"""Triggers, AWS cron schedules, workflows and their scheduler."""
