@@ -43,6 +43,7 @@ coverage-doc: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/catalog.py
 	$(BIN)/python bench/runtime.py
+	$(BIN)/python bench/crawler.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -10,7 +10,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glueball.api.dispatch import dispatch, load_handlers
 from glueball.api.identity import AccountDirectory, Caller
@@ -18,6 +18,9 @@ from glueball.api.model import TARGET_PREFIX
 from glueball.config import Settings
 from glueball.errors import GlueError, SerializationException, UnknownOperationException
 from glueball.store.engine import Store
+
+if TYPE_CHECKING:
+    from glueball.crawlers.runner import CrawlRunner
 
 log = logging.getLogger("glueball")
 
@@ -43,6 +46,19 @@ class Glueball:
         self.store = Store(self.settings.database_url, migrate=migrate)
         self.accounts = accounts or AccountDirectory()
         load_handlers()
+        self._crawls: CrawlRunner | None = None
+        from glueball.crawlers.runner import reconcile
+
+        reconcile(self)  # crawls a dead process left RUNNING end FAILED
+
+    @property
+    def crawls(self) -> CrawlRunner:
+        """The crawls this process runs (background threads), created on first use."""
+        if self._crawls is None:
+            from glueball.crawlers.runner import CrawlRunner
+
+            self._crawls = CrawlRunner(self)
+        return self._crawls
 
     def caller(self, authorization: str | None) -> Caller:
         return self.accounts.caller(authorization, self.settings.region)
@@ -75,4 +91,6 @@ class Glueball:
         return name
 
     def close(self) -> None:
+        if self._crawls is not None:
+            self._crawls.close()
         self.store.dispose()

@@ -73,6 +73,34 @@ class SerializationException(GlueError):
     code = "SerializationException"
 
 
+class CrawlerRunningException(GlueError):
+    code = "CrawlerRunningException"
+
+
+class CrawlerNotRunningException(GlueError):
+    code = "CrawlerNotRunningException"
+
+
+class CrawlerStoppingException(GlueError):
+    code = "CrawlerStoppingException"
+
+
+class SchedulerRunningException(GlueError):
+    code = "SchedulerRunningException"
+
+
+class SchedulerNotRunningException(GlueError):
+    code = "SchedulerNotRunningException"
+
+
+class SchedulerTransitioningException(GlueError):
+    code = "SchedulerTransitioningException"
+
+
+class NoScheduleException(GlueError):
+    code = "NoScheduleException"
+
+
 ALL_ERRORS: tuple[type[GlueError], ...] = (
     EntityNotFoundException,
     AlreadyExistsException,
@@ -86,4 +114,11 @@ ALL_ERRORS: tuple[type[GlueError], ...] = (
     InternalServiceException,
     UnknownOperationException,
     SerializationException,
+    CrawlerRunningException,
+    CrawlerNotRunningException,
+    CrawlerStoppingException,
+    SchedulerRunningException,
+    SchedulerNotRunningException,
+    SchedulerTransitioningException,
+    NoScheduleException,
 )

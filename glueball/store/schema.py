@@ -150,3 +150,66 @@ class TagRow(Base):
     resource_arn: Mapped[str] = mapped_column(String(1024), primary_key=True)
     key: Mapped[str] = mapped_column(String(128), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class CrawlerRow(Base):
+    """A crawler; ``state`` changes only by compare-and-swap (glueball.crawlers.store)."""
+
+    __tablename__ = "glue_crawler"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    spec: Mapped[dict[str, Any]]
+    version: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16))
+    schedule: Mapped[str | None] = mapped_column(Text, nullable=True)
+    schedule_state: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+    # the crawl in progress, and which process runs it (host:pid:boot id) with its heartbeat
+    current_crawl: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    crawl_start: Mapped[float | None] = mapped_column(Float, nullable=True)
+    runner: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    heartbeat: Mapped[float | None] = mapped_column(Float, nullable=True)
+    last_crawl: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    # the engine's state after the last successful crawl (incremental crawls)
+    crawl_state: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+
+
+class CrawlRow(Base):
+    """One crawl of a crawler (ListCrawls, GetCrawlerMetrics)."""
+
+    __tablename__ = "glue_crawl"
+    __table_args__ = (
+        UniqueConstraint("crawl_id"),
+        Index("ix_crawl_crawler_start", "crawler_id", "start_time"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    crawler_id: Mapped[int] = mapped_column(ForeignKey("glue_crawler.id", ondelete="CASCADE"))
+    crawl_id: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(16))
+    start_time: Mapped[float] = mapped_column(Float)
+    end_time: Mapped[float | None] = mapped_column(Float, nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # tables/partitions created, updated and deleted, as the engine reported them
+    stats: Mapped[dict[str, Any]]
+    access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+
+
+class ClassifierRow(Base):
+    __tablename__ = "glue_classifier"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    kind: Mapped[str] = mapped_column(String(32))
+    spec: Mapped[dict[str, Any]]
+    version: Mapped[int] = mapped_column(Integer)
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)

@@ -28,6 +28,19 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('account_id', 'region', 'name')
     )
+    op.create_table('glue_classifier',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=False),
+    sa.Column('kind', sa.String(length=32), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'name')
+    )
     op.create_table('glue_connection',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('account_id', sa.String(length=64), nullable=False),
@@ -36,6 +49,27 @@ def upgrade() -> None:
     sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('create_time', sa.Float(), nullable=False),
     sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'name')
+    )
+    op.create_table('glue_crawler',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('schedule', sa.Text(), nullable=True),
+    sa.Column('schedule_state', sa.String(length=16), nullable=True),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.Column('current_crawl', sa.String(length=64), nullable=True),
+    sa.Column('crawl_start', sa.Float(), nullable=True),
+    sa.Column('runner', sa.String(length=255), nullable=True),
+    sa.Column('heartbeat', sa.Float(), nullable=True),
+    sa.Column('last_crawl', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('crawl_state', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('account_id', 'region', 'name')
     )
@@ -67,6 +101,23 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('database_id', 'name')
     )
+    op.create_table('glue_crawl',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('crawler_id', sa.Integer(), nullable=False),
+    sa.Column('crawl_id', sa.String(length=64), nullable=False),
+    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('start_time', sa.Float(), nullable=False),
+    sa.Column('end_time', sa.Float(), nullable=True),
+    sa.Column('error_message', sa.Text(), nullable=True),
+    sa.Column('stats', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.ForeignKeyConstraint(['crawler_id'], ['glue_crawler.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('crawl_id')
+    )
+    with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
+        batch_op.create_index('ix_crawl_crawler_start', ['crawler_id', 'start_time'], unique=False)
+
     op.create_table('catalog_partition',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('table_id', sa.Integer(), nullable=False),
@@ -143,9 +194,15 @@ def downgrade() -> None:
         batch_op.drop_index('ix_partition_table_id')
 
     op.drop_table('catalog_partition')
+    with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
+        batch_op.drop_index('ix_crawl_crawler_start')
+
+    op.drop_table('glue_crawl')
     op.drop_table('catalog_table')
     op.drop_table('catalog_function')
     op.drop_table('resource_tag')
+    op.drop_table('glue_crawler')
     op.drop_table('glue_connection')
+    op.drop_table('glue_classifier')
     op.drop_table('catalog_database')
     # ### end Alembic commands ###

@@ -1,0 +1,310 @@
+"""Running crawls: background threads of the server, or synchronously for ``glueball crawl``.
+
+StartCrawler moves the crawler READY -> RUNNING (compare-and-swap) and hands the
+crawl to a daemon thread, so the request returns at once. The thread calls the
+crawl engine (``glueball.crawlers.engine.run_crawl``) with an in-process Glue
+client of the caller's account and region, so the engine writes the catalog of
+that account. When the engine returns, raises ``CrawlStopped`` (after
+StopCrawler) or fails, the crawl's end is recorded: ``LastCrawl`` SUCCEEDED,
+CANCELLED or FAILED, the crawl history row, its statistics, the engine's state
+for the next incremental crawl, and the crawler is READY again.
+
+Each crawl writes its log to ``$GLUEBALL_HOME/logs/crawlers/<crawler>/<crawl id>.log``
+(Glue's LogGroup ``/aws-glue/crawlers``, LogStream the crawler name,
+MessagePrefix the crawl id). A process records itself (host, pid, boot id) and
+a heartbeat on the crawls it runs; at start-up, crawls whose process is gone
+are reconciled to READY with a FAILED last crawl.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import quote
+
+from glueball.catalog.models import Scope
+from glueball.crawlers.models import LOG_GROUP, CrawlStats, LastCrawlStatus
+from glueball.crawlers.service import CrawlerService, CrawlStart, abandon_orphans, beat
+
+if TYPE_CHECKING:
+    from glueball.app import Glueball
+
+log = logging.getLogger("glueball.crawlers")
+
+Progress = Callable[[str, int, int], None]
+RESTARTED_MESSAGE = "server restarted during the crawl"
+HEARTBEAT_SECONDS = 15.0
+STALE_SECONDS = 120.0
+STOP_POLL_SECONDS = 0.5
+_BOOT_ID = uuid.uuid4().hex[:12]
+
+
+@dataclass
+class EngineHook:
+    """A stand-in crawl engine for unit-level tests: ``run_crawl`` and the exception that means "stopped"."""
+
+    run_crawl: Callable[..., Any]
+    stopped: type[BaseException]
+
+
+ENGINE_HOOK: EngineHook | None = None
+
+
+def _engine() -> EngineHook:
+    if ENGINE_HOOK is not None:
+        return ENGINE_HOOK
+    engine = importlib.import_module("glueball.crawlers.engine")
+    return EngineHook(engine.run_crawl, engine.CrawlStopped)
+
+
+def process_identity() -> str:
+    """``host:pid:boot`` of this process, recorded on the crawls it runs."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_BOOT_ID}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def is_orphan(runner: str | None, heartbeat: float | None) -> bool:
+    """Whether a crawl recorded as run by ``runner`` has no live process any more."""
+    if runner is None:
+        return True
+    host, _, rest = runner.partition(":")
+    pid_text, _, boot = rest.partition(":")
+    stale = heartbeat is None or time.time() - heartbeat > STALE_SECONDS
+    if host != socket.gethostname():
+        return stale
+    if not pid_text.isdigit():
+        return True
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return boot != _BOOT_ID
+    return not _pid_alive(pid) or stale
+
+
+def log_path(home: Path, crawler_name: str, crawl_id: str) -> Path:
+    """Where a crawl's log lives: ``logs/crawlers/<crawler name, %-quoted>/<crawl id>.log``."""
+    return home / "logs" / "crawlers" / quote(crawler_name, safe="") / f"{crawl_id}.log"
+
+
+@dataclass
+class CrawlResult:
+    """How a crawl ended."""
+
+    crawl_id: str
+    status: LastCrawlStatus
+    stats: CrawlStats = field(default_factory=CrawlStats)
+    error: str | None = None
+    log_file: Path | None = None
+
+
+class _CrawlLog:
+    def __init__(self, path: Path, crawl_id: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.crawl_id = crawl_id
+        self._file: TextIO = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def __call__(self, message: str) -> None:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        with self._lock:
+            for line in str(message).splitlines() or [""]:
+                self._file.write(f"{stamp} [{self.crawl_id}] {line}\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class CrawlRunner:
+    """The crawls of one process: starts them, stops them, keeps their heartbeat."""
+
+    def __init__(self, app: Glueball) -> None:
+        self.app = app
+        self.identity = process_identity()
+        self._stops: dict[str, threading.Event] = {}
+        self._names: dict[tuple[Scope, str], str] = {}
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._heartbeat: threading.Thread | None = None
+
+    # -- entry points
+
+    def start(self, scope: Scope, access_key: str | None, name: str) -> str:
+        """StartCrawler: RUNNING now, crawling in a background thread; returns the crawl id.
+
+        Raises:
+            EntityNotFoundException: no such crawler.
+            CrawlerRunningException: it is already running or stopping.
+        """
+        begun = CrawlerService(self.app.store, scope).begin_crawl(name, self.identity, access_key)
+        self._track(scope, begun)
+        thread = threading.Thread(target=self._run_in_background, args=(scope, access_key, begun),
+                                  name=f"crawl-{name}", daemon=True)
+        thread.start()
+        return begun.crawl_id
+
+    def run(self, scope: Scope, access_key: str | None, name: str, progress: Progress | None = None) -> CrawlResult:
+        """Crawl synchronously (``glueball crawl``): the same transitions, history and log as a server crawl.
+
+        Raises:
+            EntityNotFoundException: no such crawler.
+            CrawlerRunningException: it is already running or stopping.
+        """
+        begun = CrawlerService(self.app.store, scope).begin_crawl(name, self.identity, access_key)
+        self._track(scope, begun)
+        return self._execute(scope, access_key, begun, progress)
+
+    def signal_stop(self, scope: Scope, name: str) -> None:
+        """After StopCrawler: wake a crawl of this process at once (others notice through the store)."""
+        with self._lock:
+            crawl_id = self._names.get((scope, name))
+            event = self._stops.get(crawl_id) if crawl_id else None
+        if event is not None:
+            event.set()
+
+    def active(self) -> list[str]:
+        with self._lock:
+            return list(self._stops)
+
+    def close(self) -> None:
+        self._closed.set()
+
+    # -- internals
+
+    def _track(self, scope: Scope, begun: CrawlStart) -> None:
+        with self._lock:
+            self._stops[begun.crawl_id] = threading.Event()
+            self._names[(scope, begun.crawler.name)] = begun.crawl_id
+            if self._heartbeat is None:
+                self._heartbeat = threading.Thread(target=self._beat, name="crawl-heartbeat", daemon=True)
+                self._heartbeat.start()
+
+    def _untrack(self, scope: Scope, begun: CrawlStart) -> None:
+        with self._lock:
+            self._stops.pop(begun.crawl_id, None)
+            if self._names.get((scope, begun.crawler.name)) == begun.crawl_id:
+                del self._names[(scope, begun.crawler.name)]
+
+    def _beat(self) -> None:
+        while not self._closed.wait(HEARTBEAT_SECONDS):
+            with self._lock:  # decide to exit under the lock, so that _track starts a new beat after us
+                crawls = list(self._stops)
+                if not crawls:
+                    self._heartbeat = None
+                    return
+            try:
+                beat(self.app.store, crawls)
+            except Exception:  # the store may be briefly unreachable; the next beat retries
+                log.warning("crawl heartbeat failed", exc_info=True)
+
+    def _run_in_background(self, scope: Scope, access_key: str | None, begun: CrawlStart) -> None:
+        try:
+            self._execute(scope, access_key, begun, None)
+        except Exception:
+            log.exception("crawl %s of crawler %s could not be recorded", begun.crawl_id, begun.crawler.name)
+
+    def _should_stop(self, service: CrawlerService, crawl_id: str) -> Callable[[], bool]:
+        event = self._stops.get(crawl_id) or threading.Event()
+        checked = [0.0]
+
+        def should_stop() -> bool:
+            if event.is_set():
+                return True
+            moment = time.monotonic()
+            if moment - checked[0] >= STOP_POLL_SECONDS:
+                checked[0] = moment
+                if service.stop_requested(crawl_id):
+                    event.set()
+            return event.is_set()
+
+        return should_stop
+
+    def _execute(self, scope: Scope, access_key: str | None, begun: CrawlStart,
+                 progress: Progress | None) -> CrawlResult:
+        from glueball.api.client import GlueClient
+
+        name, crawl_id = begun.crawler.name, begun.crawl_id
+        service = CrawlerService(self.app.store, scope)
+        path = log_path(self.app.settings.home, name, crawl_id)
+        crawl_log = _CrawlLog(path, crawl_id)
+        result = CrawlResult(crawl_id, LastCrawlStatus.FAILED, log_file=path)
+        state: dict[str, Any] | None = None
+        try:
+            crawl_log(f"Crawler {name}: crawl {crawl_id} started (log group {LOG_GROUP}, log stream {name})")
+            engine = _engine()
+            glue = GlueClient(self.app, access_key=access_key, region=scope.region)
+            crawler = glue.get_crawler(Name=name)["Crawler"]
+            classifiers = []
+            for classifier_name in crawler.get("Classifiers") or []:
+                try:
+                    classifiers.append(glue.get_classifier(Name=classifier_name)["Classifier"])
+                except Exception:  # deleted since the crawler was defined: crawl without it, as logged
+                    crawl_log(f"Classifier {classifier_name} no longer exists; crawling without it")
+
+            def report(stage: str, done: int, total: int) -> None:
+                if progress is not None:
+                    progress(stage, done, total)
+
+            try:
+                outcome = engine.run_crawl(crawler=crawler, classifiers=classifiers, glue=glue,
+                                           previous_state=begun.previous_state, progress=report,
+                                           should_stop=self._should_stop(service, crawl_id), log=crawl_log,
+                                           object_store=self.app.settings.object_store)
+            except engine.stopped:
+                result.status = LastCrawlStatus.CANCELLED
+                crawl_log(f"Crawler {name}: crawl stopped by StopCrawler")
+            else:
+                result.status = LastCrawlStatus.SUCCEEDED
+                result.stats = CrawlStats(
+                    outcome.tables_created, outcome.tables_updated, outcome.tables_deleted,
+                    outcome.partitions_created, outcome.partitions_updated, outcome.partitions_deleted)
+                state = outcome.state
+                crawl_log(f"Crawler {name}: crawl completed: {result.stats.to_json()}")
+        except KeyboardInterrupt:
+            result.status = LastCrawlStatus.CANCELLED  # Ctrl-C on ``glueball crawl``
+            crawl_log(f"Crawler {name}: crawl interrupted")
+            raise
+        except Exception as exc:
+            result.status = LastCrawlStatus.FAILED
+            result.error = (str(exc) or type(exc).__name__)[:2048]
+            crawl_log(f"Crawler {name}: crawl failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            log.info("crawl %s of crawler %s failed: %s", crawl_id, name, result.error)
+        finally:
+            try:
+                try:
+                    service.finish_crawl(crawl_id, result.status, result.error, result.stats, state)
+                except Exception as exc:  # e.g. an engine state that cannot be stored: still end the crawl
+                    log.exception("recording crawl %s of crawler %s failed", crawl_id, name)
+                    result.status, result.error = LastCrawlStatus.FAILED, f"could not record the crawl: {exc}"
+                    service.finish_crawl(crawl_id, result.status, result.error[:2048], result.stats, None)
+            finally:
+                self._untrack(scope, begun)
+                crawl_log.close()
+        return result
+
+
+def reconcile(app: Glueball) -> list[str]:
+    """At start-up: crawlers left RUNNING/STOPPING by a process that died become READY, last crawl FAILED."""
+    abandoned = abandon_orphans(app.store, is_orphan, RESTARTED_MESSAGE)
+    if abandoned:
+        log.warning("crawlers left running by a stopped process are READY again: %s", ", ".join(abandoned))
+    return abandoned
