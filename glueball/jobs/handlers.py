@@ -1,0 +1,1 @@
+"""Wire handlers of jobs, job runs and job bookmarks."""
