@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from glueball.globs import glob_to_regex
 from glueball.runtime import paths
 from glueball.runtime.errors import GlueRuntimeError
 
@@ -38,45 +39,8 @@ def _hidden(name: str) -> bool:
 
 @lru_cache(maxsize=256)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """The regex of a Unix-style glob: ``*`` stays in one component, ``**`` crosses them."""
-    out: list[str] = []
-    i = 0
-    depth = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "*":
-            if pattern.startswith("**", i):
-                out.append(".*")
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = pattern.find("]", i + 1)
-            if end < 0:
-                out.append(re.escape(ch))
-            else:
-                body = pattern[i + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        elif ch == "{":
-            depth += 1
-            out.append("(?:")
-        elif ch == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif ch == "," and depth:
-            out.append("|")
-        elif ch == "\\" and i + 1 < len(pattern):
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+    """The regex of a Glue exclusion glob: ``*`` stays in one component, ``**`` crosses them."""
+    return re.compile(glob_to_regex(pattern) + r"\Z", re.DOTALL)
 
 
 def parse_exclusions(value: Any) -> list[str]:
