@@ -1,8 +1,9 @@
 """``Job``: a script's run of a Glue job (upstream ``awsglue.job.Job``).
 
-``init`` names the run and reads its arguments; ``commit`` marks it done. Job
-bookmarks (state per ``transformation_ctx`` made visible at ``commit``) hook in
-here through ``glueball.runtime.bookmarks`` when the jobs service provides them.
+``init`` names the run, reads its arguments and loads the job's bookmark
+(``job-bookmark-enable``/``-pause``); ``commit`` marks the run done and makes the
+state its bookmarked sources recorded (per ``transformation_ctx``) the job's
+bookmark, all at once. See ``glueball.runtime.bookmarks``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from glueball.runtime import bookmarks as job_bookmarks
 from glueball.runtime.options import (
     BOOKMARK_RANGE_OPTIONS,
     CONTINUATION_OPTION,
@@ -56,6 +58,7 @@ class Job:
         self._args: dict[str, Any] = {}
         self._run_id: str | None = None
         self._committed = False
+        self._bookmarks: job_bookmarks.JobBookmarks | None = None
 
     def init(self, job_name: str, args: Mapping[str, Any] | None = None) -> None:
         """Start the run of ``job_name`` with the resolved ``args``."""
@@ -66,8 +69,8 @@ class Job:
         self._run_id = (self._args.get("JOB_RUN_ID") or os.environ.get("GLUEBALL_JOB_RUN_ID")
                         or f"jr_{uuid.uuid4().hex}")
         self._committed = False
-        log.info("job %s run %s started (bookmarks: %s)", job_name, self._run_id,
-                 self._args.get("job_bookmark_option", "job-bookmark-disable"))
+        self._bookmarks = job_bookmarks.load(job_name, self._run_id, self._args)
+        log.info("job %s run %s started (bookmarks: %s)", job_name, self._run_id, self._bookmarks.option)
 
     def isInitialized(self) -> bool:  # noqa: N802
         return self._name is not None
@@ -84,9 +87,22 @@ class Job:
     def committed(self) -> bool:
         return self._committed
 
+    @property
+    def bookmarks(self) -> job_bookmarks.JobBookmarks | None:
+        """The run's bookmark (loaded by ``init``)."""
+        return self._bookmarks
+
     def commit(self) -> None:
-        """Finish the run successfully (bookmark state, when enabled, becomes visible now)."""
+        """Finish the run successfully: with job-bookmark-enable, what its sources read becomes the bookmark.
+
+        Committing again is harmless: the service keeps the run's first commit.
+        """
         if self._name is None:
             raise RuntimeError("Job.commit() called before Job.init()")
+        if self._bookmarks is not None:
+            entry = self._bookmarks.commit()
+            if entry is not None:
+                log.info("job %s bookmark version %s committed by run %s", self._name, entry.get("Version"),
+                         self._run_id)
         self._committed = True
         log.info("job %s run %s committed", self._name, self._run_id)

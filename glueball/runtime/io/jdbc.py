@@ -14,8 +14,15 @@ Connection options (Glue's names):
   appended), ``sampleSize`` (at most that many rows).
 - ``customJdbcDriverClassName`` (the jar must be on Spark's classpath: ``GLUEBALL_EXTRA_JARS``),
   ``bulkSize`` (parallel inserts on write).
-- ``jobBookmarkKeys``, ``jobBookmarkKeysSortOrder``: accepted; job bookmarks are not
-  applied yet (every run reads the whole table or query).
+- job bookmarks (a read with a ``transformation_ctx`` in a run with bookmarks enabled or
+  paused): ``jobBookmarkKeys`` (a list of columns, or a JSON list / comma-separated string;
+  default: the table's primary key, read from the database's metadata) and
+  ``jobBookmarkKeysSortOrder`` (``asc``, the default: new rows have larger keys; or ``desc``).
+  A run reads the rows whose keys compare greater (``desc``: smaller) than the recorded
+  ones — several keys compare as one tuple — and no further than the last key found when
+  the read starts, which is what it records; rows with a NULL key are only read by a run
+  without a recorded state (a NULL never compares greater). With ``sampleQuery`` the keys
+  must be given. Keys must be strictly monotonic, as Glue requires.
 
 MySQL URLs (``jdbc:mysql://``, also ``jdbc:mariadb://``) work with MariaDB Connector/J
 when MySQL's driver is not on the classpath: Spark's MySQL dialect is kept and the
@@ -24,6 +31,7 @@ driver class is ``org.mariadb.jdbc.Driver``, which accepts ``jdbc:mysql:`` URLs.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Mapping
@@ -31,6 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from glueball.runtime import bookmarks
 from glueball.runtime.errors import GlueRuntimeError
 
 if TYPE_CHECKING:
@@ -205,13 +214,11 @@ def _sample_source(query: str, partitioned: bool) -> str:
     return text
 
 
-def read_jdbc(glue_ctx: Any, connection_type: str | None, options: Mapping[str, Any]) -> DataFrame:
-    """A DataFrame of a JDBC table or query, with Glue's parallel-read and sampling options."""
+def read_jdbc(glue_ctx: Any, connection_type: str | None, options: Mapping[str, Any],
+              transformation_ctx: str = "") -> DataFrame:
+    """A DataFrame of a JDBC table or query, with Glue's parallel-read, sampling and bookmark options."""
     spark: SparkSession = glue_ctx.spark_session
     target = resolve_target(glue_ctx, connection_type, options)
-    for accepted in ("jobBookmarkKeys", "jobBookmarkKeysSortOrder"):
-        if accepted in options:
-            log.info("JDBC option %s accepted; job bookmarks are not applied to reads yet", accepted)
     sample_query = options.get("sampleQuery")
     dbtable = options.get("dbtable")
     if not sample_query and not dbtable:
@@ -230,6 +237,9 @@ def read_jdbc(glue_ctx: Any, connection_type: str | None, options: Mapping[str, 
         table = f"({source}) glueball_sample"
     else:
         table = str(dbtable)
+    bookmark = bookmarks.for_source(transformation_ctx)
+    if bookmark is not None:
+        table = _bookmarked_table(spark, target, table, options, bookmark, transformation_ctx)
     predicates = partition_predicates(target.vendor, hashfield, hashexpression, partitions)
     props = target.properties()
     if options.get("fetchsize"):
@@ -257,3 +267,160 @@ def write_jdbc(glue_ctx: Any, df: DataFrame, connection_type: str | None, option
     if options.get("batchsize"):
         writer = writer.option("batchsize", str(int(options["batchsize"])))
     writer.save()
+
+
+# ---------------------------------------------------------------- job bookmarks
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def bookmark_keys(options: Mapping[str, Any]) -> list[str] | None:
+    """``jobBookmarkKeys`` as a list (None when not given)."""
+    value = options.get("jobBookmarkKeys")
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        keys = json.loads(text) if text.startswith("[") else [k.strip() for k in text.split(",")]
+    else:
+        keys = list(value)
+    for key in keys:
+        if not isinstance(key, str) or not _IDENTIFIER.match(key):
+            raise GlueRuntimeError(f"jobBookmarkKeys must be column names, got {key!r}")
+    return [str(k) for k in keys]
+
+
+def bookmark_sort_order(options: Mapping[str, Any]) -> str:
+    order = str(options.get("jobBookmarkKeysSortOrder") or "asc").strip().lower()
+    if order not in ("asc", "desc"):
+        raise GlueRuntimeError(f"jobBookmarkKeysSortOrder must be asc or desc, got {order!r}")
+    return order
+
+
+def _connection(spark: SparkSession, target: JdbcTarget) -> Any:
+    jvm: Any = spark._jvm
+    props = jvm.java.util.Properties()
+    for key, value in target.properties().items():
+        props.setProperty(key, value)
+    jvm.java.lang.Class.forName(target.driver)
+    return jvm.java.sql.DriverManager.getConnection(target.url, props)
+
+
+def primary_key(spark: SparkSession, target: JdbcTarget, dbtable: str) -> list[str]:
+    """The primary key columns of ``dbtable`` (``[schema.]table``), in key order, from the JDBC metadata."""
+    parts = [p.strip() for p in dbtable.split(".")]
+    if not all(parts) or len(parts) > 2:
+        raise GlueRuntimeError(f"cannot find the primary key of dbtable {dbtable!r}; give jobBookmarkKeys")
+
+    def name(part: str) -> str:
+        if part.startswith(('"', "`")):
+            return part[1:-1]
+        return part.lower() if target.vendor == "postgresql" else part
+
+    table = name(parts[-1])
+    conn = _connection(spark, target)
+    try:
+        if target.vendor == "postgresql":
+            catalog, schema = None, name(parts[0]) if len(parts) == 2 else conn.getSchema()
+        else:
+            catalog, schema = (name(parts[0]) if len(parts) == 2 else conn.getCatalog()), None
+        result = conn.getMetaData().getPrimaryKeys(catalog, schema, table)
+        columns: list[tuple[int, str]] = []
+        while result.next():
+            columns.append((int(result.getShort("KEY_SEQ")), str(result.getString("COLUMN_NAME"))))
+        result.close()
+    finally:
+        conn.close()
+    if not columns:
+        raise GlueRuntimeError(f"table {dbtable} has no primary key: give jobBookmarkKeys for its job bookmark")
+    return [column for _seq, column in sorted(columns)]
+
+
+def _literal(vendor: str, value: str, numeric: bool) -> str:
+    if numeric:
+        if not _NUMBER.match(value):
+            raise GlueRuntimeError(f"bookmark key value {value!r} is not a number")
+        return value
+    text = value.replace("'", "''")
+    if vendor == "mysql":
+        text = text.replace("\\", "\\\\")
+    return f"'{text}'"
+
+
+def _compare(vendor: str, keys: list[str], values: list[str], numeric: list[bool], op: str) -> str:
+    literals = [_literal(vendor, v, n) for v, n in zip(values, numeric, strict=True)]
+    if len(keys) == 1:
+        return f"{keys[0]} {op} {literals[0]}"
+    return f"({', '.join(keys)}) {op} ({', '.join(literals)})"
+
+
+def _key_types(spark: SparkSession, target: JdbcTarget, table: str, keys: list[str]) -> list[bool]:
+    """Whether each key column is numeric (then compared with number literals, else with text ones)."""
+    from pyspark.sql.types import NumericType
+
+    schema = spark.read.jdbc(target.url, table, properties=target.properties()).schema
+    types = {f.name.lower(): f.dataType for f in schema.fields}
+    missing = [k for k in keys if k.lower() not in types]
+    if missing:
+        raise GlueRuntimeError(f"job bookmark keys {', '.join(missing)} are not columns of {table}")
+    return [isinstance(types[k.lower()], NumericType) for k in keys]
+
+
+def _last_keys(spark: SparkSession, target: JdbcTarget, table: str, keys: list[str], order: str,
+               condition: str) -> list[str] | None:
+    """The keys (as text) of the row furthest along the sort order that satisfies ``condition``."""
+    as_text = "text" if target.vendor == "postgresql" else "CHAR"
+    columns = ", ".join(f"CAST({k} AS {as_text}) AS glueball_k{i}" for i, k in enumerate(keys))
+    direction = "DESC" if order == "asc" else "ASC"
+    ordering = ", ".join(f"{k} {direction}" for k in keys)
+    not_null = " AND ".join(f"{k} IS NOT NULL" for k in keys)
+    query = (f"(SELECT {columns} FROM {table} WHERE {condition} AND {not_null} ORDER BY {ordering} LIMIT 1) "
+             "glueball_bound")
+    rows = spark.read.jdbc(target.url, query, properties=target.properties()).collect()
+    if not rows:
+        return None
+    return [str(rows[0][f"glueball_k{i}"]) for i in range(len(keys))]
+
+
+def _bookmarked_table(spark: SparkSession, target: JdbcTarget, table: str, options: Mapping[str, Any],
+                      bookmark: bookmarks.JobBookmarks, ctx: str) -> str:
+    """``table`` restricted to the rows this run's bookmark covers; records the new state."""
+    keys = bookmark_keys(options)
+    if keys is None:
+        if options.get("sampleQuery"):
+            raise GlueRuntimeError("a bookmarked sampleQuery read needs jobBookmarkKeys")
+        keys = primary_key(spark, target, str(options.get("dbtable")))
+    order = bookmark_sort_order(options)
+    after, up_to = (">", "<=") if order == "asc" else ("<", ">=")
+    numeric = _key_types(spark, target, table, keys)
+
+    def values_of(state: Mapping[str, Any] | None) -> list[str] | None:
+        if not state or state.get("jsonClass") != bookmarks.JDBC_STATE:
+            return None
+        if [k.lower() for k in state.get("keys", [])] != [k.lower() for k in keys] or state.get("sortOrder") != order:
+            raise GlueRuntimeError(f"the job bookmark of {ctx!r} was recorded with keys {state.get('keys')} "
+                                   f"{state.get('sortOrder')}, not {keys} {order}: reset the job bookmark")
+        return [str(v) for v in state.get("values", [])]
+
+    if bookmark.ranged:
+        start = values_of((bookmark.range_from or {}).get(ctx))
+        end = values_of((bookmark.range_to or {}).get(ctx))
+    else:
+        start = values_of(bookmark.state(ctx))
+        lower = "1 = 1" if start is None else _compare(target.vendor, keys, start, numeric, after)
+        end = _last_keys(spark, target, table, keys, order, lower)
+        if end is not None:
+            bookmark.record(ctx, {"jsonClass": bookmarks.JDBC_STATE, "keys": keys, "sortOrder": order,
+                                  "values": end})
+    if end is None:
+        log.info("bookmark %s: no new rows in %s", ctx, table)
+        return f"(SELECT * FROM {table} WHERE 1 = 0) glueball_bookmark"
+    if start is None:  # from the beginning: rows with a NULL key too (they never compare greater later)
+        nulls = " OR ".join(f"{k} IS NULL" for k in keys)
+        condition = f"({_compare(target.vendor, keys, end, numeric, up_to)}) OR {nulls}"
+    else:
+        condition = (f"{_compare(target.vendor, keys, start, numeric, after)} AND "
+                     f"{_compare(target.vendor, keys, end, numeric, up_to)}")
+    log.info("bookmark %s: rows of %s where %s", ctx, table, condition)
+    return f"(SELECT * FROM {table} WHERE {condition}) glueball_bookmark"

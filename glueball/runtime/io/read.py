@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from glueball.runtime import bookmarks
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.io import catalog as cat
@@ -99,6 +100,7 @@ def read_files_frame(glue_ctx: Any, uris: list[str], fmt: str | None, format_opt
     listed = file_listing.list_files(uris, recurse=formats.as_bool(options.get("recurse"), recurse_default),
                                      exclusions=file_listing.parse_exclusions(options.get("exclusions")),
                                      spark=spark)
+    listed = bookmarks.select_files(transformation_ctx, listed, options)
     if not listed:
         log.warning("no files to read under %s: the frame is empty", ", ".join(uris))
         return formats.empty_frame(spark, []), None
@@ -118,7 +120,7 @@ def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: 
         connection_options: Glue's connection options (see the module docstrings).
         format: the file format (``csv``, ``json``, ``parquet``, ``glueparquet``, ``orc``, ``avro``, ``xml``).
         format_options: Glue's format options.
-        transformation_ctx: the transformation context (names error records; bookmarks later).
+        transformation_ctx: the transformation context (names error records; keys the job bookmark).
         push_down_predicate: a Spark SQL filter applied to the records read.
         kwargs: other keyword arguments (``stageThreshold``, ``totalThreshold``).
     """
@@ -130,7 +132,7 @@ def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: 
         df, errors = read_files_frame(glue_ctx, _paths(connection_options), format, format_options,
                                       connection_options, transformation_ctx, kwargs)
     elif kind in jdbc.JDBC_CONNECTION_TYPES:
-        df, errors = jdbc.read_jdbc(glue_ctx, kind, connection_options), None
+        df, errors = jdbc.read_jdbc(glue_ctx, kind, connection_options, transformation_ctx), None
     else:
         raise unsupported_connection(connection_type)
     if push_down_predicate:
@@ -170,7 +172,7 @@ def read_catalog_frame(glue_ctx: Any, database: str | None, table_name: str | No
     spark = glue_ctx.spark_session
     if cat.is_jdbc_table(table):
         options = _jdbc_table_options(glue_ctx, table, additional_options)
-        df = jdbc.read_jdbc(glue_ctx, None, options)
+        df = jdbc.read_jdbc(glue_ctx, None, options, transformation_ctx)
         if push_down_predicate:
             df = df.where(push_down_predicate)
         return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
@@ -198,6 +200,7 @@ def read_catalog_frame(glue_ctx: Any, database: str | None, table_name: str | No
             raise GlueRuntimeError(f"table {database}.{table_name} has no location")
         listed = file_listing.list_files([location], recurse=True, exclusions=exclusions, spark=spark)
         partition_of = {}
+    listed = bookmarks.select_files(transformation_ctx, listed, additional_options)
     if not listed:
         df = formats.empty_frame(spark, cat.column_fields(columns) + key_fields)
         return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
