@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from glueball.api.dispatch import dispatch, load_handlers
+from glueball.api.dispatch import INTERNAL_PREFIX, dispatch, dispatch_internal, load_handlers
 from glueball.api.identity import AccountDirectory, Caller
 from glueball.api.model import TARGET_PREFIX
 from glueball.config import Settings
@@ -21,6 +21,7 @@ from glueball.store.engine import Store
 
 if TYPE_CHECKING:
     from glueball.crawlers.runner import CrawlRunner
+    from glueball.jobs.runner import JobRunner
 
 log = logging.getLogger("glueball")
 
@@ -47,9 +48,12 @@ class Glueball:
         self.accounts = accounts or AccountDirectory()
         load_handlers()
         self._crawls: CrawlRunner | None = None
+        self._jobs: JobRunner | None = None
         from glueball.crawlers.runner import reconcile
+        from glueball.jobs.runner import reconcile as reconcile_job_runs
 
         reconcile(self)  # crawls a dead process left RUNNING end FAILED
+        reconcile_job_runs(self)  # job runs a dead process left: watched again, or FAILED
 
     @property
     def crawls(self) -> CrawlRunner:
@@ -60,6 +64,15 @@ class Glueball:
             self._crawls = CrawlRunner(self)
         return self._crawls
 
+    @property
+    def jobs(self) -> JobRunner:
+        """The job runs this process launches and watches (background threads), created on first use."""
+        if self._jobs is None:
+            from glueball.jobs.runner import JobRunner
+
+            self._jobs = JobRunner(self)
+        return self._jobs
+
     def caller(self, authorization: str | None) -> Caller:
         return self.accounts.caller(authorization, self.settings.region)
 
@@ -67,12 +80,13 @@ class Glueball:
         """Serve one AWS JSON 1.1 request; never raises."""
         request_id = str(uuid.uuid4())
         try:
-            operation = self._operation(target)
+            prefix, operation = self._operation(target)
             try:
                 request = json.loads(body) if body.strip() else {}
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise SerializationException(f"Request body is not valid JSON: {exc}") from exc
-            response = dispatch(self, self.caller(authorization), operation, request)
+            serve = dispatch if prefix == TARGET_PREFIX else dispatch_internal
+            response = serve(self, self.caller(authorization), operation, request)
             return WireResponse(200, json.dumps(response, default=_default).encode(), request_id)
         except GlueError as err:
             return WireResponse(err.status, json.dumps(err.to_wire()).encode(), request_id)
@@ -82,15 +96,18 @@ class Glueball:
             return WireResponse(500, json.dumps(body_).encode(), request_id)
 
     @staticmethod
-    def _operation(target: str | None) -> str:
+    def _operation(target: str | None) -> tuple[str, str]:
+        """``(prefix, name)`` of ``AWSGlue.<name>`` (Glue) or ``Glueball.<name>`` (glueball's own)."""
         if not target:
             raise UnknownOperationException("Missing X-Amz-Target header")
         prefix, _, name = target.partition(".")
-        if prefix != TARGET_PREFIX or not name:
+        if prefix not in (TARGET_PREFIX, INTERNAL_PREFIX) or not name:
             raise UnknownOperationException(f"Unknown operation {target}")
-        return name
+        return prefix, name
 
     def close(self) -> None:
         if self._crawls is not None:
             self._crawls.close()
+        if self._jobs is not None:
+            self._jobs.close()
         self.store.dispose()

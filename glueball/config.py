@@ -21,13 +21,17 @@ class Settings:
 
     Attributes:
         home: the ``GLUEBALL_HOME`` directory (database, object store, logs).
-        store_url: SQLAlchemy URL of the catalog store; SQLite under ``home`` when empty.
+        store_url: SQLAlchemy URL of the catalog store (default ``$GLUEBALL_STORE``); SQLite under
+            ``home`` when empty.
         region: the region assumed for requests that carry no SigV4 credential scope.
+        endpoint: the URL of this installation's own server (``glueball server`` sets it), given to the
+            job runs it launches as ``GLUEBALL_ENDPOINT``; empty in embedded use.
     """
 
     home: Path = field(default_factory=default_home)
-    store_url: str = ""
+    store_url: str = field(default_factory=lambda: os.environ.get("GLUEBALL_STORE", ""))
     region: str = DEFAULT_REGION
+    endpoint: str = ""
 
     @property
     def database_url(self) -> str:

@@ -101,6 +101,10 @@ class NoScheduleException(GlueError):
     code = "NoScheduleException"
 
 
+class ConcurrentRunsExceededException(GlueError):
+    code = "ConcurrentRunsExceededException"
+
+
 ALL_ERRORS: tuple[type[GlueError], ...] = (
     EntityNotFoundException,
     AlreadyExistsException,
@@ -121,4 +125,5 @@ ALL_ERRORS: tuple[type[GlueError], ...] = (
     SchedulerNotRunningException,
     SchedulerTransitioningException,
     NoScheduleException,
+    ConcurrentRunsExceededException,
 )

@@ -3,6 +3,11 @@
 Handlers are plain functions ``handler(app, caller, request) -> response``
 registered with :func:`operation`; they parse wire dicts into typed models,
 call a service and serialize its answer. Nothing here knows HTTP.
+
+glueball's own operations, which job drivers call on the server that launched
+them (``X-Amz-Target: Glueball.<Operation>``, e.g. ``Glueball.GetJobBookmarkState``),
+are registered with :func:`internal_operation` and served by :func:`dispatch_internal`.
+They are not in the Glue model: their handlers validate their input themselves.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from glueball.errors import (
     AccessDeniedException,
     GlueError,
     InternalServiceException,
+    SerializationException,
     UnknownOperationException,
 )
 
@@ -29,6 +35,8 @@ Response = dict[str, Any]
 Handler = Callable[["Glueball", Caller, Request], Response]
 
 HANDLERS: dict[str, Handler] = {}
+INTERNAL_PREFIX = "Glueball"
+INTERNAL_HANDLERS: dict[str, Handler] = {}
 log = logging.getLogger("glueball.api")
 
 
@@ -46,11 +54,24 @@ def operation(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def internal_operation(name: str) -> Callable[[Handler], Handler]:
+    """Register a handler for glueball's own operation ``Glueball.<name>`` (not a Glue operation)."""
+
+    def register(handler: Handler) -> Handler:
+        if name in INTERNAL_HANDLERS:
+            raise ValueError(f"{INTERNAL_PREFIX}.{name} is registered twice")
+        INTERNAL_HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
 def load_handlers() -> dict[str, Handler]:
     """Import every area's handlers module so that their operations register."""
     import glueball.catalog.handlers  # noqa: F401
     import glueball.connections.handlers  # noqa: F401
     import glueball.crawlers.handlers  # noqa: F401
+    import glueball.jobs.bookmark_handlers  # noqa: F401
     import glueball.jobs.handlers  # noqa: F401
     import glueball.tagging.handlers  # noqa: F401
 
@@ -88,3 +109,27 @@ def dispatch(app: Glueball, caller: Caller, operation_name: str, request: Any) -
     except Exception as exc:
         log.exception("AWSGlue.%s failed", operation_name)
         raise InternalServiceException(f"Internal error in AWSGlue.{operation_name}: {type(exc).__name__}") from exc
+
+
+def dispatch_internal(app: Glueball, caller: Caller, operation_name: str, request: Any) -> Response:
+    """Run glueball's own operation ``Glueball.<operation_name>`` (its handler validates ``request``).
+
+    Raises:
+        GlueError: ``UnknownOperationException`` for an operation glueball does not have, or the handler's error.
+    """
+    load_handlers()
+    handler = INTERNAL_HANDLERS.get(operation_name)
+    if handler is None:
+        raise UnknownOperationException(f"Unknown operation {INTERNAL_PREFIX}.{operation_name}")
+    if request is None:
+        request = {}
+    if not isinstance(request, dict):
+        raise SerializationException(f"{INTERNAL_PREFIX}.{operation_name} expects a JSON object")
+    try:
+        return handler(app, caller, request)
+    except GlueError:
+        raise
+    except Exception as exc:
+        log.exception("%s.%s failed", INTERNAL_PREFIX, operation_name)
+        raise InternalServiceException(
+            f"Internal error in {INTERNAL_PREFIX}.{operation_name}: {type(exc).__name__}") from exc

@@ -100,7 +100,8 @@ def create_app() -> GlueAsgiApp:
     from glueball.config import Settings, log_to_home
 
     config = json.loads(os.environ[_SETTINGS_ENV])
-    settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"])
+    settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
+                        endpoint=config.get("endpoint", ""))
     log_to_home(settings)
     return GlueAsgiApp(Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False))
 
@@ -118,6 +119,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1) -> None:
         return
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
+        "endpoint": glue.settings.endpoint,
         "access_keys": glue.accounts.keys,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

@@ -1,1 +1,189 @@
-"""Wire handlers of jobs, job runs and job bookmarks."""
+"""Wire handlers of jobs, job runs and job bookmarks.
+
+Besides Glue's operations, glueball serves one of its own for job runs:
+``X-Amz-Target: Glueball.GetJobRunMetrics`` with ``{"JobName": ..., "RunId": ...}`` answers
+``{"JobRunId", "JobRunState", "Metrics": {"records_read", "bytes_read", "records_written",
+"bytes_written", "executor_seconds"}, "ExecutionTime", "DPUSeconds", "LogDirectory",
+"OutputLog", "ErrorLog"}`` — what Glue's ``JobRun`` shape has no members for (Glue shows them
+in CloudWatch metrics and log streams). ``glueball jobs runs`` shows them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from glueball.api.dispatch import Request, Response, internal_operation, operation
+from glueball.api.identity import Caller
+from glueball.api.pagination import page_size, paged
+from glueball.app import Glueball
+from glueball.catalog.models import Scope
+from glueball.clock import now
+from glueball.errors import InvalidInputException
+from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
+from glueball.jobs.service import JobRunService, JobService, job_spec
+
+GET_JOB_RUNS_DEFAULT, GET_JOB_RUNS_MAX = 100, 200
+_RUN_MEMBERS = ("Timeout", "MaxCapacity", "AllocatedCapacity", "WorkerType", "NumberOfWorkers", "GlueVersion",
+                "ExecutionClass", "NotificationProperty", "JobMode", "ExecutionRoleSessionPolicy")
+
+
+def _scope(caller: Caller) -> Scope:
+    return Scope(caller.account_id, caller.region)
+
+
+def jobs(app: Glueball, caller: Caller) -> JobService:
+    return JobService(app.store, _scope(caller))
+
+
+def runs(app: Glueball, caller: Caller) -> JobRunService:
+    return JobRunService(app.store, _scope(caller))
+
+
+def job_wire(job: Job) -> dict[str, Any]:
+    """The model's Job structure."""
+    wire: dict[str, Any] = {"Name": job.name}
+    wire.update(job.spec)
+    wire["CreatedOn"] = job.create_time
+    wire["LastModifiedOn"] = job.update_time
+    return wire
+
+
+def execution_seconds(run: JobRun) -> int:
+    """ExecutionTime: seconds the run has consumed so far, or in all once it ended."""
+    if is_ended(run.state):
+        return run.execution_time
+    return max(0, math.ceil(now() - run.started_on))
+
+
+def run_wire(run: JobRun) -> dict[str, Any]:
+    """The model's JobRun structure."""
+    wire: dict[str, Any] = {"Id": run.run_id, "Attempt": run.attempt}
+    if run.previous_run_id:
+        wire["PreviousRunId"] = run.previous_run_id
+    if run.trigger_name:
+        wire["TriggerName"] = run.trigger_name
+    wire.update({"JobName": run.job_name, "StartedOn": run.started_on, "LastModifiedOn": run.last_modified_on})
+    if run.completed_on is not None:
+        wire["CompletedOn"] = run.completed_on
+    wire["JobRunState"] = run.state.value
+    wire["Arguments"] = dict(run.arguments)
+    if run.error_message:
+        wire["ErrorMessage"] = run.error_message
+    wire["PredecessorRuns"] = []
+    wire["ExecutionTime"] = execution_seconds(run)
+    wire["LogGroupName"] = LOG_GROUP
+    for member in _RUN_MEMBERS:
+        if run.spec.get(member) is not None:
+            wire[member] = run.spec[member]
+    if run.dpu_seconds is not None:
+        wire["DPUSeconds"] = run.dpu_seconds
+    return wire
+
+
+# ---------------------------------------------------------------- jobs
+
+@operation("CreateJob")
+def create_job(app: Glueball, caller: Caller, request: Request) -> Response:
+    jobs(app, caller).create(request["Name"], job_spec(request), request.get("Tags"))
+    return {"Name": request["Name"]}
+
+
+@operation("UpdateJob")
+def update_job(app: Glueball, caller: Caller, request: Request) -> Response:
+    jobs(app, caller).update(request["JobName"], job_spec(request["JobUpdate"]))
+    return {"JobName": request["JobName"]}
+
+
+@operation("GetJob")
+def get_job(app: Glueball, caller: Caller, request: Request) -> Response:
+    return {"Job": job_wire(jobs(app, caller).get(request["JobName"]))}
+
+
+@operation("GetJobs")
+def get_jobs(app: Glueball, caller: Caller, request: Request) -> Response:
+    found, token = jobs(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
+    return paged("Jobs", [job_wire(j) for j in found], token)
+
+
+@operation("BatchGetJobs")
+def batch_get_jobs(app: Glueball, caller: Caller, request: Request) -> Response:
+    found, missing = jobs(app, caller).get_many(request["JobNames"])
+    return {"Jobs": [job_wire(j) for j in found], "JobsNotFound": missing}
+
+
+@operation("ListJobs")
+def list_jobs(app: Glueball, caller: Caller, request: Request) -> Response:
+    names, token = jobs(app, caller).names(page_size(request.get("MaxResults")), request.get("NextToken"),
+                                           request.get("Tags"))
+    return paged("JobNames", names, token)
+
+
+@operation("DeleteJob")
+def delete_job(app: Glueball, caller: Caller, request: Request) -> Response:
+    drivers = jobs(app, caller).delete(request["JobName"])
+    if drivers:
+        app.jobs.signal_stop(drivers)
+    return {"JobName": request["JobName"]}
+
+
+# ---------------------------------------------------------------- job runs
+
+@operation("StartJobRun")
+def start_job_run(app: Glueball, caller: Caller, request: Request) -> Response:
+    run_id = app.jobs.start(_scope(caller), caller.access_key, request["JobName"], request)
+    return {"JobRunId": run_id}
+
+
+@operation("GetJobRun")
+def get_job_run(app: Glueball, caller: Caller, request: Request) -> Response:
+    return {"JobRun": run_wire(runs(app, caller).get(request["JobName"], request["RunId"]))}
+
+
+@operation("GetJobRuns")
+def get_job_runs(app: Glueball, caller: Caller, request: Request) -> Response:
+    size = page_size(request.get("MaxResults"), default=GET_JOB_RUNS_DEFAULT, limit=GET_JOB_RUNS_MAX)
+    found, token = runs(app, caller).page(request["JobName"], size, request.get("NextToken"))
+    return paged("JobRuns", [run_wire(r) for r in found], token)
+
+
+@operation("BatchStopJobRun")
+def batch_stop_job_run(app: Glueball, caller: Caller, request: Request) -> Response:
+    name = request["JobName"]
+    submitted, errors, drivers = runs(app, caller).request_stop(name, request["JobRunIds"])
+    app.jobs.signal_stop(drivers)
+    return {
+        "SuccessfulSubmissions": [{"JobName": name, "JobRunId": run_id} for run_id in submitted],
+        "Errors": [{"JobName": name, "JobRunId": run_id, "ErrorDetail": {"ErrorCode": code, "ErrorMessage": message}}
+                   for run_id, code, message in errors],
+    }
+
+
+# ---------------------------------------------------------------- glueball's own
+
+def metrics_wire(run: JobRun) -> dict[str, Any]:
+    """What ``Glueball.GetJobRunMetrics`` answers for ``run``."""
+    directory = Path(run.log_dir) if run.log_dir else None
+    wire: dict[str, Any] = {"JobName": run.job_name, "JobRunId": run.run_id, "JobRunState": run.state.value,
+                            "ExecutionTime": execution_seconds(run), "Metrics": run.metrics.to_json()}
+    if run.dpu_seconds is not None:
+        wire["DPUSeconds"] = run.dpu_seconds
+    if directory is not None:
+        wire.update({"LogDirectory": str(directory), "OutputLog": str(directory / "output.log"),
+                     "ErrorLog": str(directory / "error.log")})
+    return wire
+
+
+@internal_operation("GetJobRunMetrics")
+def get_job_run_metrics(app: Glueball, caller: Caller, request: Request) -> Response:
+    for member in ("JobName", "RunId"):
+        if not isinstance(request.get(member), str) or not request[member]:
+            raise InvalidInputException(f"Glueball.GetJobRunMetrics needs {member} (a non-empty string)")
+    unknown = set(request) - {"JobName", "RunId"}
+    if unknown:
+        raise InvalidInputException(f"Unknown parameter(s) {', '.join(sorted(unknown))}; expected JobName, RunId")
+    return metrics_wire(runs(app, caller).get(request["JobName"], request["RunId"]))
+
+
+import glueball.jobs.bookmark_handlers  # noqa: E402,F401

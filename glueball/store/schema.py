@@ -213,3 +213,105 @@ class ClassifierRow(Base):
     version: Mapped[int] = mapped_column(Integer)
     create_time: Mapped[float] = mapped_column(Float)
     update_time: Mapped[float] = mapped_column(Float)
+
+
+class JobBookmarkRow(Base):
+    """A job's current bookmark (glueball.jobs.bookmarks): the state of each ``transformation_ctx``.
+
+    ``version`` grows by one on every change (commit, reset, withdrawal); each
+    version is also kept in ``glue_job_bookmark_version``.
+    """
+
+    __tablename__ = "glue_job_bookmark"
+    __table_args__ = (UniqueConstraint("account_id", "region", "job_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    job_name: Mapped[str] = mapped_column(String(255))
+    version: Mapped[int] = mapped_column(Integer)
+    run: Mapped[int] = mapped_column(Integer)
+    attempt: Mapped[int] = mapped_column(Integer)
+    run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    previous_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    states: Mapped[dict[str, Any]]
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class JobBookmarkVersionRow(Base):
+    """One version of a job's bookmark, as the entry was after it: a run's commit, a reset or a withdrawal."""
+
+    __tablename__ = "glue_job_bookmark_version"
+    __table_args__ = (
+        UniqueConstraint("bookmark_id", "version"),
+        # a run commits once; NULL for resets and withdrawals (NULLs never collide)
+        UniqueConstraint("bookmark_id", "commit_run_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bookmark_id: Mapped[int] = mapped_column(ForeignKey("glue_job_bookmark.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    commit_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    run: Mapped[int] = mapped_column(Integer)
+    attempt: Mapped[int] = mapped_column(Integer)
+    run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    previous_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    states: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+
+
+class JobRow(Base):
+    """A job definition (glueball.jobs)."""
+
+    __tablename__ = "glue_job"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    # the JOB_ID a driver sees (--JOB_ID), fixed for the job's life
+    job_id: Mapped[str] = mapped_column(String(80))
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class JobRunRow(Base):
+    """One job run; ``state`` changes only by compare-and-swap (glueball.jobs.store)."""
+
+    __tablename__ = "glue_job_run"
+    __table_args__ = (
+        UniqueConstraint("run_id"),
+        Index("ix_job_run_job_started", "job_id", "started_on"),
+        Index("ix_job_run_state", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("glue_job.id", ondelete="CASCADE"))
+    run_id: Mapped[str] = mapped_column(String(255))
+    attempt: Mapped[int] = mapped_column(Integer)
+    previous_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    trigger_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    state: Mapped[str] = mapped_column(String(16))
+    started_on: Mapped[float] = mapped_column(Float)
+    last_modified_on: Mapped[float] = mapped_column(Float)
+    completed_on: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # the run's Arguments as StartJobRun gave them
+    arguments: Mapped[dict[str, Any]]
+    # what the run runs with: the job's command and arguments, capacity, timeout, retries (a snapshot)
+    spec: Mapped[dict[str, Any]]
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    execution_time: Mapped[int] = mapped_column(Integer, default=0)
+    dpu_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # rows/bytes read and written, from the run's Spark event log (glueball extension, not a Glue member)
+    metrics: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    # who watches the run (host:pid:boot id) with its heartbeat, and its driver process (pid, start ticks)
+    runner: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    heartbeat: Mapped[float | None] = mapped_column(Float, nullable=True)
+    driver_host: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    driver_pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    driver_start: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    log_dir: Mapped[str | None] = mapped_column(Text, nullable=True)
+    access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)

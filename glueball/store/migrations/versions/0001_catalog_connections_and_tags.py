@@ -73,6 +73,33 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('account_id', 'region', 'name')
     )
+    op.create_table('glue_job',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=False),
+    sa.Column('job_id', sa.String(length=80), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'name')
+    )
+    op.create_table('glue_job_bookmark',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('job_name', sa.String(length=255), nullable=False),
+    sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('run', sa.Integer(), nullable=False),
+    sa.Column('attempt', sa.Integer(), nullable=False),
+    sa.Column('run_id', sa.String(length=255), nullable=True),
+    sa.Column('previous_run_id', sa.String(length=255), nullable=True),
+    sa.Column('states', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'job_name')
+    )
     op.create_table('resource_tag',
     sa.Column('resource_arn', sa.String(length=1024), nullable=False),
     sa.Column('key', sa.String(length=128), nullable=False),
@@ -117,6 +144,55 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
         batch_op.create_index('ix_crawl_crawler_start', ['crawler_id', 'start_time'], unique=False)
+
+    op.create_table('glue_job_bookmark_version',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('bookmark_id', sa.Integer(), nullable=False),
+    sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('kind', sa.String(length=16), nullable=False),
+    sa.Column('commit_run_id', sa.String(length=255), nullable=True),
+    sa.Column('run', sa.Integer(), nullable=False),
+    sa.Column('attempt', sa.Integer(), nullable=False),
+    sa.Column('run_id', sa.String(length=255), nullable=True),
+    sa.Column('previous_run_id', sa.String(length=255), nullable=True),
+    sa.Column('states', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.ForeignKeyConstraint(['bookmark_id'], ['glue_job_bookmark.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('bookmark_id', 'commit_run_id'),
+    sa.UniqueConstraint('bookmark_id', 'version')
+    )
+    op.create_table('glue_job_run',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('job_id', sa.Integer(), nullable=False),
+    sa.Column('run_id', sa.String(length=255), nullable=False),
+    sa.Column('attempt', sa.Integer(), nullable=False),
+    sa.Column('previous_run_id', sa.String(length=255), nullable=True),
+    sa.Column('trigger_name', sa.String(length=255), nullable=True),
+    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('started_on', sa.Float(), nullable=False),
+    sa.Column('last_modified_on', sa.Float(), nullable=False),
+    sa.Column('completed_on', sa.Float(), nullable=True),
+    sa.Column('arguments', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('error_message', sa.Text(), nullable=True),
+    sa.Column('execution_time', sa.Integer(), nullable=False),
+    sa.Column('dpu_seconds', sa.Float(), nullable=True),
+    sa.Column('metrics', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('runner', sa.String(length=255), nullable=True),
+    sa.Column('heartbeat', sa.Float(), nullable=True),
+    sa.Column('driver_host', sa.String(length=255), nullable=True),
+    sa.Column('driver_pid', sa.Integer(), nullable=True),
+    sa.Column('driver_start', sa.BigInteger(), nullable=True),
+    sa.Column('log_dir', sa.Text(), nullable=True),
+    sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.ForeignKeyConstraint(['job_id'], ['glue_job.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('run_id')
+    )
+    with op.batch_alter_table('glue_job_run', schema=None) as batch_op:
+        batch_op.create_index('ix_job_run_job_started', ['job_id', 'started_on'], unique=False)
+        batch_op.create_index('ix_job_run_state', ['state'], unique=False)
 
     op.create_table('catalog_partition',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -194,6 +270,12 @@ def downgrade() -> None:
         batch_op.drop_index('ix_partition_table_id')
 
     op.drop_table('catalog_partition')
+    with op.batch_alter_table('glue_job_run', schema=None) as batch_op:
+        batch_op.drop_index('ix_job_run_state')
+        batch_op.drop_index('ix_job_run_job_started')
+
+    op.drop_table('glue_job_run')
+    op.drop_table('glue_job_bookmark_version')
     with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
         batch_op.drop_index('ix_crawl_crawler_start')
 
@@ -201,6 +283,8 @@ def downgrade() -> None:
     op.drop_table('catalog_table')
     op.drop_table('catalog_function')
     op.drop_table('resource_tag')
+    op.drop_table('glue_job_bookmark')
+    op.drop_table('glue_job')
     op.drop_table('glue_crawler')
     op.drop_table('glue_connection')
     op.drop_table('glue_classifier')
