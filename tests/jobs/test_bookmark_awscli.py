@@ -85,3 +85,92 @@ def test_bookmarked_job_reads_only_new_files_until_reset(tmp_path: Path) -> None
         assert ids_written(home, "third") == list(range(8))
     finally:
         server.stop()
+
+
+KILLABLE_SCRIPT = '''
+import os, sys, time
+from awsglue.context import GlueContext
+from awsglue.job import Job
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+
+args = getResolvedOptions(sys.argv, ["JOB_NAME", "markers"])
+glueContext = GlueContext(SparkContext.getOrCreate())
+job = Job(glueContext)
+job.init(args["JOB_NAME"], args)
+orders = glueContext.create_dynamic_frame.from_options(
+    "s3", {"paths": ["s3://landing/orders/"]}, format="json", transformation_ctx="orders")
+glueContext.write_dynamic_frame.from_options(
+    orders, "s3", {"path": "s3://curated/runs/" + args["JOB_RUN_ID"] + "/"}, format="json")
+attempt = os.environ.get("GLUEBALL_JOB_ATTEMPT", "0")
+with open(os.path.join(args["markers"], f"attempt{attempt}.pid"), "w") as marker:
+    marker.write(str(os.getpid()))
+if attempt == "0" and os.path.exists(os.path.join(args["markers"], "block")):
+    time.sleep(600)  # killed here, after reading and before job.commit()
+job.commit()
+'''
+
+
+def wait_for(path: Path, deadline_s: float = 300) -> None:
+    deadline = time.monotonic() + deadline_s
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} did not appear")
+        time.sleep(0.3)
+
+
+def wait_state(server: ServerProcess, run_id: str, states: tuple[str, ...]) -> dict[str, Any]:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        run = aws_json(server, "get-job-run", "--job-name", "killable", "--run-id", run_id)["JobRun"]
+        if run["JobRunState"] in states:
+            return dict(run)
+        time.sleep(0.5)
+    raise AssertionError(f"run {run_id} never reached {states}")
+
+
+def test_a_killed_run_fails_keeps_the_bookmark_and_its_retry_rereads(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    home, markers = tmp_path / "home", tmp_path / "markers"
+    home.mkdir()
+    markers.mkdir()
+    server = ServerProcess(home).start()
+    try:
+        scripts = home / "s3" / "my-scripts"
+        scripts.mkdir(parents=True)
+        (scripts / "killable.py").write_text(KILLABLE_SCRIPT)
+        write_file(home, "day1.json", range(3))
+        aws(server, "create-job", "--name", "killable", "--role", "arn:aws:iam::123456789012:role/glue",
+            "--command", json.dumps({"Name": "glueetl", "ScriptLocation": "s3://my-scripts/killable.py"}),
+            "--default-arguments", json.dumps({"--job-bookmark-option": "job-bookmark-enable",
+                                               "--markers": str(markers)}),
+            "--max-retries", "1", "--worker-type", "G.1X", "--number-of-workers", "2")
+        first_id = aws_json(server, "start-job-run", "--job-name", "killable")["JobRunId"]
+        assert wait_state(server, first_id, ("SUCCEEDED", "FAILED"))["JobRunState"] == "SUCCEEDED"
+        (markers / "attempt0.pid").unlink()
+
+        write_file(home, "day2.json", range(3, 6))
+        (markers / "block").write_text("")
+        killed_id = aws_json(server, "start-job-run", "--job-name", "killable")["JobRunId"]
+        wait_for(markers / "attempt0.pid")
+        os.kill(int((markers / "attempt0.pid").read_text()), signal.SIGKILL)
+        killed = wait_state(server, killed_id, ("FAILED", "SUCCEEDED", "TIMEOUT", "STOPPED"))
+        assert killed["JobRunState"] == "FAILED"
+        assert "killed (signal 9)" in killed["ErrorMessage"]
+        bookmark = aws_json(server, "get-job-bookmark", "--job-name", "killable")["JobBookmarkEntry"]
+        assert bookmark["RunId"] == first_id  # not advanced by the killed run
+
+        wait_for(markers / "attempt1.pid")
+        retries = [r for r in aws_json(server, "get-job-runs", "--job-name", "killable")["JobRuns"]
+                   if r.get("PreviousRunId") == killed_id]
+        assert len(retries) == 1 and retries[0]["Attempt"] == 1
+        retry = wait_state(server, retries[0]["Id"], ("SUCCEEDED", "FAILED"))
+        assert retry["JobRunState"] == "SUCCEEDED", retry.get("ErrorMessage")
+        assert ids_written(home, killed_id) == [3, 4, 5]  # what the killed attempt read before dying
+        assert ids_written(home, retry["Id"]) == [3, 4, 5]  # the retry re-reads the same input
+        advanced = aws_json(server, "get-job-bookmark", "--job-name", "killable")["JobBookmarkEntry"]
+        assert advanced["RunId"] == retry["Id"]
+    finally:
+        server.stop()
