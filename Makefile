@@ -44,6 +44,7 @@ bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/catalog.py
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/crawler.py
+	$(BIN)/python bench/jobs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
