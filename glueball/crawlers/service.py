@@ -56,8 +56,8 @@ from glueball.errors import (
     InvalidInputException,
 )
 from glueball.store.engine import Store
-from glueball.store.schema import CrawlerRow, CrawlRow, TagRow
-from glueball.tagging.service import delete_tags, register_resource_type, write_tags
+from glueball.store.schema import CrawlerRow, CrawlRow
+from glueball.tagging.service import delete_tags, list_tagged_names, register_resource_type, write_tags
 
 Spec = dict[str, Any]
 
@@ -383,28 +383,8 @@ class CrawlerService:
         return found, missing
 
     def names(self, max_results: int, token: str | None, tags: dict[str, str] | None) -> tuple[list[str], str | None]:
-        """Mirror ListCrawlers: names in order; with ``tags``, only crawlers carrying all of them."""
-        after = decode_token(token)
-        query = select(CrawlerRow.name).where(CrawlerRow.account_id == self.scope.account_id,
-                                              CrawlerRow.region == self.scope.region).order_by(CrawlerRow.name)
-        if after is not None:
-            query = query.where(CrawlerRow.name > str(after))
-        result: list[str] = []
-        more = False
-        with self.store.read() as session:
-            for name in session.scalars(query):
-                if tags and not self._has_tags(session, name, tags):
-                    continue
-                if len(result) == max_results:
-                    more = True
-                    break
-                result.append(name)
-        return result, encode_token(result[-1]) if more else None
-
-    def _has_tags(self, session: Session, name: str, tags: dict[str, str]) -> bool:
-        rows = session.scalars(select(TagRow).where(TagRow.resource_arn == self.arn(name)))
-        present = {row.key: row.value for row in rows}
-        return all(present.get(key) == value for key, value in tags.items())
+        """Mirror ListCrawlers: names in order; with ``tags``, only those carrying all of them."""
+        return list_tagged_names(self.store, CrawlerRow, self.scope, self.arn, max_results, token, tags)
 
     def update(self, name: str, request: Spec) -> None:
         """Mirror UpdateCrawler: given members replace the stored ones; Version grows by one.

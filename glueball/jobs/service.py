@@ -60,8 +60,8 @@ from glueball.jobs.store import (
     to_run,
 )
 from glueball.store.engine import Store
-from glueball.store.schema import JobRow, JobRunRow, TagRow
-from glueball.tagging.service import delete_tags, register_resource_type, write_tags
+from glueball.store.schema import JobRow, JobRunRow
+from glueball.tagging.service import delete_tags, list_tagged_names, register_resource_type, write_tags
 
 Spec = dict[str, Any]
 
@@ -302,28 +302,8 @@ class JobService:
         return found, missing
 
     def names(self, max_results: int, token: str | None, tags: dict[str, str] | None) -> tuple[list[str], str | None]:
-        """Mirror ListJobs: names in order; with ``tags``, only jobs carrying all of them."""
-        after = decode_token(token)
-        query = select(JobRow.name).where(JobRow.account_id == self.scope.account_id,
-                                          JobRow.region == self.scope.region).order_by(JobRow.name)
-        if after is not None:
-            query = query.where(JobRow.name > str(after))
-        result: list[str] = []
-        more = False
-        with self.store.read() as session:
-            for name in session.scalars(query):
-                if tags and not self._has_tags(session, name, tags):
-                    continue
-                if len(result) == max_results:
-                    more = True
-                    break
-                result.append(name)
-        return result, encode_token(result[-1]) if more else None
-
-    def _has_tags(self, session: Session, name: str, tags: dict[str, str]) -> bool:
-        rows = session.scalars(select(TagRow).where(TagRow.resource_arn == self.arn(name)))
-        present = {row.key: row.value for row in rows}
-        return all(present.get(key) == value for key, value in tags.items())
+        """Mirror ListJobs: names in order; with ``tags``, only those carrying all of them."""
+        return list_tagged_names(self.store, JobRow, self.scope, self.arn, max_results, token, tags)
 
     def update(self, name: str, spec: Spec) -> None:
         """Mirror UpdateJob: the new definition replaces the old one; runs in progress keep theirs.

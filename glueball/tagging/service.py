@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -178,3 +179,35 @@ class TagService:
             key = str(self._existing(session, arn))
             if keys:
                 session.execute(delete(TagRow).where(TagRow.resource_arn == key, TagRow.key.in_(keys)))
+
+
+def list_tagged_names(store: Store, model: Any, scope: Scope, arn_of: Callable[[str], str], max_results: int,
+                      token: str | None, tags: Mapping[str, str] | None) -> tuple[list[str], str | None]:
+    """Mirror ListCrawlers / ListJobs / ...: resource names in order, paginated; with ``tags``, only the
+    resources carrying every given tag.
+
+    Args:
+        model: the resource's table (with ``account_id``, ``region`` and ``name`` columns).
+        arn_of: the resource's ARN from its name (tags are kept by ARN).
+    """
+    from glueball.api.pagination import decode_token, encode_token
+
+    after = decode_token(token)
+    query = select(model.name).where(model.account_id == scope.account_id,
+                                     model.region == scope.region).order_by(model.name)
+    if after is not None:
+        query = query.where(model.name > str(after))
+    result: list[str] = []
+    more = False
+    with store.read() as session:
+        for name in session.scalars(query):
+            if tags:
+                rows = session.scalars(select(TagRow).where(TagRow.resource_arn == arn_of(name)))
+                present = {row.key: row.value for row in rows}
+                if any(present.get(key) != value for key, value in tags.items()):
+                    continue
+            if len(result) == max_results:
+                more = True
+                break
+            result.append(name)
+    return result, encode_token(result[-1]) if more else None
