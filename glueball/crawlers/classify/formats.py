@@ -227,6 +227,21 @@ def _arrow_columns(schema: pa.Schema) -> list[tuple[str, str]]:
     return [(_hive_name(f.name), arrow_to_hive(f.type)) for f in schema]
 
 
+def _columnar(name: str, schema: Any, rows: int, size: int, serde: str, input_format: str,
+              output_format: str) -> Classification:
+    """The classification of a self-describing columnar file (Parquet, ORC): schema and row count from its footer."""
+    return Classification(
+        classification=name,
+        columns=_arrow_columns(schema),
+        parameters={"classification": name, "compressionType": "none", "typeOfData": "file"},
+        serde={"SerializationLibrary": serde, "Parameters": {"serialization.format": "1"}},
+        input_format=input_format,
+        output_format=output_format,
+        record_count=rows,
+        average_record_size=size // rows if rows else None,
+    )
+
+
 def classify_parquet(stream: BinaryIO, size: int) -> Classification | None:
     """Glue's Parquet classifier: the schema and row count from the footer at the end of the file."""
     try:
@@ -234,17 +249,7 @@ def classify_parquet(stream: BinaryIO, size: int) -> Classification | None:
         schema = metadata.schema.to_arrow_schema()
     except Exception:  # noqa: BLE001 - pyarrow raises several types for a corrupt footer
         return None
-    rows = metadata.num_rows
-    return Classification(
-        classification="parquet",
-        columns=_arrow_columns(schema),
-        parameters={"classification": "parquet", "compressionType": "none", "typeOfData": "file"},
-        serde={"SerializationLibrary": PARQUET_SERDE, "Parameters": {"serialization.format": "1"}},
-        input_format=PARQUET_INPUT,
-        output_format=PARQUET_OUTPUT,
-        record_count=rows,
-        average_record_size=size // rows if rows else None,
-    )
+    return _columnar("parquet", schema, metadata.num_rows, size, PARQUET_SERDE, PARQUET_INPUT, PARQUET_OUTPUT)
 
 
 def classify_orc(stream: BinaryIO, size: int) -> Classification | None:
@@ -255,16 +260,7 @@ def classify_orc(stream: BinaryIO, size: int) -> Classification | None:
         rows = int(orc_file.nrows)
     except Exception:  # noqa: BLE001 - pyarrow raises several types for a corrupt footer
         return None
-    return Classification(
-        classification="orc",
-        columns=_arrow_columns(schema),
-        parameters={"classification": "orc", "compressionType": "none", "typeOfData": "file"},
-        serde={"SerializationLibrary": ORC_SERDE, "Parameters": {"serialization.format": "1"}},
-        input_format=ORC_INPUT,
-        output_format=ORC_OUTPUT,
-        record_count=rows,
-        average_record_size=size // rows if rows else None,
-    )
+    return _columnar("orc", schema, rows, size, ORC_SERDE, ORC_INPUT, ORC_OUTPUT)
 
 
 def binary_format(head: bytes, tail: bytes) -> str | None:
