@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.api.dispatch import INTERNAL_PREFIX, dispatch, dispatch_internal, load_handlers
 from glueball.api.identity import AccountDirectory, Caller
 from glueball.api.model import TARGET_PREFIX
+from glueball.clock import SchedulerClock
 from glueball.config import Settings
 from glueball.errors import GlueError, SerializationException, UnknownOperationException
 from glueball.store.engine import Store
@@ -22,6 +23,7 @@ from glueball.store.engine import Store
 if TYPE_CHECKING:
     from glueball.crawlers.runner import CrawlRunner
     from glueball.jobs.runner import JobRunner
+    from glueball.workflows.scheduler import Scheduler
 
 log = logging.getLogger("glueball")
 
@@ -49,6 +51,8 @@ class Glueball:
         load_handlers()
         self._crawls: CrawlRunner | None = None
         self._jobs: JobRunner | None = None
+        self.clock = SchedulerClock()
+        self.scheduler: Scheduler | None = None
         from glueball.crawlers.runner import reconcile
         from glueball.jobs.runner import reconcile as reconcile_job_runs
 
@@ -72,6 +76,20 @@ class Glueball:
 
             self._jobs = JobRunner(self)
         return self._jobs
+
+    def start_scheduler(self, interval: float | None = None) -> Scheduler:
+        """Run the scheduler in this process (``glueball server`` and the demo do; embedded clients do not)."""
+        if self.scheduler is None:
+            from glueball.workflows.scheduler import Scheduler
+
+            self.scheduler = Scheduler(self, interval)
+            self.scheduler.start()
+        return self.scheduler
+
+    def action_ended(self) -> None:
+        """A job run or crawl of this process ended: let the scheduler look at workflow runs now."""
+        if self.scheduler is not None:
+            self.scheduler.poke()
 
     def caller(self, authorization: str | None) -> Caller:
         return self.accounts.caller(authorization, self.settings.region)
@@ -106,6 +124,8 @@ class Glueball:
         return prefix, name
 
     def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.close()
         if self._crawls is not None:
             self._crawls.close()
         if self._jobs is not None:

@@ -105,6 +105,14 @@ class ConcurrentRunsExceededException(GlueError):
     code = "ConcurrentRunsExceededException"
 
 
+class IllegalWorkflowStateException(GlueError):
+    code = "IllegalWorkflowStateException"
+
+
+class IdempotentParameterMismatchException(GlueError):
+    code = "IdempotentParameterMismatchException"
+
+
 ALL_ERRORS: tuple[type[GlueError], ...] = (
     EntityNotFoundException,
     AlreadyExistsException,
@@ -126,4 +134,6 @@ ALL_ERRORS: tuple[type[GlueError], ...] = (
     SchedulerTransitioningException,
     NoScheduleException,
     ConcurrentRunsExceededException,
+    IllegalWorkflowStateException,
+    IdempotentParameterMismatchException,
 )

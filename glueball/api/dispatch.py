@@ -74,6 +74,7 @@ def load_handlers() -> dict[str, Handler]:
     import glueball.jobs.bookmark_handlers  # noqa: F401
     import glueball.jobs.handlers  # noqa: F401
     import glueball.tagging.handlers  # noqa: F401
+    import glueball.workflows.handlers  # noqa: F401
 
     return HANDLERS
 

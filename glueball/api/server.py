@@ -103,11 +103,17 @@ def create_app() -> GlueAsgiApp:
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
                         endpoint=config.get("endpoint", ""))
     log_to_home(settings)
-    return GlueAsgiApp(Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False))
+    glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
+    if config.get("scheduler"):
+        glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
+    return GlueAsgiApp(glue)
 
 
-def serve(glue: Glueball, host: str, port: int, workers: int = 1) -> None:
-    """Serve ``glue`` on ``host:port``; with ``workers`` > 1, in that many processes."""
+def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: bool = True) -> None:
+    """Serve ``glue`` on ``host:port``; with ``workers`` > 1, in that many processes.
+
+    With ``scheduler``, each serving process runs the scheduler (glueball.workflows.scheduler).
+    """
     import json
 
     import uvicorn
@@ -115,12 +121,14 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1) -> None:
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
                                "http": "httptools", "access_log": False}
     if workers <= 1:
+        if scheduler:
+            glue.start_scheduler()
         uvicorn.run(GlueAsgiApp(glue), **options)
         return
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
         "endpoint": glue.settings.endpoint,
-        "access_keys": glue.accounts.keys,
+        "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated
     uvicorn.run("glueball.api.server:create_app", factory=True, workers=workers, **options)

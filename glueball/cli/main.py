@@ -42,8 +42,13 @@ def version() -> None:
                    "comma-separated). Unknown keys use the default account 123456789012.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes sharing the port (the store keeps them consistent).")
+@click.option("--scheduler/--no-scheduler", default=True, show_default=True,
+              help="Run the scheduler (trigger schedules, crawler schedules, workflow runs) in this server.")
+@click.option("--clock-file", type=click.Path(dir_okay=False), default=None, envvar="GLUEBALL_CLOCK_FILE",
+              help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
+                   "(tests and rehearsals).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
-           access_keys: tuple[str, ...], workers: int) -> None:
+           access_keys: tuple[str, ...], workers: int, scheduler: bool, clock_file: str | None) -> None:
     """Serve the Glue web API at POST / (AWS JSON 1.1)."""
     from glueball.api.identity import AccountDirectory, parse_key_mappings
     from glueball.api.server import serve
@@ -58,6 +63,8 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         directory = AccountDirectory(parse_key_mappings(mappings))
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--access-key") from exc
+    if clock_file:
+        os.environ["GLUEBALL_CLOCK_FILE"] = clock_file  # the scheduler's clock, in every worker process
     glue = Glueball(settings, directory)
     log_to_home(settings)
     logging.getLogger("glueball").info("serving on %s:%s with %s worker(s), store %s", host, port, workers,
@@ -65,7 +72,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
     click.echo(f"glueball {__version__} serving the Glue API on http://{host}:{port}/ "
                f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s))",
                err=True)
-    serve(glue, host, port, workers)
+    serve(glue, host, port, workers, scheduler)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,

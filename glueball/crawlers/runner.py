@@ -148,14 +148,18 @@ class CrawlRunner:
 
     # -- entry points
 
-    def start(self, scope: Scope, access_key: str | None, name: str) -> str:
+    def start(self, scope: Scope, access_key: str | None, name: str, workflow_run_id: str | None = None,
+              fire_id: int | None = None) -> str:
         """StartCrawler: RUNNING now, crawling in a background thread; returns the crawl id.
+
+        A trigger starts crawls with the workflow run's id and the fire's.
 
         Raises:
             EntityNotFoundException: no such crawler.
             CrawlerRunningException: it is already running or stopping.
         """
-        begun = CrawlerService(self.app.store, scope).begin_crawl(name, self.identity, access_key)
+        begun = CrawlerService(self.app.store, scope).begin_crawl(name, self.identity, access_key,
+                                                                  workflow_run_id, fire_id)
         self._track(scope, begun)
         thread = threading.Thread(target=self._run_in_background, args=(scope, access_key, begun),
                                   name=f"crawl-{name}", daemon=True)
@@ -299,6 +303,7 @@ class CrawlRunner:
             finally:
                 self._untrack(scope, begun)
                 crawl_log.close()
+                self.app.action_ended()
         return result
 
 

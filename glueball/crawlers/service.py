@@ -413,6 +413,7 @@ class CrawlerService:
 
     @staticmethod
     def _set_schedule(row: CrawlerRow, expression: str) -> None:
+        row.next_fire = None  # the scheduler computes the next fire from the schedule now in force
         if not expression:
             row.schedule, row.schedule_state = None, None
             return
@@ -439,8 +440,11 @@ class CrawlerService:
 
     # -- running
 
-    def begin_crawl(self, name: str, runner: str, access_key: str | None) -> CrawlStart:
+    def begin_crawl(self, name: str, runner: str, access_key: str | None, workflow_run_id: str | None = None,
+                    fire_id: int | None = None) -> CrawlStart:
         """Mirror StartCrawler's state change: READY -> RUNNING by compare-and-swap, with a RUNNING crawl.
+
+        ``workflow_run_id`` and ``fire_id`` record which workflow run and trigger fire started the crawl.
 
         Raises:
             EntityNotFoundException: no crawler of this name.
@@ -455,7 +459,8 @@ class CrawlerService:
                     crawl_start=stamp, runner=runner, heartbeat=stamp):
                 raise CrawlerRunningException(f"Crawler with name {name} has already started")
             session.add(CrawlRow(crawler_id=row.id, crawl_id=crawl_id, state=CrawlState.RUNNING.value,
-                                 start_time=stamp, stats={}, access_key=access_key))
+                                 start_time=stamp, stats={}, access_key=access_key,
+                                 workflow_run_id=workflow_run_id, fire_id=fire_id))
             session.flush()
             session.expire(row)
             crawler = to_crawler(crawler_row(session, self.scope, name))
@@ -566,6 +571,7 @@ class CrawlerService:
             crawler = to_crawler(row)
             check(name, crawler.schedule)
             row.schedule_state = target.value
+            row.next_fire = None
 
     def update_schedule(self, name: str, expression: str | None) -> None:
         """Mirror UpdateCrawlerSchedule: a new expression ("" or none removes the schedule)."""

@@ -151,6 +151,8 @@ class JobRun:
     metrics: RunMetrics = field(default_factory=RunMetrics)
     log_dir: str | None = None
     driver_pid: int | None = None
+    workflow_run_id: str | None = None
+    fire_id: int | None = None
 
     @property
     def timeout_minutes(self) -> int:

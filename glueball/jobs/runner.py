@@ -97,14 +97,18 @@ class JobRunner:
     # -- entry points
 
     def start(self, scope: Scope, access_key: str | None, name: str, request: dict[str, Any],
-              trigger_name: str | None = None) -> str:
+              trigger_name: str | None = None, workflow_run_id: str | None = None,
+              fire_id: int | None = None) -> str:
         """StartJobRun: a STARTING run whose driver a background thread launches; returns the run id.
+
+        A trigger starts runs with its name, and within a workflow run with the run's id and the fire's.
 
         Raises:
             EntityNotFoundException, InvalidInputException, ConcurrentRunsExceededException: as StartJobRun.
         """
         _, run = JobRunService(self.app.store, scope).begin(name, request, self.identity, access_key,
-                                                            self.app.settings.logs, trigger_name)
+                                                            self.app.settings.logs, trigger_name,
+                                                            workflow_run_id=workflow_run_id, fire_id=fire_id)
         self._track(_Watch(scope, access_key, run))
         threading.Thread(target=self._run, args=(run.run_id,), name=f"job-run-{run.run_id[:12]}",
                          daemon=True).start()
@@ -186,6 +190,7 @@ class JobRunner:
         finally:
             if retry is None:
                 self._untrack(run_id)
+                self.app.action_ended()
         if retry is not None:
             self._retry(watch, retry)
 
@@ -197,6 +202,7 @@ class JobRunner:
         except GlueError as err:
             log.warning("retry of job run %s was not started: %s: %s", ended.run_id, err.code, err.message)
             self._untrack(ended.run_id)
+            self.app.action_ended()
             return
         self._track(_Watch(watch.scope, watch.access_key, run))
         self._untrack(ended.run_id)

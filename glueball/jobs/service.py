@@ -404,10 +404,13 @@ class JobRunService:
         self.scope = scope
 
     def begin(self, name: str, request: Spec, runner: str, access_key: str | None, log_root: Path,
-              trigger_name: str | None = None, retry_of: JobRun | None = None) -> tuple[Job, JobRun]:
+              trigger_name: str | None = None, retry_of: JobRun | None = None,
+              workflow_run_id: str | None = None, fire_id: int | None = None) -> tuple[Job, JobRun]:
         """Mirror StartJobRun's checks and record a STARTING run; the runner launches its driver.
 
-        ``retry_of`` is a run that ended FAILED or TIMEOUT and is retried under MaxRetries (attempt + 1).
+        ``retry_of`` is a run that ended FAILED or TIMEOUT and is retried under MaxRetries (attempt + 1);
+        the retry belongs to the same workflow run and trigger fire. ``workflow_run_id`` and ``fire_id``
+        record which workflow run and trigger fire started the run.
 
         Raises:
             EntityNotFoundException: no job of this name, or no run ``JobRunId`` of it.
@@ -433,6 +436,7 @@ class JobRunService:
                     arguments = dict(previous.arguments)
             if retry_of is not None:  # MaxRetries: the same run again, as it was started
                 spec, arguments = dict(retry_of.spec), dict(retry_of.arguments)
+                workflow_run_id, fire_id = retry_of.workflow_run_id, retry_of.fire_id
             else:
                 spec = run_spec(job, {m: request.get(m) for m in RUN_OVERRIDES})
             if active_run_count(session, row.id) >= job.max_concurrent_runs:
@@ -444,7 +448,7 @@ class JobRunService:
                 previous_run_id=previous.run_id if previous is not None else None, trigger_name=trigger_name,
                 state=JobRunState.STARTING.value, started_on=stamp, last_modified_on=stamp, arguments=arguments,
                 spec=spec, execution_time=0, runner=runner, heartbeat=stamp, log_dir=str(log_dir),
-                access_key=access_key))
+                access_key=access_key, workflow_run_id=workflow_run_id, fire_id=fire_id))
             session.flush()
             created = run_row(session, run_id)
             assert created is not None

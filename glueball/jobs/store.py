@@ -70,6 +70,8 @@ def to_run(row: JobRunRow, job_name: str) -> JobRun:
         metrics=RunMetrics.from_json(row.metrics),
         log_dir=row.log_dir,
         driver_pid=row.driver_pid,
+        workflow_run_id=row.workflow_run_id,
+        fire_id=row.fire_id,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -167,6 +167,8 @@ class CrawlerRow(Base):
     state: Mapped[str] = mapped_column(String(16))
     schedule: Mapped[str | None] = mapped_column(Text, nullable=True)
     schedule_state: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # when the SCHEDULED schedule fires next (scheduler clock, epoch seconds); moved by compare-and-swap
+    next_fire: Mapped[float | None] = mapped_column(Float, nullable=True)
     create_time: Mapped[float] = mapped_column(Float)
     update_time: Mapped[float] = mapped_column(Float)
     # the crawl in progress, and which process runs it (host:pid:boot id) with its heartbeat
@@ -198,6 +200,9 @@ class CrawlRow(Base):
     # tables/partitions created, updated and deleted, as the engine reported them
     stats: Mapped[dict[str, Any]]
     access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    # the workflow run and the trigger fire that started the crawl (None when started otherwise)
+    workflow_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    fire_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
 class ClassifierRow(Base):
@@ -314,4 +319,112 @@ class JobRunRow(Base):
     driver_pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
     driver_start: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     log_dir: Mapped[str | None] = mapped_column(Text, nullable=True)
+    access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    # the workflow run and the trigger fire that started the run (None when started otherwise)
+    workflow_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    fire_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+
+
+class WorkflowRow(Base):
+    """A workflow (glueball.workflows): its triggers name it; jobs and crawlers join through them."""
+
+    __tablename__ = "glue_workflow"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    # Description, DefaultRunProperties, MaxConcurrentRuns
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class TriggerRow(Base):
+    """A trigger; ``state`` and the scheduler's columns change by compare-and-swap on ``version``."""
+
+    __tablename__ = "glue_trigger"
+    __table_args__ = (
+        UniqueConstraint("account_id", "region", "name"),
+        Index("ix_trigger_type_state", "type", "state"),
+        Index("ix_trigger_workflow", "account_id", "region", "workflow_name"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    trigger_id: Mapped[str] = mapped_column(String(80))
+    workflow_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    type: Mapped[str] = mapped_column(String(16))
+    state: Mapped[str] = mapped_column(String(16))
+    # Description, Schedule, Actions, Predicate, EventBatchingCondition
+    spec: Mapped[dict[str, Any]]
+    version: Mapped[int] = mapped_column(Integer)
+    # SCHEDULED + ACTIVATED: when it fires next (scheduler clock, epoch seconds)
+    next_fire: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # CONDITIONAL outside a workflow: only runs and crawls completed after this count
+    watermark: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # EVENT: the events of the batch being gathered {"first": epoch, "ids": [...]}
+    event_batch: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    # the caller that created the trigger: its actions run with this access key
+    access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class WorkflowRunRow(Base):
+    """One workflow run; ``status`` changes by compare-and-swap (glueball.workflows.store)."""
+
+    __tablename__ = "glue_workflow_run"
+    __table_args__ = (
+        UniqueConstraint("run_id"),
+        Index("ix_workflow_run_workflow_started", "workflow_id", "started_on"),
+        Index("ix_workflow_run_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workflow_id: Mapped[int] = mapped_column(ForeignKey("glue_workflow.id", ondelete="CASCADE"))
+    run_id: Mapped[str] = mapped_column(String(64))
+    previous_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    started_on: Mapped[float] = mapped_column(Float)
+    completed_on: Mapped[float | None] = mapped_column(Float, nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    properties: Mapped[dict[str, Any]]
+    # StartingEventBatchCondition of a run an EVENT trigger started
+    starting_batch: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    # a resumed run: the job runs and crawls of the previous run it keeps {"jobs": {name: [run id]}, ...}
+    inherited: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+
+
+class TriggerFireRow(Base):
+    """One firing of a trigger (or of a crawler's schedule): its actions and what starting them gave.
+
+    Written in the same transaction that decides the fire (the schedule's compare-and-swap, the
+    workflow run's creation), so a fire is never lost or doubled; ``done`` once every action was
+    started. Within a workflow run a trigger fires at most once (the unique constraint).
+    """
+
+    __tablename__ = "glue_trigger_fire"
+    __table_args__ = (
+        UniqueConstraint("workflow_run_id", "trigger_name"),
+        Index("ix_trigger_fire_done", "done"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    # a trigger's name, or "crawler-schedule:<crawler>" for a crawler's own schedule
+    trigger_name: Mapped[str] = mapped_column(String(300))
+    workflow_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    fired_on: Mapped[float] = mapped_column(Float)
+    # the actions to start (Action structures, with workflow arguments added) and, per action, the
+    # outcome {"JobRunId"} | {"CrawlId"} | {"ErrorCode", "ErrorMessage"}
+    actions: Mapped[list[Any]]
+    outcomes: Mapped[list[Any]]
+    done: Mapped[bool] = mapped_column(Boolean)
+    runner: Mapped[str | None] = mapped_column(String(255), nullable=True)
     access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)

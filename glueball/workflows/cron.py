@@ -242,6 +242,11 @@ class CronExpression:
                             return dt.datetime(year, month, day, hour, minute, tzinfo=dt.UTC)
         return None
 
+    def next_fire_epoch(self, after: float) -> float | None:
+        """:meth:`next_fire` in epoch seconds: the first firing strictly after the epoch time ``after``."""
+        fire = self.next_fire(dt.datetime.fromtimestamp(after, dt.UTC))
+        return fire.timestamp() if fire is not None else None
+
     def min_interval_minutes(self) -> int:
         """The shortest gap between two firings within a day (minute and hour fields only)."""
         firings = [h * 60 + m for h in self.hours for m in self.minutes]

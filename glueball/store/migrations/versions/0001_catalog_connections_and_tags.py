@@ -62,6 +62,7 @@ def upgrade() -> None:
     sa.Column('state', sa.String(length=16), nullable=False),
     sa.Column('schedule', sa.Text(), nullable=True),
     sa.Column('schedule_state', sa.String(length=16), nullable=True),
+    sa.Column('next_fire', sa.Float(), nullable=True),
     sa.Column('create_time', sa.Float(), nullable=False),
     sa.Column('update_time', sa.Float(), nullable=False),
     sa.Column('current_crawl', sa.String(length=64), nullable=True),
@@ -99,6 +100,59 @@ def upgrade() -> None:
     sa.Column('update_time', sa.Float(), nullable=False),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('account_id', 'region', 'job_name')
+    )
+    op.create_table('glue_trigger',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=False),
+    sa.Column('trigger_id', sa.String(length=80), nullable=False),
+    sa.Column('workflow_name', sa.String(length=255), nullable=True),
+    sa.Column('type', sa.String(length=16), nullable=False),
+    sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('version', sa.Integer(), nullable=False),
+    sa.Column('next_fire', sa.Float(), nullable=True),
+    sa.Column('watermark', sa.Float(), nullable=True),
+    sa.Column('event_batch', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'name')
+    )
+    with op.batch_alter_table('glue_trigger', schema=None) as batch_op:
+        batch_op.create_index('ix_trigger_type_state', ['type', 'state'], unique=False)
+        batch_op.create_index('ix_trigger_workflow', ['account_id', 'region', 'workflow_name'], unique=False)
+
+    op.create_table('glue_trigger_fire',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('trigger_name', sa.String(length=300), nullable=False),
+    sa.Column('workflow_run_id', sa.String(length=64), nullable=True),
+    sa.Column('fired_on', sa.Float(), nullable=False),
+    sa.Column('actions', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('outcomes', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('done', sa.Boolean(), nullable=False),
+    sa.Column('runner', sa.String(length=255), nullable=True),
+    sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('workflow_run_id', 'trigger_name')
+    )
+    with op.batch_alter_table('glue_trigger_fire', schema=None) as batch_op:
+        batch_op.create_index('ix_trigger_fire_done', ['done'], unique=False)
+
+    op.create_table('glue_workflow',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'name')
     )
     op.create_table('resource_tag',
     sa.Column('resource_arn', sa.String(length=1024), nullable=False),
@@ -138,12 +192,16 @@ def upgrade() -> None:
     sa.Column('error_message', sa.Text(), nullable=True),
     sa.Column('stats', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.Column('workflow_run_id', sa.String(length=64), nullable=True),
+    sa.Column('fire_id', sa.Integer(), nullable=True),
     sa.ForeignKeyConstraint(['crawler_id'], ['glue_crawler.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('crawl_id')
     )
     with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
         batch_op.create_index('ix_crawl_crawler_start', ['crawler_id', 'start_time'], unique=False)
+        batch_op.create_index(batch_op.f('ix_glue_crawl_fire_id'), ['fire_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_glue_crawl_workflow_run_id'), ['workflow_run_id'], unique=False)
 
     op.create_table('glue_job_bookmark_version',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -186,13 +244,38 @@ def upgrade() -> None:
     sa.Column('driver_start', sa.BigInteger(), nullable=True),
     sa.Column('log_dir', sa.Text(), nullable=True),
     sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.Column('workflow_run_id', sa.String(length=64), nullable=True),
+    sa.Column('fire_id', sa.Integer(), nullable=True),
     sa.ForeignKeyConstraint(['job_id'], ['glue_job.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('run_id')
     )
     with op.batch_alter_table('glue_job_run', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_glue_job_run_fire_id'), ['fire_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_glue_job_run_workflow_run_id'), ['workflow_run_id'], unique=False)
         batch_op.create_index('ix_job_run_job_started', ['job_id', 'started_on'], unique=False)
         batch_op.create_index('ix_job_run_state', ['state'], unique=False)
+
+    op.create_table('glue_workflow_run',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('workflow_id', sa.Integer(), nullable=False),
+    sa.Column('run_id', sa.String(length=64), nullable=False),
+    sa.Column('previous_run_id', sa.String(length=64), nullable=True),
+    sa.Column('status', sa.String(length=16), nullable=False),
+    sa.Column('started_on', sa.Float(), nullable=False),
+    sa.Column('completed_on', sa.Float(), nullable=True),
+    sa.Column('error_message', sa.Text(), nullable=True),
+    sa.Column('properties', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('starting_batch', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('inherited', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=True),
+    sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.ForeignKeyConstraint(['workflow_id'], ['glue_workflow.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('run_id')
+    )
+    with op.batch_alter_table('glue_workflow_run', schema=None) as batch_op:
+        batch_op.create_index('ix_workflow_run_status', ['status'], unique=False)
+        batch_op.create_index('ix_workflow_run_workflow_started', ['workflow_id', 'started_on'], unique=False)
 
     op.create_table('catalog_partition',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -270,19 +353,38 @@ def downgrade() -> None:
         batch_op.drop_index('ix_partition_table_id')
 
     op.drop_table('catalog_partition')
+    with op.batch_alter_table('glue_workflow_run', schema=None) as batch_op:
+        batch_op.drop_index('ix_workflow_run_workflow_started')
+        batch_op.drop_index('ix_workflow_run_status')
+
+    op.drop_table('glue_workflow_run')
     with op.batch_alter_table('glue_job_run', schema=None) as batch_op:
         batch_op.drop_index('ix_job_run_state')
         batch_op.drop_index('ix_job_run_job_started')
+        batch_op.drop_index(batch_op.f('ix_glue_job_run_workflow_run_id'))
+        batch_op.drop_index(batch_op.f('ix_glue_job_run_fire_id'))
 
     op.drop_table('glue_job_run')
     op.drop_table('glue_job_bookmark_version')
     with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_glue_crawl_workflow_run_id'))
+        batch_op.drop_index(batch_op.f('ix_glue_crawl_fire_id'))
         batch_op.drop_index('ix_crawl_crawler_start')
 
     op.drop_table('glue_crawl')
     op.drop_table('catalog_table')
     op.drop_table('catalog_function')
     op.drop_table('resource_tag')
+    op.drop_table('glue_workflow')
+    with op.batch_alter_table('glue_trigger_fire', schema=None) as batch_op:
+        batch_op.drop_index('ix_trigger_fire_done')
+
+    op.drop_table('glue_trigger_fire')
+    with op.batch_alter_table('glue_trigger', schema=None) as batch_op:
+        batch_op.drop_index('ix_trigger_workflow')
+        batch_op.drop_index('ix_trigger_type_state')
+
+    op.drop_table('glue_trigger')
     op.drop_table('glue_job_bookmark')
     op.drop_table('glue_job')
     op.drop_table('glue_crawler')
