@@ -425,8 +425,40 @@ class Engine:
 
     # -- workflow runs
 
+    @staticmethod
+    def _due_triggers(session: Session, scope: Scope, workflow: str, actions: RunActions) -> list[Trigger]:
+        """The activated CONDITIONAL triggers of the workflow that have not fired in the run and now hold."""
+        due = []
+        for trigger_row in workflow_triggers(session, scope, workflow):
+            trigger = to_trigger(trigger_row)
+            if (trigger.type is TriggerType.CONDITIONAL and trigger.state is TriggerState.ACTIVATED
+                    and trigger.name not in actions.fired and predicate_holds(trigger, actions)):
+                due.append(trigger)
+        return due
+
+    def _needs_change(self, run_id: str) -> bool:
+        """A read-only look: whether evaluating the run would fire a trigger or end the run."""
+        with self.app.store.read() as session:
+            row = workflow_run_row(session, run_id)
+            if row is None or row.status not in (WorkflowRunStatus.RUNNING.value, WorkflowRunStatus.STOPPING.value):
+                return False
+            workflow = session.get(WorkflowRow, row.workflow_id)
+            if workflow is None:
+                return False
+            actions = load_actions(session, row)
+            if not actions.active():
+                return True
+            return row.status == WorkflowRunStatus.RUNNING.value and bool(
+                self._due_triggers(session, Scope(workflow.account_id, workflow.region), workflow.name, actions))
+
     def evaluate_run(self, run_id: str) -> WorkflowRunStatus | None:
-        """Fire what a workflow run's state calls for, or end the run; its status afterwards."""
+        """Fire what a workflow run's state calls for, or end the run; its status afterwards.
+
+        A read-only look decides first whether anything would change, so that watching a run that
+        is busy running its jobs costs no write transaction.
+        """
+        if not self._needs_change(run_id):
+            return self._run_status(run_id)
         new_fires: list[int] = []
         with self.app.store.write() as session:
             row = session.scalars(select(WorkflowRunRow).where(WorkflowRunRow.run_id == run_id)
@@ -441,11 +473,7 @@ class Engine:
             scope = Scope(workflow.account_id, workflow.region)
             actions = load_actions(session, row)
             if status is WorkflowRunStatus.RUNNING:
-                for trigger_row in workflow_triggers(session, scope, workflow.name):
-                    trigger = to_trigger(trigger_row)
-                    if (trigger.type is not TriggerType.CONDITIONAL or trigger.state is not TriggerState.ACTIVATED
-                            or trigger.name in actions.fired or not predicate_holds(trigger, actions)):
-                        continue
+                for trigger in self._due_triggers(session, scope, workflow.name, actions):
                     try:
                         with session.begin_nested():
                             fire = add_fire(session, scope, trigger.name,
