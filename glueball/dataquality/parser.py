@@ -1,0 +1,638 @@
+"""Parsing DQDL text into a :class:`~glueball.dataquality.ast.Ruleset`.
+
+:func:`parse` reads a document with the LALR grammar in ``dqdl.lark``, builds the
+typed AST (resolving ``$constants``, reading quoted ``"yyyy-mm-dd"`` strings as
+dates and ``"9:30 AM"`` as times, as Glue's lexer does) and then runs the semantic
+checks (:mod:`glueball.dataquality._checks`, against the rule type registry in
+:mod:`glueball.dataquality.rules`), so that a ruleset Glue would refuse is refused
+before any data is read. Keywords are reserved everywhere, as in Glue's own lexer:
+a column named like one (``days``, ``in``, ``B``) is written in double quotes.
+:func:`check` re-runs those checks, and adds column checks when given the schema
+of the data.
+
+Every failure is a :class:`~glueball.dataquality.ast.DqdlError` naming the line,
+the column and — for syntax errors — what would have been accepted, in words.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, cast
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from glueball.dataquality._checks import check_ruleset
+from glueball.dataquality.ast import (
+    Aggregate,
+    Analyzer,
+    Between,
+    BinaryOp,
+    Comparison,
+    CompositeRule,
+    ConstantValue,
+    DateArithmetic,
+    DateLiteral,
+    DqdlError,
+    Duration,
+    Expression,
+    FrozenMap,
+    IndexOf,
+    InList,
+    Keyword,
+    LastK,
+    Matches,
+    Negative,
+    Now,
+    NumberLiteral,
+    Operand,
+    Parameter,
+    Position,
+    Rule,
+    RuleNode,
+    Ruleset,
+    Size,
+    StringLiteral,
+    TagValue,
+    TimeLiteral,
+)
+
+__all__ = ["DqdlError", "check", "parse"]
+
+
+@cache
+def _lark() -> Lark:
+    grammar = Path(__file__).with_name("dqdl.lark").read_text()
+    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False)
+
+
+def parse(text: str) -> Ruleset:
+    """Parse and check a DQDL document, as Glue does when a ruleset is created or run.
+
+    Raises:
+        DqdlError: on a syntax error (with ``expected``) or on any semantic error
+            (unknown rule type, wrong arity, a condition on a boolean rule, a
+            ``where``/``with threshold`` the rule type does not allow, an unknown
+            constant, a bad regex, an operand of the wrong kind...).
+    """
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as error:
+        raise _syntax_error(text, error) from None
+    ruleset = _Builder().build(tree)
+    problems = check_ruleset(ruleset)
+    if problems:
+        raise DqdlError.combine(problems)
+    return ruleset
+
+
+def check(ruleset: Ruleset, schema: Sequence[tuple[str, str]] | None = None) -> None:
+    """Check a parsed ruleset, and its column references against ``schema`` when given.
+
+    ``schema`` is the data's columns as ``(name, spark type)`` pairs, e.g.
+    ``[("id", "bigint"), ("email", "string")]``; names match case-insensitively, as
+    in Spark SQL. Raises :class:`DqdlError` listing every problem found.
+    """
+    problems = check_ruleset(ruleset, schema)
+    if problems:
+        raise DqdlError.combine(problems)
+
+
+# ---------------------------------------------------------------- syntax errors
+
+_OPERAND_START = {"NUMBER", "STRING", "CONST_REF", "NULL", "EMPTY", "WHITESPACES_ONLY"}
+_CONDITION_START = {"COMPARATOR", "not", "NOT", "between", "BETWEEN", "in", "IN", "matches"}
+_ARITHMETIC = {"+", "-", "*", "/"}
+_UNITS = {"minutes", "hours", "days", "B", "KB", "MB", "GB", "TB"}
+_SECTIONS = ("Rules", "Analyzers", "Metadata", "DataSources", "DefaultLabels")
+#: how a single expected token reads, in the order phrases are listed
+_TOKEN_PHRASES = {
+    "and": "'and'",
+    "AND": "'and'",
+    "=": "'='",
+    ",": "','",
+    "]": "']'",
+    ")": "')'",
+    "}": "'}'",
+    "[": "'['",
+    "{": "'{'",
+    "(": "'('",
+    ":": "':'",
+    "or": "'or'",
+    "where": 'where "<Spark SQL condition>"',
+    "with": "with threshold ... or with <tag> = ...",
+    "labels": 'labels = ["key" = "value"]',
+    "$END": "the end of the ruleset",
+}
+_STATEMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=")
+
+
+def _spelling(name: str) -> str:
+    """What a terminal looks like: its literal text, or its name for a pattern."""
+    if name == "$END":
+        return name
+    pattern = _lark().get_terminal(name).pattern
+    return str(pattern.value) if pattern.type == "str" else name
+
+
+def _describe(spelled: set[str]) -> list[str]:
+    """The tokens a parser state accepts, said the way a DQDL author would, most telling first."""
+    phrases: list[str] = []
+    among_parameters = bool(spelled & _CONDITION_START) and "NAME" in spelled
+    if spelled & _CONDITION_START:
+        phrases.append("a comparison such as '> 10'")
+    if "NAME" in spelled and "(" in spelled and "NUMBER" not in spelled:
+        phrases.append("a rule type such as RowCount")
+    if spelled & _OPERAND_START and not among_parameters:
+        phrases.append('a value such as 10, "text", NULL or avg(last(3))')
+    if spelled & set(_SECTIONS):
+        phrases.append("a section such as Rules = [ ... ]")
+    if "threshold" in spelled:
+        phrases.append("threshold or a tag name")
+    if "STRING" in spelled and not spelled & _OPERAND_START:
+        phrases.append('a string in double quotes such as "name"')
+    for spelling, phrase in _TOKEN_PHRASES.items():
+        if spelling == "=" and "COMPARATOR" in spelled:
+            continue
+        if spelling in spelled and phrase not in phrases:
+            phrases.append(phrase)
+    if spelled & _ARITHMETIC and not spelled & _OPERAND_START:
+        phrases.append("an operator such as + or *")
+    if spelled & _UNITS:
+        phrases.append("a unit such as hours or MB")
+    if among_parameters:
+        phrases.append('another parameter such as "column"')
+    return phrases or sorted(spelled)
+
+
+def _scan(text: str, pos: int) -> tuple[int, int]:
+    """Where the entry (rule, pair...) and the top-level statement containing ``pos`` begin."""
+    depth, entry, statement, i = 0, 0, 0, 0
+    while i < pos:
+        char = text[i]
+        if char == '"':
+            i += 1
+            while i < pos and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif char == "#":
+            while i < pos and text[i] != "\n":
+                i += 1
+        elif char in "[{":
+            depth += 1
+            if depth == 1:
+                entry = i + 1
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                entry = statement = i + 1
+        elif char == "," and depth == 1:
+            entry = i + 1
+        i += 1
+    return entry, statement
+
+
+def _position_of(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _accepted(text: str, error: UnexpectedInput, pos: int) -> set[str]:
+    """The terminals really acceptable at the error (LALR's own lists merge contexts)."""
+    try:
+        if isinstance(error, UnexpectedToken) and error.interactive_parser is not None:
+            return set(error.interactive_parser.accepts())
+        interactive = _lark().parse_interactive(text[:pos])
+        interactive.exhaust_lexer()
+        return set(interactive.accepts())
+    except UnexpectedInput:  # pragma: no cover - the prefix before an error parses
+        return set(getattr(error, "expected", None) or getattr(error, "allowed", None) or ())
+
+
+def _syntax_error(text: str, error: UnexpectedInput) -> DqdlError:
+    if isinstance(error, UnexpectedCharacters):
+        pos = error.pos_in_stream or 0
+        found = f"'{text[pos]}'"
+    elif isinstance(error, UnexpectedToken):
+        token = error.token
+        if token.type == "$END":
+            pos, found = len(text.rstrip()), "the end of the ruleset"
+        else:
+            pos, found = token.start_pos or 0, f"'{token}'"
+    else:  # pragma: no cover - LALR reports the end as a $END token
+        pos, found = len(text.rstrip()), "the end of the ruleset"
+    line, column = _position_of(text, pos)
+    spelled = {_spelling(name) for name in _accepted(text, error, pos)}
+    phrases = _describe(spelled)
+    entry, statement = _scan(text, pos)
+    head = _STATEMENT.match(text, statement)
+    if head and head[1] not in _SECTIONS and not text[head.end() :].lstrip().startswith('"'):
+        close = difflib.get_close_matches(head[1], _SECTIONS, 1)
+        if close:
+            line, column = _position_of(text, head.start(1))
+            return DqdlError(f"unknown section '{head[1]}'; did you mean {close[0]}?", line, column, phrases)
+    before = " ".join(text[entry:pos].split())
+    before = before if len(before) <= 60 else "..." + before[-57:]
+    after = f" after {before}" if before else ""
+    shown = phrases[:4]
+    wanted = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+    detail = f"expected {wanted}{after}, found {found}"
+    word = found.strip("'").lower()
+    if word in ("and", "or"):
+        other = "or" if word == "and" else "and"
+        if other in spelled:
+            detail += f"; a chain uses one operator, add parentheses to mix '{word}' with '{other}'"
+        elif word not in spelled:
+            detail += f'; put each side of \'{word}\' in parentheses, e.g. (IsComplete "a") {word} (IsUnique "a")'
+    return DqdlError(detail, line, column, phrases)
+
+
+# ---------------------------------------------------------------- tree -> AST
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_TIME_12H = re.compile(r"([0-9]{1,2}):([0-9]{2}) ?([AP]M)")
+_TIME_24H = re.compile(r"([0-9]{2}):([0-9]{2})")
+_CONSTANT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
+_CONSTANT_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_.]*")
+_AGGREGATES = ("avg", "min", "max", "sum", "median", "std")
+_SECTION_NAMES = {
+    "metadata": "Metadata",
+    "data_sources": "DataSources",
+    "default_labels": "DefaultLabels",
+    "rules": "Rules",
+    "analyzers": "Analyzers",
+}
+
+
+def _position(item: Token | Tree) -> Position:
+    if isinstance(item, Token):
+        return item.line or 0, item.column or 0
+    return item.meta.line, item.meta.column
+
+
+def _fail(item: Token | Tree, detail: str) -> DqdlError:
+    line, column = _position(item)
+    return DqdlError(detail, line, column)
+
+
+def _unquote(token: Token) -> str:
+    body, out, i = str(token)[1:-1], [], 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body) and body[i + 1] in '"\\':
+            out.append(body[i + 1])
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def _number(token: Token) -> int | float:
+    text = str(token)
+    return float(text) if "." in text else int(text)
+
+
+class _Builder:
+    """Turns lark's tree into AST nodes, resolving constants as it goes."""
+
+    def __init__(self) -> None:
+        self.constants: dict[str, ConstantValue] = {}
+
+    def build(self, tree: Tree) -> Ruleset:
+        sections: dict[str, Tree] = {}
+        for child in tree.children:
+            assert isinstance(child, Tree)
+            if child.data == "constant":
+                self.constant(child)
+            elif child.data in sections:
+                raise _fail(child, f"the {_SECTION_NAMES[str(child.data)]} section is given twice")
+            else:
+                sections[str(child.data)] = child
+        rules = analyzers = ()
+        if "rules" in sections:
+            rules = tuple(self.rule_node(c) for c in sections["rules"].children)  # type: ignore[assignment]
+        if "analyzers" in sections:
+            analyzers = tuple(self.analyzer(c) for c in sections["analyzers"].children)  # type: ignore[assignment]
+        return Ruleset(
+            rules=rules,
+            analyzers=analyzers,
+            metadata=self.metadata(sections.get("metadata")),
+            data_sources=self.data_sources(sections.get("data_sources")),
+            constants=FrozenMap(self.constants),
+            default_labels=self.labels(sections["default_labels"].children[0])
+            if "default_labels" in sections
+            else FrozenMap(),
+        )
+
+    # ------------------------------------------------------------ sections
+
+    def constant(self, tree: Tree) -> None:
+        name_token, value = tree.children
+        name = str(name_token)
+        if not _CONSTANT_NAME.fullmatch(name):
+            raise _fail(name_token, f"constant name '{name}' must start with a letter")
+        if name in self.constants:
+            raise _fail(name_token, f"constant '{name}' is already defined")
+        resolved = self.literal(value)
+        texts = resolved if isinstance(resolved, tuple) else (resolved,)
+        if any(isinstance(t, str) and _CONSTANT_REFERENCE.search(t) for t in texts):
+            raise _fail(name_token, f"constant '{name}' refers to another constant; constants cannot be nested")
+        self.constants[name] = resolved
+
+    def literal(self, item: Token | Tree) -> ConstantValue:
+        if isinstance(item, Token):
+            return _unquote(item) if item.type == "STRING" else _number(item)
+        if item.data == "signed_number":
+            number = _number(cast(Token, item.children[-1]))
+            return -number if len(item.children) == 2 else number
+        return tuple(cast(Any, self.literal(c)) for c in item.children)
+
+    def dictionary(self, tree: Tree) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        if not tree.children:
+            raise _fail(tree, "empty dictionary: give at least one \"key\": value pair")
+        for pair in tree.children:
+            assert isinstance(pair, Tree)
+            key_token, value = pair.children
+            key = _unquote(cast(Token, key_token))
+            if key in result:
+                raise _fail(key_token, f"key \"{key}\" is given twice")
+            if isinstance(value, Token):
+                result[key] = _unquote(value)
+            elif value.data == "string_list":
+                result[key] = tuple(_unquote(cast(Token, t)) for t in value.children)
+            else:
+                result[key] = (value, self.dictionary(value))
+        return result
+
+    def metadata(self, tree: Tree | None) -> FrozenMap[str, str]:
+        if tree is None:
+            return FrozenMap()
+        values = self.dictionary(cast(Tree, tree.children[0]))
+        for key, value in values.items():
+            if key != "Version":
+                raise _fail(tree, f"Metadata supports only the key \"Version\", not \"{key}\"")
+            if not isinstance(value, str):
+                raise _fail(tree, "Metadata \"Version\" must be a string")
+        return FrozenMap(values)
+
+    def data_sources(self, tree: Tree | None) -> FrozenMap[str, str | FrozenMap[str, str]]:
+        if tree is None:
+            return FrozenMap()
+        result: dict[str, str | FrozenMap[str, str]] = {}
+        for key, value in self.dictionary(cast(Tree, tree.children[0])).items():
+            if key == "Primary":
+                if not isinstance(value, str):
+                    raise _fail(tree, 'DataSources "Primary" must be a string naming the primary source')
+                result[key] = value
+            elif key == "AdditionalDataSources":
+                if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+                    result[key] = FrozenMap((alias, alias) for alias in value)
+                elif isinstance(value, tuple) and isinstance(value[1], dict):
+                    mapping = value[1]
+                    if not all(isinstance(v, str) for v in mapping.values()):
+                        raise _fail(value[0], "each additional data source maps an alias to a source name")
+                    result[key] = FrozenMap(mapping)
+                else:
+                    raise _fail(tree, '"AdditionalDataSources" must be a list of aliases or {"alias": "source"}')
+            else:
+                raise _fail(tree, f'DataSources supports "Primary" and "AdditionalDataSources", not "{key}"')
+        return FrozenMap(result)
+
+    def labels(self, tree: Tree) -> FrozenMap[str, str]:
+        """``["key" = "value", ...]`` (or ``{"key": "value"}``) as a mapping."""
+        if tree.children and isinstance(tree.children[0], Tree) and tree.children[0].data == "dictionary":
+            pairs = self.dictionary(tree.children[0])
+            if not all(isinstance(v, str) for v in pairs.values()):
+                raise _fail(tree, "label values must be strings")
+            return FrozenMap(pairs)
+        result: dict[str, str] = {}
+        for label in tree.children:
+            assert isinstance(label, Tree)
+            key_token, value_token = label.children
+            key = _unquote(cast(Token, key_token))
+            if key in result:
+                raise _fail(key_token, f"label \"{key}\" is given twice")
+            result[key] = _unquote(cast(Token, value_token))
+        return FrozenMap(result)
+
+    # ------------------------------------------------------------ rules
+
+    def rule_node(self, item: Tree) -> RuleNode:
+        if item.data in ("and_rule", "or_rule"):
+            children = tuple(self.rule_node(cast(Tree, c)) for c in item.children)
+            return CompositeRule("and" if item.data == "and_rule" else "or", children, position=_position(item))
+        return self.rule(item)
+
+    def parameters(self, tokens: list[Token]) -> tuple[list[Parameter], list[Position], list[bool]]:
+        values: list[Parameter] = []
+        positions: list[Position] = []
+        quoted: list[bool] = []
+        for token in tokens:
+            if token.type == "CONST_REF":
+                value = self.reference(token)
+                for part in value if isinstance(value, tuple) else (value,):
+                    values.append(part)
+                    positions.append(_position(token))
+                    quoted.append(True)
+                continue
+            if token.type == "STRING":
+                values.append(_unquote(token))
+            else:
+                values.append(_number(token) if token.type == "NUMBER" else str(token))
+            positions.append(_position(token))
+            quoted.append(token.type != "NAME")
+        return values, positions, quoted
+
+    def rule(self, tree: Tree) -> Rule:
+        type_token = cast(Token, tree.children[0])
+        tokens = [c for c in tree.children[1:] if isinstance(c, Token)]
+        values, positions, quoted = self.parameters(tokens)
+        fields: dict[str, Any] = {}
+        tags: dict[str, TagValue] = {}
+        for part in tree.children[1:]:
+            if not isinstance(part, Tree):
+                continue
+            if part.data == "where_clause":
+                fields["where"] = self.where(part)
+                fields["where_position"] = _position(part)
+            elif part.data == "threshold":
+                if "threshold" in fields:
+                    raise _fail(part, "only one 'with threshold' is allowed per rule")
+                fields["threshold"] = self.condition(cast(Tree, part.children[0]))
+                fields["threshold_position"] = _position(part)
+            elif part.data == "tag":
+                key_token, value = part.children
+                if str(key_token) in tags:
+                    raise _fail(key_token, f"tag '{key_token}' is given twice")
+                tags[str(key_token)] = self.tag_value(value)
+            elif part.data == "labels_clause":
+                fields["labels"] = self.labels(cast(Tree, part.children[0]))
+            else:
+                fields["condition"] = self.condition(part)
+                fields["condition_position"] = _position(part)
+        return Rule(
+            rule_type=str(type_token),
+            parameters=tuple(values),
+            tags=FrozenMap(tags),
+            position=_position(type_token),
+            parameter_positions=tuple(positions),
+            parameter_quoted=tuple(quoted),
+            **fields,
+        )
+
+    def analyzer(self, tree: Tree) -> Analyzer:
+        type_token = cast(Token, tree.children[0])
+        values, positions, _ = self.parameters([c for c in tree.children[1:] if isinstance(c, Token)])
+        where = [c for c in tree.children[1:] if isinstance(c, Tree)]
+        return Analyzer(
+            analyzer_type=str(type_token),
+            parameters=tuple(values),
+            where=self.where(where[0]) if where else None,
+            position=_position(type_token),
+            parameter_positions=tuple(positions),
+        )
+
+    def where(self, tree: Tree) -> str:
+        item = cast(Token, tree.children[0])
+        text = self.reference(item) if item.type == "CONST_REF" else _unquote(item)
+        if not isinstance(text, str):
+            raise _fail(item, f"constant {item} is not a string; a where clause is a quoted Spark SQL condition")
+        if not text.strip():
+            raise _fail(tree, 'empty where clause: give a Spark SQL condition such as where "age > 18"')
+        return text
+
+    def tag_value(self, item: Token | Tree) -> TagValue:
+        if isinstance(item, Token) and item.type == "CONST_REF":
+            value = self.reference(item)
+            if isinstance(value, tuple):
+                return tuple(str(v) for v in value)
+            return value
+        value = self.literal(item)
+        return tuple(str(v) for v in value) if isinstance(value, tuple) else value
+
+    def reference(self, token: Token) -> ConstantValue:
+        name = str(token)[1:]
+        if name not in self.constants:
+            known = ", ".join(f"${n}" for n in self.constants) or "none are defined"
+            raise _fail(token, f"unknown constant {token} (constants: {known})")
+        return self.constants[name]
+
+    # ------------------------------------------------------------ expressions
+
+    def condition(self, tree: Tree) -> Expression:
+        children = list(tree.children)
+        negated = bool(children) and isinstance(children[0], Tree) and children[0].data == "not_kw"
+        if negated:
+            children = children[1:]
+        if tree.data == "comparison":
+            operator, operand = children
+            return Comparison(cast(Any, str(cast(Tree, operator).children[0])), self.operand(operand))
+        if tree.data == "between":
+            return Between(self.operand(children[0]), self.operand(children[1]), negated)
+        if tree.data == "in_list":
+            source = children[0]
+            if isinstance(source, Token):
+                value = self.reference(source)
+                items = value if isinstance(value, tuple) else (value,)
+                values = tuple(self.value_operand(v, source) for v in items)
+            else:
+                values = tuple(self.operand(c) for c in source.children)
+            if not values:
+                raise _fail(tree, "empty list after 'in': give at least one value")
+            return InList(values, negated)
+        pattern_item = cast(Token, children[0])
+        pattern = self.reference(pattern_item) if pattern_item.type == "CONST_REF" else _unquote(pattern_item)
+        if not isinstance(pattern, str):
+            raise _fail(pattern_item, "'matches' takes a regular expression in double quotes")
+        return Matches(pattern, negated)
+
+    def value_operand(self, value: str | int | float, where: Token | Tree) -> Operand:
+        if isinstance(value, str):
+            return self.string_operand(value, where)
+        return NumberLiteral(value)
+
+    def string_operand(self, text: str, where: Token | Tree) -> Operand:
+        """A quoted literal; dates and times read as such, as Glue's lexer does."""
+        if _DATE.fullmatch(text):
+            try:
+                return DateLiteral(dt.date.fromisoformat(text))
+            except ValueError:
+                raise _fail(where, f'"{text}" is not a valid date (yyyy-mm-dd)') from None
+        match = _TIME_12H.fullmatch(text)
+        if match:
+            hour, minute = int(match[1]), int(match[2])
+            if not 1 <= hour <= 12 or minute > 59:
+                raise _fail(where, f'"{text}" is not a valid time (h:mm AM or HH:mm)')
+            return TimeLiteral(dt.time(hour % 12 + (12 if match[3] == "PM" else 0), minute), text)
+        match = _TIME_24H.fullmatch(text)
+        if match:
+            hour, minute = int(match[1]), int(match[2])
+            if hour > 23 or minute > 59:
+                raise _fail(where, f'"{text}" is not a valid time (h:mm AM or HH:mm)')
+            return TimeLiteral(dt.time(hour, minute), text)
+        return StringLiteral(text)
+
+    def operand(self, item: Token | Tree) -> Operand:
+        if isinstance(item, Token):
+            if item.type == "NUMBER":
+                return NumberLiteral(_number(item))
+            if item.type == "STRING":
+                return self.string_operand(_unquote(item), item)
+            value = self.reference(item)
+            if isinstance(value, tuple):
+                raise _fail(item, f"constant {item} is a list; use it after 'in', e.g. in {item}")
+            return self.value_operand(value, item)
+        kind = item.data
+        if kind == "keyword":
+            return Keyword(cast(Any, str(item.children[0]).upper()))
+        if kind in ("duration", "size"):
+            amount_token, unit_tree = item.children
+            amount = _number(cast(Token, amount_token))
+            if not isinstance(amount, int):
+                raise _fail(item, f"a {kind} takes a whole number, not {amount_token}")
+            unit = str(cast(Tree, unit_tree).children[0])
+            return Duration(amount, cast(Any, unit)) if kind == "duration" else Size(amount, cast(Any, unit))
+        if kind == "negative":
+            inner = self.operand(item.children[1])
+            if isinstance(inner, NumberLiteral):
+                return NumberLiteral(-inner.value)
+            return Negative(inner)
+        if kind == "binop":
+            left, operator, right = item.children
+            lhs, rhs = self.operand(left), self.operand(right)
+            if isinstance(lhs, Now) and isinstance(rhs, Duration) and str(operator) in "+-":
+                return DateArithmetic(cast(Any, str(operator)), rhs)
+            return BinaryOp(cast(Any, str(operator)), lhs, rhs)
+        return self.call(item)
+
+    def call(self, tree: Tree) -> Operand:
+        name_token, *arg_items = tree.children
+        name = str(name_token)
+        args = [self.operand(a) for a in arg_items]
+        if name == "now":
+            if args:
+                raise _fail(tree, "now() takes no arguments")
+            return Now()
+        if name == "last":
+            if len(args) != 1 or not _is_whole(args[0], minimum=1):
+                raise _fail(tree, "last(k) takes one whole number k >= 1, e.g. last(10)")
+            return LastK(int(cast(NumberLiteral, args[0]).value))
+        if name in _AGGREGATES:
+            if len(args) != 1 or not isinstance(args[0], LastK):
+                raise _fail(tree, f"{name}() takes the metric history last(k), e.g. {name}(last(10))")
+            return Aggregate(cast(Any, name), args[0])
+        if name == "index":
+            if len(args) != 2 or not isinstance(args[0], LastK) or not _is_whole(args[1], minimum=0):
+                raise _fail(tree, "index() takes last(k) and a position, e.g. index(last(10), 2)")
+            return IndexOf(args[0], int(cast(NumberLiteral, args[1]).value))
+        supported = ", ".join(["now", "last", *_AGGREGATES, "index"])
+        raise _fail(name_token, f"unknown function {name}(); DQDL supports {supported}")
+
+
+def _is_whole(operand: Operand, minimum: int) -> bool:
+    return isinstance(operand, NumberLiteral) and isinstance(operand.value, int) and operand.value >= minimum
