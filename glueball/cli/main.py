@@ -504,6 +504,9 @@ def logs(run_id: str, home: Path | None) -> None:
     _show_logs(run_id, home)
 
 
+import glueball.cli.workflows  # noqa: E402,F401  (registers `glueball workflows`)
+
+
 def main() -> None:
     cli()
 
