@@ -138,3 +138,32 @@ def table_input(name: str, partition_keys: list[tuple[str, str]] | None = None, 
     }
     spec.update(extra)
     return spec
+
+
+def send(server: ServerProcess, target: str, body: Any) -> tuple[int, dict[str, Any]]:
+    """POST a raw AWS JSON 1.1 request with any ``X-Amz-Target`` (e.g. ``Glueball.NotifyEvent``)."""
+    import json
+
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = {"X-Amz-Target": target, "Content-Type": "application/x-amz-json-1.1"}
+    response = urllib3.PoolManager().request("POST", server.endpoint + "/", body=data, headers=headers)
+    return response.status, json.loads(response.data or b"{}")
+
+
+class ScopedEnviron:
+    """``env`` added to os.environ inside a ``with`` block (a server started there inherits it), then restored."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.saved: dict[str, str | None] = {}
+
+    def __enter__(self) -> None:
+        self.saved = {key: os.environ.get(key) for key in self.env}
+        os.environ.update(self.env)
+
+    def __exit__(self, *exc: object) -> None:
+        for key, value in self.saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

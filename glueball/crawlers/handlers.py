@@ -116,6 +116,8 @@ def classifier_wire(classifier: Classifier) -> dict[str, Any]:
 def create_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
     crawlers(app, caller).create(request["Name"], crawler_spec(request), request.get("Schedule"),
                                  request.get("Tags"))
+    if request.get("Schedule"):
+        crawlers(app, caller).arm_schedule(request["Name"], app.clock.now())
     return {}
 
 
@@ -146,6 +148,7 @@ def list_crawlers(app: Glueball, caller: Caller, request: Request) -> Response:
 @operation("UpdateCrawler")
 def update_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
     crawlers(app, caller).update(request["Name"], request)
+    crawlers(app, caller).arm_schedule(request["Name"], app.clock.now())
     return {}
 
 
@@ -187,6 +190,7 @@ def list_crawls(app: Glueball, caller: Caller, request: Request) -> Response:
 @operation("StartCrawlerSchedule")
 def start_crawler_schedule(app: Glueball, caller: Caller, request: Request) -> Response:
     crawlers(app, caller).set_schedule_state(request["CrawlerName"], ScheduleState.SCHEDULED, check_can_start)
+    crawlers(app, caller).arm_schedule(request["CrawlerName"], app.clock.now())
     return {}
 
 
@@ -199,6 +203,7 @@ def stop_crawler_schedule(app: Glueball, caller: Caller, request: Request) -> Re
 @operation("UpdateCrawlerSchedule")
 def update_crawler_schedule(app: Glueball, caller: Caller, request: Request) -> Response:
     crawlers(app, caller).update_schedule(request["CrawlerName"], request.get("Schedule"))
+    crawlers(app, caller).arm_schedule(request["CrawlerName"], app.clock.now())
     return {}
 
 

@@ -44,6 +44,7 @@ from glueball.crawlers.store import (
     crawler_query,
     crawler_row,
     find_classifier_row,
+    find_crawler_row,
     finished_crawls,
     to_crawl,
     to_crawler,
@@ -572,6 +573,19 @@ class CrawlerService:
             check(name, crawler.schedule)
             row.schedule_state = target.value
             row.next_fire = None
+
+    def arm_schedule(self, name: str, clock_now: float) -> None:
+        """Set when a SCHEDULED schedule that was just created or changed fires first, from the scheduler's now.
+
+        The scheduler would otherwise arm it at its next tick, and a due time in between would pass unseen.
+        """
+        from glueball.workflows.cron import parse_cron
+
+        with self.store.write() as session:
+            row = find_crawler_row(session, self.scope, name, for_update=True)
+            if (row is not None and row.schedule and row.next_fire is None
+                    and row.schedule_state == ScheduleState.SCHEDULED.value):
+                row.next_fire = parse_cron(row.schedule).next_fire_epoch(clock_now)
 
     def update_schedule(self, name: str, expression: str | None) -> None:
         """Mirror UpdateCrawlerSchedule: a new expression ("" or none removes the schedule)."""

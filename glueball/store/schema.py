@@ -201,7 +201,7 @@ class CrawlRow(Base):
     stats: Mapped[dict[str, Any]]
     access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
     # the workflow run and the trigger fire that started the crawl (None when started otherwise)
-    workflow_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    workflow_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
     fire_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
@@ -321,7 +321,7 @@ class JobRunRow(Base):
     log_dir: Mapped[str | None] = mapped_column(Text, nullable=True)
     access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
     # the workflow run and the trigger fire that started the run (None when started otherwise)
-    workflow_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    workflow_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
     fire_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
@@ -386,8 +386,8 @@ class WorkflowRunRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     workflow_id: Mapped[int] = mapped_column(ForeignKey("glue_workflow.id", ondelete="CASCADE"))
-    run_id: Mapped[str] = mapped_column(String(64))
-    previous_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    run_id: Mapped[str] = mapped_column(String(255))
+    previous_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     status: Mapped[str] = mapped_column(String(16))
     started_on: Mapped[float] = mapped_column(Float)
     completed_on: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -419,7 +419,7 @@ class TriggerFireRow(Base):
     region: Mapped[str] = mapped_column(String(64))
     # a trigger's name, or "crawler-schedule:<crawler>" for a crawler's own schedule
     trigger_name: Mapped[str] = mapped_column(String(300))
-    workflow_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    workflow_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     fired_on: Mapped[float] = mapped_column(Float)
     # the actions to start (Action structures, with workflow arguments added) and, per action, the
     # outcome {"JobRunId"} | {"CrawlId"} | {"ErrorCode", "ErrorMessage"}
@@ -427,4 +427,119 @@ class TriggerFireRow(Base):
     outcomes: Mapped[list[Any]]
     done: Mapped[bool] = mapped_column(Boolean)
     runner: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)
+
+
+class DataQualityRulesetRow(Base):
+    """A data quality ruleset (glueball.dataquality): its DQDL text as the client sent it."""
+
+    __tablename__ = "glue_dq_ruleset"
+    __table_args__ = (UniqueConstraint("account_id", "region", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    ruleset: Mapped[str] = mapped_column(Text)
+    # the number of top-level rules of the parsed ruleset (RuleCount)
+    rule_count: Mapped[int] = mapped_column(Integer)
+    # TargetTable, as columns for ListDataQualityRulesets' filter
+    target_database: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    target_table: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    target_catalog: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # the recommendation run that created the ruleset (CreatedRulesetName)
+    recommendation_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    client_token: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)
+
+
+class DataQualityResultRow(Base):
+    """One published data quality result: the DataQualityResult structure minus ResultId in ``spec``."""
+
+    __tablename__ = "glue_dq_result"
+    __table_args__ = (
+        UniqueConstraint("result_id"),
+        Index("ix_dq_result_scope_started", "account_id", "region", "started_on"),
+        Index("ix_dq_result_evaluation_run", "evaluation_run_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    result_id: Mapped[str] = mapped_column(String(255))
+    evaluation_context: Mapped[str | None] = mapped_column(Text, nullable=True)
+    ruleset_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # DataSource.GlueTable (or DataQualityGlueTable), for ListDataQualityResults' filter
+    database_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    table_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    job_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    job_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    evaluation_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    started_on: Mapped[float] = mapped_column(Float)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    spec: Mapped[dict[str, Any]]
+    create_time: Mapped[float] = mapped_column(Float)
+
+
+class DataQualityMetricRow(Base):
+    """One metric value of a published result, for ``last(k)`` and anomaly detection.
+
+    ``context_key`` is the sha256 of the result's EvaluationContext (a bounded index key).
+    """
+
+    __tablename__ = "glue_dq_metric"
+    __table_args__ = (
+        Index("ix_dq_metric_history", "account_id", "region", "context_key", "metric", "started_on"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_id: Mapped[int] = mapped_column(ForeignKey("glue_dq_result.id", ondelete="CASCADE"))
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    context_key: Mapped[str] = mapped_column(String(64))
+    metric: Mapped[str] = mapped_column(String(512))
+    value: Mapped[float] = mapped_column(Float)
+    started_on: Mapped[float] = mapped_column(Float)
+
+
+class DataQualityRunRow(Base):
+    """A ruleset evaluation run or a rule recommendation run; ``status`` changes by compare-and-swap."""
+
+    __tablename__ = "glue_dq_run"
+    __table_args__ = (
+        UniqueConstraint("run_id"),
+        # StartDataQuality*Run's ClientToken: one run per token (NULLs never collide)
+        UniqueConstraint("account_id", "region", "kind", "client_token"),
+        Index("ix_dq_run_scope_started", "account_id", "region", "kind", "started_on"),
+        Index("ix_dq_run_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(64))
+    region: Mapped[str] = mapped_column(String(64))
+    run_id: Mapped[str] = mapped_column(String(255))
+    # "evaluation" or "recommendation"
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    database_name: Mapped[str] = mapped_column(String(255))
+    table_name: Mapped[str] = mapped_column(String(255))
+    # the Start request's members (DataSource, Role, NumberOfWorkers, Timeout, RulesetNames, ...), defaults filled
+    spec: Mapped[dict[str, Any]]
+    client_token: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    started_on: Mapped[float] = mapped_column(Float)
+    last_modified_on: Mapped[float] = mapped_column(Float)
+    completed_on: Mapped[float | None] = mapped_column(Float, nullable=True)
+    error_string: Mapped[str | None] = mapped_column(Text, nullable=True)
+    execution_time: Mapped[int] = mapped_column(Integer, default=0)
+    # a recommendation run's RecommendedRuleset (DQDL)
+    recommended_ruleset: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # who watches the run (host:pid:boot id) with its heartbeat, and its driver process (pid, start ticks)
+    runner: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    heartbeat: Mapped[float | None] = mapped_column(Float, nullable=True)
+    driver_host: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    driver_pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    driver_start: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    log_dir: Mapped[str | None] = mapped_column(Text, nullable=True)
     access_key: Mapped[str | None] = mapped_column(String(128), nullable=True)

@@ -66,7 +66,8 @@ def _value(spec: _Field, text: str) -> int:
     if token in spec.names:
         return spec.names[token]
     if not token.isdigit():
-        allowed = f"{spec.low}-{spec.high}" + (f" or {min(spec.names)}..." if spec.names else "")
+        ordered = sorted(spec.names, key=spec.names.__getitem__)
+        allowed = f"{spec.low}-{spec.high}" + (f" or {ordered[0]}-{ordered[-1]}" if ordered else "")
         raise CronError(f"{spec.name} field: {text!r} is not a value ({allowed})")
     number = int(token)
     if not spec.low <= number <= spec.high:
@@ -248,12 +249,15 @@ class CronExpression:
         return fire.timestamp() if fire is not None else None
 
     def min_interval_minutes(self) -> int:
-        """The shortest gap between two firings within a day (minute and hour fields only)."""
+        """The shortest gap between two firings, from the minute and hour fields alone.
+
+        The gap from a day's last firing to the next day's first counts too (``23:58`` and ``00:02``
+        are four minutes apart), whether or not the day fields fire on consecutive days.
+        """
         firings = [h * 60 + m for h in self.hours for m in self.minutes]
         gaps = [b - a for a, b in zip(firings, firings[1:], strict=False)]
-        if len(self.hours) == 24:
-            gaps.append(firings[0] + 24 * 60 - firings[-1])
-        return min(gaps) if gaps else 24 * 60
+        gaps.append(firings[0] + 24 * 60 - firings[-1])
+        return min(gaps)
 
 
 def parse_cron(expression: str) -> CronExpression:

@@ -12,9 +12,10 @@ A workflow run's status (:data:`RUN_TRANSITIONS`)::
 
     RUNNING -> COMPLETED          every action ended and no trigger can fire any more
     RUNNING -> STOPPING -> STOPPED  StopWorkflowRun; the running actions are stopped
-    RUNNING | STOPPING -> ERROR   the run's workflow was deleted under it
 
-A run that had failed actions still ends COMPLETED, as in Glue; ``Statistics`` counts them.
+A run that had failed actions still ends COMPLETED, as in Glue; ``Statistics`` counts them. Glue's
+ERROR (an internal failure of the service) is in the table but glueball has no path to it: a
+deleted workflow takes its runs with it.
 """
 
 from __future__ import annotations

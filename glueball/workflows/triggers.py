@@ -331,7 +331,7 @@ class TriggerService:
             if row.state == TriggerState.ACTIVATED.value and trigger_type is TriggerType.SCHEDULED:
                 values["next_fire"] = check_glue_schedule(spec["Schedule"]).next_fire_epoch(clock_now)
             if not bump_trigger(session, row.id, row.version, **values):
-                        raise ConcurrentModificationException(f"Trigger {name} was modified concurrently; retry")
+                raise ConcurrentModificationException(f"Trigger {name} was modified concurrently; retry")
             session.expire(row)
             return to_trigger(trigger_row(session, self.scope, name))
 

@@ -74,6 +74,79 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('account_id', 'region', 'name')
     )
+    op.create_table('glue_dq_result',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('result_id', sa.String(length=255), nullable=False),
+    sa.Column('evaluation_context', sa.Text(), nullable=True),
+    sa.Column('ruleset_name', sa.String(length=255), nullable=True),
+    sa.Column('database_name', sa.String(length=255), nullable=True),
+    sa.Column('table_name', sa.String(length=255), nullable=True),
+    sa.Column('job_name', sa.String(length=255), nullable=True),
+    sa.Column('job_run_id', sa.String(length=255), nullable=True),
+    sa.Column('evaluation_run_id', sa.String(length=255), nullable=True),
+    sa.Column('started_on', sa.Float(), nullable=False),
+    sa.Column('score', sa.Float(), nullable=True),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('result_id')
+    )
+    with op.batch_alter_table('glue_dq_result', schema=None) as batch_op:
+        batch_op.create_index('ix_dq_result_evaluation_run', ['evaluation_run_id'], unique=False)
+        batch_op.create_index('ix_dq_result_scope_started', ['account_id', 'region', 'started_on'], unique=False)
+
+    op.create_table('glue_dq_ruleset',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=False),
+    sa.Column('description', sa.Text(), nullable=True),
+    sa.Column('ruleset', sa.Text(), nullable=False),
+    sa.Column('rule_count', sa.Integer(), nullable=False),
+    sa.Column('target_database', sa.String(length=255), nullable=True),
+    sa.Column('target_table', sa.String(length=255), nullable=True),
+    sa.Column('target_catalog', sa.String(length=255), nullable=True),
+    sa.Column('recommendation_run_id', sa.String(length=255), nullable=True),
+    sa.Column('client_token', sa.String(length=255), nullable=True),
+    sa.Column('create_time', sa.Float(), nullable=False),
+    sa.Column('update_time', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'name')
+    )
+    op.create_table('glue_dq_run',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('run_id', sa.String(length=255), nullable=False),
+    sa.Column('kind', sa.String(length=16), nullable=False),
+    sa.Column('status', sa.String(length=16), nullable=False),
+    sa.Column('database_name', sa.String(length=255), nullable=False),
+    sa.Column('table_name', sa.String(length=255), nullable=False),
+    sa.Column('spec', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
+    sa.Column('client_token', sa.String(length=255), nullable=True),
+    sa.Column('started_on', sa.Float(), nullable=False),
+    sa.Column('last_modified_on', sa.Float(), nullable=False),
+    sa.Column('completed_on', sa.Float(), nullable=True),
+    sa.Column('error_string', sa.Text(), nullable=True),
+    sa.Column('execution_time', sa.Integer(), nullable=False),
+    sa.Column('recommended_ruleset', sa.Text(), nullable=True),
+    sa.Column('runner', sa.String(length=255), nullable=True),
+    sa.Column('heartbeat', sa.Float(), nullable=True),
+    sa.Column('driver_host', sa.String(length=255), nullable=True),
+    sa.Column('driver_pid', sa.Integer(), nullable=True),
+    sa.Column('driver_start', sa.BigInteger(), nullable=True),
+    sa.Column('log_dir', sa.Text(), nullable=True),
+    sa.Column('access_key', sa.String(length=128), nullable=True),
+    sa.PrimaryKeyConstraint('id'),
+    sa.UniqueConstraint('account_id', 'region', 'kind', 'client_token'),
+    sa.UniqueConstraint('run_id')
+    )
+    with op.batch_alter_table('glue_dq_run', schema=None) as batch_op:
+        batch_op.create_index('ix_dq_run_scope_started', ['account_id', 'region', 'kind', 'started_on'], unique=False)
+        batch_op.create_index('ix_dq_run_status', ['status'], unique=False)
+
     op.create_table('glue_job',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('account_id', sa.String(length=64), nullable=False),
@@ -130,7 +203,7 @@ def upgrade() -> None:
     sa.Column('account_id', sa.String(length=64), nullable=False),
     sa.Column('region', sa.String(length=64), nullable=False),
     sa.Column('trigger_name', sa.String(length=300), nullable=False),
-    sa.Column('workflow_run_id', sa.String(length=64), nullable=True),
+    sa.Column('workflow_run_id', sa.String(length=255), nullable=True),
     sa.Column('fired_on', sa.Float(), nullable=False),
     sa.Column('actions', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('outcomes', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
@@ -192,7 +265,7 @@ def upgrade() -> None:
     sa.Column('error_message', sa.Text(), nullable=True),
     sa.Column('stats', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
     sa.Column('access_key', sa.String(length=128), nullable=True),
-    sa.Column('workflow_run_id', sa.String(length=64), nullable=True),
+    sa.Column('workflow_run_id', sa.String(length=255), nullable=True),
     sa.Column('fire_id', sa.Integer(), nullable=True),
     sa.ForeignKeyConstraint(['crawler_id'], ['glue_crawler.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
@@ -202,6 +275,21 @@ def upgrade() -> None:
         batch_op.create_index('ix_crawl_crawler_start', ['crawler_id', 'start_time'], unique=False)
         batch_op.create_index(batch_op.f('ix_glue_crawl_fire_id'), ['fire_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_glue_crawl_workflow_run_id'), ['workflow_run_id'], unique=False)
+
+    op.create_table('glue_dq_metric',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('result_id', sa.Integer(), nullable=False),
+    sa.Column('account_id', sa.String(length=64), nullable=False),
+    sa.Column('region', sa.String(length=64), nullable=False),
+    sa.Column('context_key', sa.String(length=64), nullable=False),
+    sa.Column('metric', sa.String(length=512), nullable=False),
+    sa.Column('value', sa.Float(), nullable=False),
+    sa.Column('started_on', sa.Float(), nullable=False),
+    sa.ForeignKeyConstraint(['result_id'], ['glue_dq_result.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id')
+    )
+    with op.batch_alter_table('glue_dq_metric', schema=None) as batch_op:
+        batch_op.create_index('ix_dq_metric_history', ['account_id', 'region', 'context_key', 'metric', 'started_on'], unique=False)
 
     op.create_table('glue_job_bookmark_version',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -244,7 +332,7 @@ def upgrade() -> None:
     sa.Column('driver_start', sa.BigInteger(), nullable=True),
     sa.Column('log_dir', sa.Text(), nullable=True),
     sa.Column('access_key', sa.String(length=128), nullable=True),
-    sa.Column('workflow_run_id', sa.String(length=64), nullable=True),
+    sa.Column('workflow_run_id', sa.String(length=255), nullable=True),
     sa.Column('fire_id', sa.Integer(), nullable=True),
     sa.ForeignKeyConstraint(['job_id'], ['glue_job.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
@@ -259,8 +347,8 @@ def upgrade() -> None:
     op.create_table('glue_workflow_run',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('workflow_id', sa.Integer(), nullable=False),
-    sa.Column('run_id', sa.String(length=64), nullable=False),
-    sa.Column('previous_run_id', sa.String(length=64), nullable=True),
+    sa.Column('run_id', sa.String(length=255), nullable=False),
+    sa.Column('previous_run_id', sa.String(length=255), nullable=True),
     sa.Column('status', sa.String(length=16), nullable=False),
     sa.Column('started_on', sa.Float(), nullable=False),
     sa.Column('completed_on', sa.Float(), nullable=True),
@@ -366,6 +454,10 @@ def downgrade() -> None:
 
     op.drop_table('glue_job_run')
     op.drop_table('glue_job_bookmark_version')
+    with op.batch_alter_table('glue_dq_metric', schema=None) as batch_op:
+        batch_op.drop_index('ix_dq_metric_history')
+
+    op.drop_table('glue_dq_metric')
     with op.batch_alter_table('glue_crawl', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_glue_crawl_workflow_run_id'))
         batch_op.drop_index(batch_op.f('ix_glue_crawl_fire_id'))
@@ -387,6 +479,17 @@ def downgrade() -> None:
     op.drop_table('glue_trigger')
     op.drop_table('glue_job_bookmark')
     op.drop_table('glue_job')
+    with op.batch_alter_table('glue_dq_run', schema=None) as batch_op:
+        batch_op.drop_index('ix_dq_run_status')
+        batch_op.drop_index('ix_dq_run_scope_started')
+
+    op.drop_table('glue_dq_run')
+    op.drop_table('glue_dq_ruleset')
+    with op.batch_alter_table('glue_dq_result', schema=None) as batch_op:
+        batch_op.drop_index('ix_dq_result_scope_started')
+        batch_op.drop_index('ix_dq_result_evaluation_run')
+
+    op.drop_table('glue_dq_result')
     op.drop_table('glue_crawler')
     op.drop_table('glue_connection')
     op.drop_table('glue_classifier')
