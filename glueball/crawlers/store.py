@@ -28,18 +28,15 @@ from glueball.crawlers.models import (
 )
 from glueball.errors import EntityNotFoundException
 from glueball.store.schema import ClassifierRow, CrawlerRow, CrawlRow
+from glueball.store.scoped import find_scoped, scoped_query
 
 
 def crawler_query(scope: Scope) -> Any:
-    return select(CrawlerRow).where(CrawlerRow.account_id == scope.account_id, CrawlerRow.region == scope.region)
+    return scoped_query(CrawlerRow, scope)
 
 
 def find_crawler_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> CrawlerRow | None:
-    query = crawler_query(scope).where(CrawlerRow.name == name)
-    if for_update:
-        query = query.with_for_update()
-    row: CrawlerRow | None = session.scalars(query).one_or_none()
-    return row
+    return find_scoped(session, CrawlerRow, scope, name, for_update)
 
 
 def crawler_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> CrawlerRow:
@@ -123,17 +120,12 @@ def finished_crawls(session: Session, crawler: CrawlerRow, limit: int = 100) -> 
 
 
 def classifier_query(scope: Scope) -> Any:
-    return select(ClassifierRow).where(ClassifierRow.account_id == scope.account_id,
-                                       ClassifierRow.region == scope.region)
+    return scoped_query(ClassifierRow, scope)
 
 
 def find_classifier_row(session: Session, scope: Scope, name: str,
                         for_update: bool = False) -> ClassifierRow | None:
-    query = classifier_query(scope).where(ClassifierRow.name == name)
-    if for_update:
-        query = query.with_for_update()
-    row: ClassifierRow | None = session.scalars(query).one_or_none()
-    return row
+    return find_scoped(session, ClassifierRow, scope, name, for_update)
 
 
 def classifier_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> ClassifierRow:

@@ -16,18 +16,15 @@ from glueball.catalog.models import Scope
 from glueball.errors import EntityNotFoundException
 from glueball.jobs.models import ACTIVE_STATES, Job, JobRun, JobRunState, RunMetrics, can_transition
 from glueball.store.schema import JobRow, JobRunRow
+from glueball.store.scoped import find_scoped, scoped_query
 
 
 def job_query(scope: Scope) -> Any:
-    return select(JobRow).where(JobRow.account_id == scope.account_id, JobRow.region == scope.region)
+    return scoped_query(JobRow, scope)
 
 
 def find_job_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> JobRow | None:
-    query = job_query(scope).where(JobRow.name == name)
-    if for_update:
-        query = query.with_for_update()
-    row: JobRow | None = session.scalars(query).one_or_none()
-    return row
+    return find_scoped(session, JobRow, scope, name, for_update)
 
 
 def job_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> JobRow:

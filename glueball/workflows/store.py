@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from glueball.catalog.models import Scope
 from glueball.errors import EntityNotFoundException
 from glueball.store.schema import TriggerFireRow, TriggerRow, WorkflowRow, WorkflowRunRow
+from glueball.store.scoped import find_scoped, scoped_query
 from glueball.workflows.models import (
     Trigger,
     TriggerState,
@@ -28,15 +29,11 @@ from glueball.workflows.models import (
 
 
 def trigger_query(scope: Scope) -> Any:
-    return select(TriggerRow).where(TriggerRow.account_id == scope.account_id, TriggerRow.region == scope.region)
+    return scoped_query(TriggerRow, scope)
 
 
 def find_trigger_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> TriggerRow | None:
-    query = trigger_query(scope).where(TriggerRow.name == name)
-    if for_update:
-        query = query.with_for_update()
-    row: TriggerRow | None = session.scalars(query).one_or_none()
-    return row
+    return find_scoped(session, TriggerRow, scope, name, for_update)
 
 
 def trigger_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> TriggerRow:
@@ -75,15 +72,11 @@ def bump_trigger(session: Session, row_id: int, version: int, **values: Any) -> 
 
 
 def workflow_query(scope: Scope) -> Any:
-    return select(WorkflowRow).where(WorkflowRow.account_id == scope.account_id, WorkflowRow.region == scope.region)
+    return scoped_query(WorkflowRow, scope)
 
 
 def find_workflow_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> WorkflowRow | None:
-    query = workflow_query(scope).where(WorkflowRow.name == name)
-    if for_update:
-        query = query.with_for_update()
-    row: WorkflowRow | None = session.scalars(query).one_or_none()
-    return row
+    return find_scoped(session, WorkflowRow, scope, name, for_update)
 
 
 def workflow_row(session: Session, scope: Scope, name: str, for_update: bool = False) -> WorkflowRow:
