@@ -45,6 +45,7 @@ bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/crawler.py
 	$(BIN)/python bench/jobs.py
+	$(BIN)/python bench/workflows.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
