@@ -71,6 +71,7 @@ def load_handlers() -> dict[str, Handler]:
     import glueball.catalog.handlers  # noqa: F401
     import glueball.connections.handlers  # noqa: F401
     import glueball.crawlers.handlers  # noqa: F401
+    import glueball.dataquality.handlers  # noqa: F401
     import glueball.jobs.bookmark_handlers  # noqa: F401
     import glueball.jobs.handlers  # noqa: F401
     import glueball.tagging.handlers  # noqa: F401

@@ -1,0 +1,5 @@
+"""``from awsgluedq.transforms import EvaluateDataQuality``."""
+
+from glueball.dataquality.transforms import EvaluateDataQuality
+
+__all__ = ["EvaluateDataQuality"]

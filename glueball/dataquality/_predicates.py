@@ -1,0 +1,260 @@
+"""Per-row conditions as Spark column expressions (ColumnValues, ColumnLength, ColumnDataType, DataFreshness).
+
+Each function returns a boolean :class:`~pyspark.sql.Column` that is true for a row that passes and
+false (never null) for one that fails, so the same expression serves the rule's compliance
+(``count_if`` in the planner's single aggregation) and the row-level outcomes.
+
+Semantics, following AWS's DQDL reference where it speaks and SQL where it does not:
+
+- A NULL value satisfies only a condition that names ``NULL`` (``= NULL``, ``in [..., NULL]``); every
+  other condition, negated ones (``!=``, ``not in``, ``not between``, ``not matches``) included,
+  fails it, as SQL's three-valued logic does.
+- ``EMPTY`` is ``""``; ``WHITESPACES_ONLY`` a non-empty value of whitespace only.
+- ``matches`` must match the whole value (Java regular expressions, as Glue's).
+- ``between`` excludes both bounds.
+- Numbers compare numerically; a text column is read as numbers with ``try_cast`` (a value that is
+  not a number fails). Strings compare as text. Dates (``"2024-01-31"``) compare with the column read
+  as a date (a timestamp column: as timestamps from midnight); ``now()`` arithmetic and times of day
+  compare with the column read as a timestamp.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from glueball.dataquality._operands import Resolver
+from glueball.dataquality.ast import (
+    Between,
+    BinaryOp,
+    Comparison,
+    DateArithmetic,
+    DateLiteral,
+    Duration,
+    Expression,
+    InList,
+    Keyword,
+    Matches,
+    Negative,
+    Now,
+    NumberLiteral,
+    Operand,
+    StringLiteral,
+    TimeLiteral,
+    format_number,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import DataType
+
+__all__ = ["column_length", "column_values", "data_type", "freshness", "type_name"]
+
+_NUMERIC = ("byte", "short", "integer", "long", "float", "double", "decimal")
+#: ColumnDataType's type -> the Spark type names a typed column may have, and the cast for text
+_DATA_TYPES = {
+    "boolean": (("boolean",), "boolean"),
+    "date": (("date",), "date"),
+    "timestamp": (("timestamp", "timestamp_ntz"), "timestamp"),
+    "integer": (("byte", "short", "integer"), "int"),
+    "long": (("byte", "short", "integer", "long"), "bigint"),
+    "float": (("float",), "float"),
+    "double": (("float", "double", "decimal"), "double"),
+}
+
+
+def type_name(dtype: DataType) -> str:
+    """Spark's type name without parameters: ``integer``, ``decimal``, ``string``..."""
+    return dtype.typeName()
+
+
+def _kind(operand: Operand) -> str:
+    if isinstance(operand, Keyword):
+        return "keyword"
+    if isinstance(operand, StringLiteral):
+        return "string"
+    if isinstance(operand, DateLiteral):
+        return "date"
+    if isinstance(operand, Now | DateArithmetic | TimeLiteral):
+        return "instant"
+    if isinstance(operand, NumberLiteral | BinaryOp | Negative):
+        return "number"
+    raise TypeError(f"{operand.to_dqdl()} cannot be compared with column values")
+
+
+class _Values:
+    """One column, read as whatever the condition's operands need."""
+
+    def __init__(self, column: Column, dtype: DataType, resolver: Resolver) -> None:
+        self.column = column
+        self.kind = type_name(dtype)
+        self.resolver = resolver
+
+    def read(self, kind: str) -> Column:
+        if kind == "number":
+            return self.column if self.kind in _NUMERIC else self.column.try_cast("double")
+        if kind == "date" and self.kind in ("timestamp", "timestamp_ntz"):
+            return self.column
+        if kind == "date":
+            return self.column if self.kind == "date" else self.column.try_cast("date")
+        if kind == "instant":
+            return self.column if self.kind in ("timestamp", "timestamp_ntz") else self.column.try_cast("timestamp")
+        return self.column if self.kind == "string" else self.column.cast("string")
+
+    def literal(self, operand: Operand, kind: str) -> Column:
+        from pyspark.sql import functions as F
+
+        if kind == "number":
+            return F.lit(self.resolver.number(operand))
+        if kind == "date" and self.kind in ("timestamp", "timestamp_ntz"):
+            return F.lit(self.resolver.instant(operand))
+        if kind == "date":
+            assert isinstance(operand, DateLiteral)
+            return F.lit(operand.value)
+        if kind == "instant":
+            return F.lit(self.resolver.instant(operand))
+        return F.lit(_text(operand))
+
+
+def _text(operand: Operand) -> str:
+    if isinstance(operand, StringLiteral):
+        return operand.value
+    if isinstance(operand, NumberLiteral):
+        return format_number(operand.value)
+    if isinstance(operand, DateLiteral):
+        return operand.value.isoformat()
+    if isinstance(operand, TimeLiteral):
+        return operand.text
+    return operand.to_dqdl()
+
+
+def _keyword(column: Column, keyword: Keyword) -> Column:
+    if keyword.name == "NULL":
+        return column.isNull()
+    text = column.cast("string")
+    if keyword.name == "EMPTY":
+        return text == ""
+    return text.rlike(r"^\s+$")
+
+
+def _strict(predicate: Column) -> Column:
+    """Null (unknown) becomes false: a value that cannot be compared fails."""
+    from pyspark.sql import functions as F
+
+    return F.coalesce(predicate, F.lit(False))
+
+
+def column_values(column: Column, dtype: DataType, condition: Expression, resolver: Resolver) -> Column:
+    """``ColumnValues "c" <condition>`` for one row."""
+    values = _Values(column, dtype, resolver)
+    if isinstance(condition, Matches):
+        matched = values.read("string").rlike(f"^(?:{condition.pattern})$")
+        return _strict(~matched if condition.negated else matched)
+    if isinstance(condition, Comparison):
+        operand = condition.operand
+        if isinstance(operand, Keyword):
+            found = _keyword(column, operand)
+            return _strict(~found if condition.operator == "!=" else found)
+        kind = _kind(operand)
+        left, right = values.read(kind), values.literal(operand, kind)
+        return _strict(_compare(condition.operator, left, right))
+    if isinstance(condition, Between):
+        kind = _kind(condition.lower)
+        value = values.read(kind)
+        inside = (value > values.literal(condition.lower, kind)) & (value < values.literal(condition.upper, kind))
+        return _strict(~inside if condition.negated else inside)
+    return _strict(_in_list(column, values, condition))
+
+
+def _compare(operator: str, left: Column, right: Column) -> Column:
+    if operator == "=":
+        return left == right
+    if operator == "!=":
+        return left != right
+    if operator == ">":
+        return left > right
+    if operator == ">=":
+        return left >= right
+    if operator == "<":
+        return left < right
+    return left <= right
+
+
+def _in_list(column: Column, values: _Values, condition: InList) -> Column:
+    keywords = [v for v in condition.values if isinstance(v, Keyword)]
+    others = [v for v in condition.values if not isinstance(v, Keyword)]
+    parts = [_keyword(column, k) for k in keywords]
+    if others:
+        kinds = {_kind(v) for v in others}
+        kind = kinds.pop() if len(kinds) == 1 else "string"
+        parts.append(values.read(kind).isin([values.literal(v, kind) for v in others]))
+    found = parts[0]
+    for part in parts[1:]:
+        found = found | part
+    mentions_null = any(k.name == "NULL" for k in keywords)
+    if condition.negated:
+        # NOT (NULL IN (...)) is unknown in SQL: a NULL value fails a negated list that does not name NULL
+        return ~found if mentions_null else ~found & column.isNotNull()
+    return found
+
+
+def column_length(column: Column, condition: Expression, resolver: Resolver) -> Column:
+    """``ColumnLength "c" <condition>``: the length of the value as text (NULL fails)."""
+    from pyspark.sql import functions as F
+
+    length = F.length(column.cast("string"))
+    if isinstance(condition, Comparison):
+        return _strict(_compare(condition.operator, length, F.lit(resolver.number(condition.operand))))
+    if isinstance(condition, Between):
+        inside = (length > F.lit(resolver.number(condition.lower))) & (length < F.lit(resolver.number(condition.upper)))
+        return _strict(~inside if condition.negated else inside)
+    if isinstance(condition, InList):
+        found = length.isin([resolver.number(v) for v in condition.values])
+        return _strict(~found if condition.negated else found)
+    raise TypeError("ColumnLength compares lengths with numbers")
+
+
+def data_type(column: Column, dtype: DataType, condition: Expression) -> Column:
+    """``ColumnDataType "c" = "INTEGER"``: the value is of, or as text can be read as, the type.
+
+    A typed column conforms when its Spark type is the type (``Long`` also takes the smaller
+    integers, ``Double`` floats and decimals); a text column value by value, with ``try_cast``.
+    NULL conforms to every type (there is no value to contradict it).
+    """
+    from pyspark.sql import functions as F
+
+    names: list[str]
+    if isinstance(condition, Comparison):
+        names, negated = [_text(condition.operand)], condition.operator == "!="
+    elif isinstance(condition, InList):
+        names, negated = [_text(v) for v in condition.values], condition.negated
+    else:
+        raise TypeError("ColumnDataType takes = \"TYPE\" or in [\"TYPE\", ...]")
+    kind = type_name(dtype)
+    conforms = F.lit(False)
+    for name in names:
+        typed, cast = _DATA_TYPES[name.lower()]
+        if kind == "string":
+            conforms = conforms | column.try_cast(cast).isNotNull()
+        else:
+            conforms = conforms | F.lit(kind in typed)
+    return column.isNull() | _strict(~conforms if negated else conforms)
+
+
+def freshness(column: Column, condition: Expression, resolver: Resolver) -> Column:
+    """``DataFreshness "c" <= 24 hours``: the age of the value (now minus it) meets the condition."""
+    from pyspark.sql import functions as F
+
+    instant = column.try_cast("timestamp")
+    age = F.lit(resolver.now.timestamp()) - F.unix_micros(instant) / F.lit(1_000_000.0)
+
+    def seconds(operand: Operand) -> Column:
+        if not isinstance(operand, Duration):
+            raise TypeError(f"DataFreshness compares durations, not {operand.to_dqdl()}")
+        return F.lit(float(operand.seconds))
+
+    if isinstance(condition, Comparison):
+        return _strict(_compare(condition.operator, age, seconds(condition.operand)))
+    if isinstance(condition, Between):
+        inside = (age > seconds(condition.lower)) & (age < seconds(condition.upper))
+        return _strict(~inside if condition.negated else inside)
+    raise TypeError("DataFreshness takes a comparison or between with durations")
