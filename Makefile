@@ -46,6 +46,7 @@ bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/crawler.py
 	$(BIN)/python bench/jobs.py
 	$(BIN)/python bench/workflows.py
+	$(BIN)/python bench/dq.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
