@@ -142,6 +142,25 @@ class GlueContext:
 
         return extract_jdbc_conf(self, connection_name)
 
+    def create_data_frame_from_options(self, connection_type: str,
+                                       connection_options: Mapping[str, Any] | None = None,
+                                       format: str | None = None,  # noqa: A002
+                                       format_options: Mapping[str, Any] | None = None,
+                                       transformation_ctx: str = "", **kwargs: Any) -> DataFrame:
+        return self.create_data_frame.from_options(connection_type, connection_options, format, format_options,
+                                                   transformation_ctx, **kwargs)
+
+    def forEachBatch(self, frame: DataFrame, batch_function: Any,  # noqa: N802
+                     options: Mapping[str, Any] | None = None) -> None:
+        """Run ``batch_function(batch_df, batch_id)`` on every non-empty micro-batch of a streaming ``frame``.
+
+        Glue's options: ``windowSize``, ``checkpointLocation``, ``persistDataFrame``, ``storageLevel``,
+        ``batchMaxRetries`` (see ``glueball.streaming.foreach``). Blocks until the query stops.
+        """
+        from glueball.streaming.foreach import for_each_batch
+
+        for_each_batch(self, frame, batch_function, options)
+
 
 class DynamicFrameReader:
     """``glueContext.create_dynamic_frame``: ``from_options``, ``from_catalog``, ``from_rdd``."""
@@ -215,8 +234,14 @@ class DataFrameReader:
     def from_catalog(self, *args: Any, **kwargs: Any) -> DataFrame:
         return self._reader.from_catalog(*args, **kwargs).toDF()
 
-    def from_options(self, *args: Any, **kwargs: Any) -> DataFrame:
-        return self._reader.from_options(*args, **kwargs).toDF()
+    def from_options(self, connection_type: str, connection_options: Mapping[str, Any] | None = None,
+                     *args: Any, **kwargs: Any) -> DataFrame:
+        """A DataFrame of files or a JDBC table; a streaming DataFrame for ``kafka`` (``glueball.streaming``)."""
+        from glueball.streaming.sources import STREAMING_CONNECTION_TYPES, streaming_data_frame
+
+        if (connection_type or "").strip().lower() in (*STREAMING_CONNECTION_TYPES, "kinesis"):
+            return streaming_data_frame(self._reader._glue_context, connection_type, connection_options or {})
+        return self._reader.from_options(connection_type, connection_options, *args, **kwargs).toDF()
 
 
 class DataFrameWriter:

@@ -61,8 +61,13 @@ class DynamicFrame:
 
     @classmethod
     def fromDF(cls, dataframe: DataFrame, glue_ctx: Any, name: str) -> DynamicFrame:  # noqa: N802
-        """Wrap a DataFrame (upstream ``DynamicFrame.fromDF``); no copy, no pass over the data."""
-        return cls(dataframe, glue_ctx, name)
+        """Wrap a DataFrame (upstream ``DynamicFrame.fromDF``); no copy, no pass over the data.
+
+        A streaming micro-batch's DataFrame brings its error records (undecodable payloads) along.
+        """
+        from glueball.runtime.errors import attached_errors
+
+        return cls(dataframe, glue_ctx, name, stage_errors=attached_errors(dataframe))
 
     def derive(self, df: DataFrame, *, stage_errors: DataFrame | None = None, transformation_ctx: str = "",
                stage_threshold: int = 0, total_threshold: int = 0, name: str | None = None) -> DynamicFrame:

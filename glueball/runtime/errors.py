@@ -38,3 +38,20 @@ def error_schema() -> StructType:
 
 def empty_errors(spark: SparkSession) -> DataFrame:
     return spark.createDataFrame([], error_schema())
+
+
+_ATTACHED = "_glueball_errors"
+
+
+def attach_errors(df: DataFrame, errors: DataFrame | None) -> DataFrame:
+    """Keep error records on a DataFrame object (a decoded streaming micro-batch) for ``DynamicFrame.fromDF``.
+
+    They stay with this object only: a DataFrame derived from it starts without them.
+    """
+    df.__dict__[_ATTACHED] = errors
+    return df
+
+
+def attached_errors(df: DataFrame) -> DataFrame | None:
+    """The error records kept on ``df`` by ``attach_errors`` (None when there are none)."""
+    return vars(df).get(_ATTACHED) if hasattr(df, "__dict__") else None

@@ -236,18 +236,19 @@ def _reads(name: str) -> Column:
     return F.length(F.coalesce(F.col(f"`{name}`").cast("string"), F.lit(""))) >= 0
 
 
-def type_csv_columns(df: DataFrame) -> DataFrame:
+def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
     """Type string columns per value as Glue's CSV reader does: long, double, or a choice with string.
 
     One aggregation pass finds which kinds of values each column holds (like Spark's
-    ``inferSchema``); the columns are then cast lazily.
+    ``inferSchema``); the columns are then cast lazily. Columns named in ``keep`` pass through as they are.
     """
     from pyspark.sql import functions as F
 
-    if not df.columns:
+    names = [c for c in df.columns if c not in keep]
+    if not names:
         return df
     probes = []
-    for i, name in enumerate(df.columns):
+    for i, name in enumerate(names):
         col = F.col(f"`{name}`")
         is_long = col.rlike(_LONG_RE) & F.expr(f"try_cast(`{name}` as bigint)").isNotNull()
         is_number = col.rlike(_DOUBLE_RE)
@@ -259,7 +260,7 @@ def type_csv_columns(df: DataFrame) -> DataFrame:
     kinds = df.agg(*probes).first()
     assert kinds is not None
     columns = []
-    for i, name in enumerate(df.columns):
+    for i, name in enumerate(names):
         col = F.col(f"`{name}`")
         has_long, has_double, has_string = kinds[f"l{i}"] == 1, kinds[f"d{i}"] == 1, kinds[f"s{i}"] == 1
         number_type = "double" if has_double else "bigint" if has_long else None
@@ -274,7 +275,7 @@ def type_csv_columns(df: DataFrame) -> DataFrame:
             text = F.when(~is_number, col)
             columns.append(F.struct(number.alias(member), text.alias("string"))
                            .alias(name, metadata={CHOICE_METADATA: True}))
-    return df.select(*columns)
+    return df.select(*columns, *[F.col(f"`{name}`") for name in df.columns if name in keep])
 
 
 def _read_json(spark: SparkSession, glue_ctx: Any, files: list[InputFile], options: Mapping[str, Any],

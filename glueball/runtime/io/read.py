@@ -41,8 +41,9 @@ S3_OPTIONS = frozenset({
 def unsupported_connection(connection_type: str) -> GlueRuntimeError:
     supported = ", ".join(SUPPORTED_CONNECTION_TYPES)
     if connection_type in _STREAMING:
-        return GlueRuntimeError(f"connection_type {connection_type!r} is a streaming source, not supported in "
-                                f"batch reads and writes here; supported: {supported}")
+        return GlueRuntimeError(f"connection_type {connection_type!r} is a streaming source: read it with "
+                                f"create_data_frame.from_options and forEachBatch; batch reads and writes "
+                                f"support: {supported}")
     return GlueRuntimeError(f"unsupported connection_type {connection_type!r}; supported: {supported}")
 
 

