@@ -384,6 +384,9 @@ class Engine:
             target = action.get("JobName") or action.get("CrawlerName")
             log.warning("trigger %s could not start %s: %s: %s", trigger_name, target, err.code, err.message)
             return {"ErrorCode": err.code, "ErrorMessage": err.message}
+        except Exception as exc:  # a bug or an unreachable store: the action errs, the fire still ends
+            log.exception("trigger %s could not start %s", trigger_name, action)
+            return {"ErrorCode": "InternalServiceException", "ErrorMessage": f"{type(exc).__name__}: {exc}"}
 
     def _already_started(self, fire_id: int, action: Spec) -> Spec | None:
         """The run a fire already started for ``action`` (a recovered fire must not start it twice)."""
