@@ -406,6 +406,20 @@ def jobs_start(name: str, args: tuple[str, ...], timeout: int | None, wait: bool
         console.close()
 
 
+def _streaming_line(streaming: dict[str, Any]) -> str:
+    """A streaming run's batches: how many, and the latest one's rows, rates, duration and consumer lag."""
+    last = streaming.get("LastBatch") or {}
+
+    def rate(value: Any) -> str:
+        return "-" if value is None else f"{value:,.0f}/s"
+
+    lag = last.get("consumerLag")
+    return (f"  streaming: {streaming.get('Batches', 0)} batches, {streaming.get('InputRows', 0)} rows; "
+            f"last batch {last.get('batchId', '-')}: {last.get('numInputRows', 0)} rows, "
+            f"input {rate(last.get('inputRowsPerSecond'))}, processed {rate(last.get('processedRowsPerSecond'))}, "
+            f"{last.get('batchDurationMs', 0)} ms, consumer lag {'-' if lag is None else lag}")
+
+
 def _print_run(console: _JobsConsole, name: str, run: dict[str, Any], stream: TextIO) -> None:
     extra = console.metrics(name, run["Id"])
     metrics = extra.get("Metrics") or {}
@@ -416,6 +430,9 @@ def _print_run(console: _JobsConsole, name: str, run: dict[str, Any], stream: Te
         lines.append(f"  rows read {metrics.get('records_read', '-')}  written {metrics.get('records_written', '-')}"
                      f"  bytes read {_size(metrics.get('bytes_read'))}  written "
                      f"{_size(metrics.get('bytes_written'))}")
+    streaming = extra.get("StreamingMetrics")
+    if streaming:
+        lines.append(_streaming_line(streaming))
     if run.get("PreviousRunId"):
         lines.append(f"  previous run {run['PreviousRunId']}")
     if run.get("ErrorMessage"):

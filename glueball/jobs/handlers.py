@@ -4,8 +4,11 @@ Besides Glue's operations, glueball serves one of its own for job runs:
 ``X-Amz-Target: Glueball.GetJobRunMetrics`` with ``{"JobName": ..., "RunId": ...}`` answers
 ``{"JobRunId", "JobRunState", "Metrics": {"records_read", "bytes_read", "records_written",
 "bytes_written", "executor_seconds"}, "ExecutionTime", "DPUSeconds", "LogDirectory",
-"OutputLog", "ErrorLog"}`` — what Glue's ``JobRun`` shape has no members for (Glue shows them
-in CloudWatch metrics and log streams). ``glueball jobs runs`` shows them.
+"OutputLog", "ErrorLog", "StreamingMetrics"}`` — what Glue's ``JobRun`` shape has no members for (Glue shows them
+in CloudWatch metrics and log streams). ``glueball jobs runs`` shows them. ``StreamingMetrics``
+(streaming runs whose ``forEachBatch`` processed batches): ``{"Batches", "InputRows", "LastBatch",
+"RecentBatches"}``, each batch ``{"batchId", "timestamp", "numInputRows", "inputRowsPerSecond",
+"processedRowsPerSecond", "batchDurationMs", "consumerLag"}`` (``glueball.streaming.metrics``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from glueball.clock import now
 from glueball.errors import InvalidInputException
 from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
 from glueball.jobs.service import JobRunService, JobService, job_spec
+from glueball.streaming.metrics import read_stream_metrics, stream_summary
 
 GET_JOB_RUNS_DEFAULT, GET_JOB_RUNS_MAX = 100, 200
 _RUN_MEMBERS = ("Timeout", "MaxCapacity", "AllocatedCapacity", "WorkerType", "NumberOfWorkers", "GlueVersion",
@@ -172,6 +176,9 @@ def metrics_wire(run: JobRun) -> dict[str, Any]:
     if directory is not None:
         wire.update({"LogDirectory": str(directory), "OutputLog": str(directory / "output.log"),
                      "ErrorLog": str(directory / "error.log")})
+        streaming = stream_summary(read_stream_metrics(directory))
+        if streaming is not None:
+            wire["StreamingMetrics"] = streaming
     return wire
 
 

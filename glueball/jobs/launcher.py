@@ -21,7 +21,8 @@ run ends the JVM and any other child with it.
 Environment of the driver: ``GLUEBALL_HOME``; ``GLUEBALL_ENDPOINT`` (and
 ``AWS_ENDPOINT_URL_GLUE``, so plain ``boto3.client("glue")`` reaches the same server) when
 a server launched it; ``GLUEBALL_JOB_NAME``, ``GLUEBALL_JOB_RUN_ID``, ``GLUEBALL_JOB_ATTEMPT``,
-``GLUEBALL_PREVIOUS_RUN_ID``; ``AWS_REGION``/``AWS_DEFAULT_REGION`` and the caller's access key.
+``GLUEBALL_PREVIOUS_RUN_ID``; ``GLUEBALL_JOB_LOG_DIR`` (the run's log directory, where a streaming job's
+``forEachBatch`` records its per-batch metrics); ``AWS_REGION``/``AWS_DEFAULT_REGION`` and the caller's access key.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from glueball.jobs.models import PYTHON_SHELL, JobRun
 TIMEOUT_UNIT_ENV = "GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS"
 RUNNER_OPTIONS = ("--spark-master", "--conf", "--extra-py-files")
 _DROPPED_ENV = ("GLUEBALL_ENDPOINT", "AWS_ENDPOINT_URL_GLUE", "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
-                "GLUEBALL_JOB_NAME", "GLUEBALL_JOB_RUN_ID", "GLUEBALL_JOB_ATTEMPT", "GLUEBALL_PREVIOUS_RUN_ID")
+                "GLUEBALL_JOB_NAME", "GLUEBALL_JOB_RUN_ID", "GLUEBALL_JOB_ATTEMPT", "GLUEBALL_PREVIOUS_RUN_ID",
+                "GLUEBALL_JOB_LOG_DIR")
 
 
 class LaunchError(Exception):
@@ -198,6 +200,7 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
         "GLUEBALL_JOB_NAME": run.job_name,
         "GLUEBALL_JOB_RUN_ID": run.run_id,
         "GLUEBALL_JOB_ATTEMPT": str(run.attempt),
+        "GLUEBALL_JOB_LOG_DIR": str(directory),
         "AWS_REGION": region,
         "AWS_DEFAULT_REGION": region,
         "PYTHONUNBUFFERED": "1",

@@ -19,6 +19,9 @@ Empty micro-batches are skipped: the batch function is called only for batches w
 frame from ``create_data_frame.from_options`` that has a ``classification``, the batch function gets
 the decoded records; the batch's error records ride along (``DynamicFrame.fromDF(batch_df, ...)``).
 The call blocks until the query stops (``query.stop()`` from another thread, or a failure).
+
+Each batch's metrics (input rows, rates, duration, consumer lag) are kept by ``StreamMetrics``
+(``glueball.streaming.metrics``): in ``BatchRunner.metrics``, and in a job run's log directory.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.runtime.errors import GlueRuntimeError, attach_errors
 from glueball.streaming.decode import decode_batch
 from glueball.streaming.kafka_options import as_bool, lower_keys
+from glueball.streaming.metrics import StreamMetrics
 from glueball.streaming.sources import decode_spec_of
 
 if TYPE_CHECKING:
@@ -102,6 +106,7 @@ class BatchRunner:
         self.batches_run: list[int] = []
         self.batches_skipped: list[int] = []
         self.query: Any = None
+        self.metrics = StreamMetrics.for_job_run()
         self._stopped = threading.Event()
 
     def on_batch(self, df: DataFrame, batch_id: int) -> None:
@@ -150,6 +155,15 @@ class BatchRunner:
 
     def run(self) -> None:
         """Run until the query is stopped; restart a failed batch up to ``batchMaxRetries`` times in a row."""
+        streams = self.frame.sparkSession.streams
+        listener = self.metrics.listener(lambda: str(self.query.id) if self.query is not None else None)
+        streams.addListener(listener)
+        try:
+            self._run()
+        finally:
+            streams.removeListener(listener)
+
+    def _run(self) -> None:
         from pyspark.errors import StreamingQueryException
 
         while not self._stopped.is_set():
