@@ -47,6 +47,7 @@ bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/jobs.py
 	$(BIN)/python bench/workflows.py
 	$(BIN)/python bench/dq.py
+	$(BIN)/python bench/streaming.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
