@@ -38,11 +38,11 @@ from glueball.catalog.models import Scope
 from glueball.crawlers.models import ScheduleState
 from glueball.errors import ConcurrentRunsExceededException, InvalidInputException
 from glueball.jobs.store import to_run
-from glueball.store.schema import CrawlerRow, CrawlRow, JobRow, JobRunRow, TriggerRow, WorkflowRow
+from glueball.store.schema import CrawlerRow, CrawlRow, JobRow, JobRunRow, TriggerRow
 from glueball.workflows.cron import CronError, parse_cron
 from glueball.workflows.engine import CRAWL_STATES, Engine, add_fire, fire_actions, job_run_settled, open_run
 from glueball.workflows.models import CRAWLER_SCHEDULE_PREFIX, Spec, TriggerState, TriggerType
-from glueball.workflows.store import bump_trigger, to_trigger
+from glueball.workflows.store import bump_trigger, find_workflow_row, to_trigger
 
 if TYPE_CHECKING:
     from glueball.app import Glueball
@@ -160,9 +160,7 @@ class Scheduler:
                             row.next_fire, self.grace)
                 return None
             if trigger.workflow_name:
-                workflow = session.scalars(select(WorkflowRow).where(
-                    WorkflowRow.account_id == row.account_id, WorkflowRow.region == row.region,
-                    WorkflowRow.name == trigger.workflow_name)).one_or_none()
+                workflow = find_workflow_row(session, scope, trigger.workflow_name)
                 if workflow is None:
                     return None
                 try:
@@ -240,9 +238,7 @@ class Scheduler:
                     continue
                 if not bump_trigger(session, row_id, version, event_batch=None):
                     continue
-                workflow = session.scalars(select(WorkflowRow).where(
-                    WorkflowRow.account_id == row.account_id, WorkflowRow.region == row.region,
-                    WorkflowRow.name == row.workflow_name)).one_or_none()
+                workflow = find_workflow_row(session, Scope(row.account_id, row.region), row.workflow_name or "")
                 if workflow is None:
                     continue
                 try:
