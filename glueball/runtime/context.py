@@ -150,6 +150,10 @@ class GlueContext:
         return self.create_data_frame.from_options(connection_type, connection_options, format, format_options,
                                                    transformation_ctx, **kwargs)
 
+    def create_data_frame_from_catalog(self, database: str | None = None, table_name: str | None = None,
+                                       *args: Any, **kwargs: Any) -> DataFrame:
+        return self.create_data_frame.from_catalog(database, table_name, *args, **kwargs)
+
     def forEachBatch(self, frame: DataFrame, batch_function: Any,  # noqa: N802
                      options: Mapping[str, Any] | None = None) -> None:
         """Run ``batch_function(batch_df, batch_id)`` on every non-empty micro-batch of a streaming ``frame``.
@@ -160,6 +164,25 @@ class GlueContext:
         from glueball.streaming.foreach import for_each_batch
 
         for_each_batch(self, frame, batch_function, options)
+
+    def getSampleStreamingDynamicFrame(self, frame: DataFrame, options: Mapping[str, Any] | None = None,  # noqa: N802
+                                       sample_function: Any = None) -> DynamicFrame:
+        """A static sample of a streaming ``frame``: ``windowSize``, ``pollingTimeInMs``, ``recordPollingLimit``.
+
+        See ``glueball.streaming.sampling``; ``sample_function(batch_df, batch_id)`` runs on each batch.
+        """
+        from glueball.streaming.sampling import sample_streaming_frame
+
+        return sample_streaming_frame(self, frame, options, sample_function)
+
+    def add_ingestion_time_columns(self, frame: DataFrame, time_granularity: str) -> DataFrame:
+        """``frame`` with ``ingest_year``, ``ingest_month``, ``ingest_day`` (+ ``ingest_hour``, ``ingest_minute``).
+
+        ``time_granularity``: ``day``, ``hour`` or ``minute``; the values are the micro-batch's UTC time.
+        """
+        from glueball.streaming.sampling import add_ingestion_time_columns
+
+        return add_ingestion_time_columns(frame, time_granularity)
 
 
 class DynamicFrameReader:
@@ -231,15 +254,29 @@ class DataFrameReader:
     def __init__(self, glue_context: GlueContext) -> None:
         self._reader = DynamicFrameReader(glue_context)
 
-    def from_catalog(self, *args: Any, **kwargs: Any) -> DataFrame:
-        return self._reader.from_catalog(*args, **kwargs).toDF()
+    def from_catalog(self, database: str | None = None, table_name: str | None = None, *args: Any,
+                     **kwargs: Any) -> DataFrame:
+        """A DataFrame of a catalog table; a streaming DataFrame for a streaming table (``typeOfData``).
+
+        A streaming table's parameters (``topicName``, ``streamName``, ``classification``...) and its columns
+        (the schema, unless ``inferSchema`` is true) become the connection options, ``additional_options``
+        on top (``glueball.streaming.sources``).
+        """
+        from glueball.streaming.sources import catalog_data_frame
+
+        database = kwargs.pop("name_space", database)
+        streaming = catalog_data_frame(self._reader._glue_context, database, table_name,
+                                       kwargs.get("additional_options") or {})
+        if streaming is not None:
+            return streaming
+        return self._reader.from_catalog(database, table_name, *args, **kwargs).toDF()
 
     def from_options(self, connection_type: str, connection_options: Mapping[str, Any] | None = None,
                      *args: Any, **kwargs: Any) -> DataFrame:
-        """A DataFrame of files or a JDBC table; a streaming DataFrame for ``kafka`` (``glueball.streaming``)."""
+        """A DataFrame of files or a JDBC table; a streaming DataFrame for ``kafka`` and ``kinesis``."""
         from glueball.streaming.sources import STREAMING_CONNECTION_TYPES, streaming_data_frame
 
-        if (connection_type or "").strip().lower() in (*STREAMING_CONNECTION_TYPES, "kinesis"):
+        if (connection_type or "").strip().lower() in STREAMING_CONNECTION_TYPES:
             return streaming_data_frame(self._reader._glue_context, connection_type, connection_options or {})
         return self._reader.from_options(connection_type, connection_options, *args, **kwargs).toDF()
 
