@@ -6,8 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.streaming.helpers import BackgroundRun, drain
 from tests.streaming.kinesis_helpers import MotoServer, kinesis_options
+
+pytestmark = pytest.mark.spark
 
 
 def _events(first: int, count: int) -> list[dict[str, Any]]:
