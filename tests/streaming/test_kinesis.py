@@ -18,47 +18,72 @@ def _events(first: int, count: int) -> list[dict[str, Any]]:
     return [{"id": i, "date": f"2024-05-0{1 + i % 3}", "amount": i * 1.5} for i in range(first, first + count)]
 
 
-def test_json_events_to_parquet_survive_a_restart(glue_context: Any, moto_server: MotoServer,
-                                                   tmp_path: Path) -> None:
+def _with_resends(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events with every 10th sent again a few events later (a producer's retry)."""
+    out: list[dict[str, Any]] = []
+    for i, event in enumerate(events):
+        out.append(event)
+        if i % 10 == 3:
+            out.append(events[i - 3])
+    return out
+
+
+def test_json_events_to_the_lake_survive_a_stop_mid_stream(glue_context: Any, moto_server: MotoServer) -> None:
+    """JSON events -> forEachBatch -> deduplicate -> Parquet by date in the object store, stopped and resumed."""
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.dynamicframe import DynamicFrame
+    from glueball.runtime.paths import to_spark_path
+
+    spark = glue_context.spark_session
     stream = moto_server.create_stream(shards=2)
-    out, checkpoint = tmp_path / "out", str(tmp_path / "checkpoint")
-    seen_batches: list[int] = []
+    lake = f"s3://lake/{stream}/events"
+    checkpoint = f"s3://lake/{stream}/checkpoint"
     errors: list[int] = []
 
-    def process(df: Any, batch_id: int) -> None:
-        from glueball.runtime.dynamicframe import DynamicFrame
+    def written(exclude_batch: int | None = None) -> Any:
+        if not list(Path(to_spark_path(lake)).glob("batch_id=*/date=*/*.parquet")):
+            return None
+        rows = spark.read.parquet(to_spark_path(lake))
+        return rows if exclude_batch is None else rows.where(F.col("batch_id") != exclude_batch)
 
-        errors.append(DynamicFrame.fromDF(df, glue_context, "events").errorsCount())
-        (df.dropDuplicates(["id"]).write.mode("overwrite").partitionBy("date")
-         .parquet(str(out / f"batch_id={batch_id}")))
-        seen_batches.append(batch_id)
+    def process(batch: Any, batch_id: int) -> None:
+        errors.append(DynamicFrame.fromDF(batch, glue_context, "events").errorsCount())
+        events = batch.dropDuplicates(["id"])
+        earlier = written(exclude_batch=batch_id)
+        if earlier is not None:
+            events = events.join(earlier.select("id"), "id", "left_anti")
+        target = f"{lake}/batch_id={batch_id}/"
+        glue_context.purge_s3_path(target, {"retentionPeriod": 0})  # a replayed batch replaces its own files
+        glue_context.write_dynamic_frame.from_options(
+            DynamicFrame.fromDF(events, glue_context, "events"), connection_type="s3",
+            connection_options={"path": target, "partitionKeys": ["date"]}, format="parquet")
 
-    def run(expected_total: int) -> None:
-        frame = glue_context.create_data_frame.from_options(
+    def frame() -> Any:
+        return glue_context.create_data_frame.from_options(
             connection_type="kinesis",
-            connection_options=kinesis_options(moto_server, stream, classification="json",
+            connection_options=kinesis_options(moto_server, stream, classification="json", maxFetchRecordsPerShard=25,
                                                schema="id long, date string, amount double"))
-        options = {"windowSize": "1 second", "checkpointLocation": checkpoint}
-        with BackgroundRun(glue_context, frame, process, options) as background:
-            background.wait_until(lambda: bool(seen_batches)
-                                   and _ids(glue_context, out, count_only=True) >= expected_total)
 
-    first = _events(0, 40)
-    moto_server.put_json(stream, first + first[:5])  # 5 duplicates inside the first stretch
+    def ids() -> list[int]:
+        rows = written()
+        return [] if rows is None else [r["id"] for r in rows.select("id").collect()]
+
+    options = {"windowSize": "1 second", "checkpointLocation": checkpoint}
+    moto_server.put_json(stream, _with_resends(_events(0, 150)))
+    with BackgroundRun(glue_context, frame(), process, options) as first:
+        first.wait_until(lambda: len(first.runner.batches_run) >= 2)
+    before = ids()
+    assert 0 < len(before) < 150, "stopped mid-stream"
+    moto_server.put_json(stream, _with_resends(_events(150, 50)))
     moto_server.put_raw(stream, [b"{not json"])
-    run(40)
-    moto_server.put_json(stream, _events(40, 30))
-    run(70)
-    ids = _ids(glue_context, out)
-    assert sorted(ids) == list(range(70)), "every event once: nothing lost, nothing re-read after the restart"
-    assert sum(errors) == 1 and len(seen_batches) == len(set(seen_batches))
-    dates = {p.name for p in out.glob("batch_id=*/date=*")}
+    with BackgroundRun(glue_context, frame(), process, options) as second:
+        second.wait_until(lambda: len(ids()) >= 200, timeout=240)
+    assert min(second.runner.batches_run) >= 2, "resumed from the checkpoint, not started over"
+    assert sorted(ids()) == list(range(200)), "every event once: nothing lost, nothing duplicated"
+    assert sum(errors) == 1
+    dates = {p.name for p in Path(to_spark_path(lake)).glob("batch_id=*/date=*")}
     assert dates == {"date=2024-05-01", "date=2024-05-02", "date=2024-05-03"}
-
-
-def _ids(glue_context: Any, out: Path, count_only: bool = False) -> Any:
-    rows = glue_context.spark_session.read.parquet(str(out)).select("id").collect()
-    return len(rows) if count_only else [r["id"] for r in rows]
 
 
 def test_max_fetch_records_per_shard_caps_batches(spark: Any, glue_context: Any, moto_server: MotoServer,
