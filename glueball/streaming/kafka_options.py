@@ -26,9 +26,11 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from glueball.runtime.errors import GlueRuntimeError
+
+_D = TypeVar("_D", int, None)
 
 log = logging.getLogger("glueball.streaming")
 
@@ -67,17 +69,29 @@ def as_bool(value: Any, default: bool = False) -> bool:
     raise GlueRuntimeError(f"expected true or false, got {value!r}")
 
 
-def _as_int(options: Mapping[str, Any], name: str, default: int | None, minimum: int = 0) -> int | None:
+def int_option(options: Mapping[str, Any], name: str, default: _D, what: str, minimum: int = 0,
+               maximum: int | None = None) -> int | _D:
+    """The integer option ``name`` of lower-cased ``options`` (``default`` when absent), within bounds.
+
+    Raises:
+        GlueRuntimeError: not an integer, or out of bounds — naming ``what`` ("Kafka option"), the option
+            and its value.
+    """
     value = options.get(name.lower())
     if value is None or value == "":
         return default
     try:
         number = int(str(value).strip())
     except ValueError:
-        raise GlueRuntimeError(f"Kafka option {name} must be an integer, got {value!r}") from None
-    if number < minimum:
-        raise GlueRuntimeError(f"Kafka option {name} must be at least {minimum}, got {number}")
+        raise GlueRuntimeError(f"{what} {name} must be an integer, got {value!r}") from None
+    if number < minimum or (maximum is not None and number > maximum):
+        bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+        raise GlueRuntimeError(f"{what} {name} must be {bounds}, got {number}")
     return number
+
+
+def _as_int(options: Mapping[str, Any], name: str, default: _D, minimum: int = 0) -> int | _D:
+    return int_option(options, name, default, "Kafka option", minimum)
 
 
 def _json_option(name: str, value: Any) -> Any:

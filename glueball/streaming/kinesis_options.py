@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.kafka_options import as_bool, lower_keys
+from glueball.streaming.kafka_options import as_bool, int_option, lower_keys
 
 log = logging.getLogger("glueball.streaming")
 
@@ -54,17 +54,7 @@ _INTERVAL = re.compile(r"(\d+)\s*(ms|s|sec|secs|seconds?|m|min|minutes?)?")
 
 
 def _as_int(opts: Mapping[str, Any], name: str, default: int, minimum: int = 0, maximum: int | None = None) -> int:
-    value = opts.get(name.lower())
-    if value is None or value == "":
-        return default
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise GlueRuntimeError(f"Kinesis option {name} must be an integer, got {value!r}") from None
-    if number < minimum or (maximum is not None and number > maximum):
-        bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
-        raise GlueRuntimeError(f"Kinesis option {name} must be {bounds}, got {number}")
-    return number
+    return int_option(opts, name, default, "Kinesis option", minimum, maximum)
 
 
 def _interval_ms(value: Any, default_ms: int) -> int:

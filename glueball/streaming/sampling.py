@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.kafka_options import lower_keys
+from glueball.streaming.kafka_options import int_option, lower_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -42,17 +42,7 @@ _PATTERNS = {"year": "yyyy", "month": "MM", "day": "dd", "hour": "HH", "minute":
 
 
 def _positive(opts: Mapping[str, Any], name: str, default: int) -> int:
-    value = opts.get(name.lower())
-    if value is None or value == "":
-        return default
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise GlueRuntimeError(f"getSampleStreamingDynamicFrame option {name} must be an integer, "
-                               f"got {value!r}") from None
-    if number < 1:
-        raise GlueRuntimeError(f"getSampleStreamingDynamicFrame option {name} must be at least 1, got {number}")
-    return number
+    return int_option(opts, name, default, "getSampleStreamingDynamicFrame option", minimum=1)
 
 
 def sample_streaming_frame(glue_ctx: Any, frame: DataFrame, options: Mapping[str, Any] | None,

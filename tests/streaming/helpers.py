@@ -61,27 +61,11 @@ class Broker:
                 stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
         broker = cls(process, port, log_path)
         admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"tansu exited with {process.returncode}: {log_path.read_text()[-2000:]}")
-            try:
-                admin.list_topics(timeout=1)
-                return broker
-            except Exception:  # noqa: BLE001 - not listening yet
-                if time.monotonic() > deadline:
-                    broker.stop()
-                    raise RuntimeError(f"tansu did not answer on {url} within {STARTUP_SECONDS} s") from None
-                time.sleep(0.1)
+        wait_ready(process, log_path, lambda: admin.list_topics(timeout=1), f"tansu on {url}")
+        return broker
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process)
 
     def create_topic(self, partitions: int = 1, prefix: str = "t") -> str:
         """A new topic with a unique name."""
@@ -130,6 +114,43 @@ class Broker:
     def produce_json(self, topic: str, events: Sequence[dict[str, Any]], partitions: int = 1) -> None:
         self.produce(topic, [(i % partitions, str(e.get("id", i)).encode(), json.dumps(e).encode())
                              for i, e in enumerate(events)])
+
+
+def wait_ready(process: subprocess.Popen[bytes], log_path: Path, probe: Callable[[], Any], what: str) -> None:
+    """Call ``probe`` until it stops raising (the service answers); fail when the process exits or time is up."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}: {log_path.read_text()[-2000:]}")
+        try:
+            probe()
+            return
+        except Exception:  # noqa: BLE001 - not answering yet
+            if time.monotonic() > deadline:
+                stop_process(process)
+                raise RuntimeError(f"{what} did not answer within {STARTUP_SECONDS} s") from None
+            time.sleep(0.1)
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate ``process`` (killed after 10 s)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def with_resends(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events with every 10th sent twice (a producer's retry), the copy a few events later."""
+    out: list[dict[str, Any]] = []
+    for i, event in enumerate(events):
+        out.append(event)
+        if i % 10 == 3:
+            out.append(events[i - 3])
+    return out
 
 
 def kafka_options(broker: Broker, **options: Any) -> dict[str, Any]:

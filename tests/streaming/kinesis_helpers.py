@@ -12,16 +12,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.streaming.helpers import free_port
+from tests.streaming.helpers import free_port, stop_process, wait_ready
 
-STARTUP_SECONDS = 20.0
 _SERVER_SCRIPT = """
 import sys
 from collections import OrderedDict
@@ -73,32 +71,17 @@ class MotoServer:
         import urllib.request
 
         port = free_port()
-        log = (workdir / "moto.log").open("wb")
-        process = subprocess.Popen([sys.executable, "-c", _SERVER_SCRIPT, str(port)], stdout=log,
-                                   stderr=subprocess.STDOUT, cwd=workdir)
+        log_path = workdir / "moto.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen([sys.executable, "-c", _SERVER_SCRIPT, str(port)], stdout=log,
+                                       stderr=subprocess.STDOUT, cwd=workdir)
         server = cls(process, port)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"moto_server exited with {process.returncode}: "
-                                   f"{(workdir / 'moto.log').read_text()[-2000:]}")
-            try:
-                urllib.request.urlopen(f"{server.endpoint}/moto-api/", timeout=1).close()
-                return server
-            except OSError:
-                if time.monotonic() > deadline:
-                    server.stop()
-                    raise RuntimeError(f"moto_server did not answer on port {port}") from None
-                time.sleep(0.1)
+        wait_ready(process, log_path, lambda: urllib.request.urlopen(f"{server.endpoint}/moto-api/", timeout=1).close(),
+                   f"moto_server on port {port}")
+        return server
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process)
 
     def client(self) -> Any:
         import boto3
