@@ -116,7 +116,7 @@ class BatchRunner:
                 self.batches_skipped.append(batch_id)
                 return
             if self.spec is not None and self.spec.emit_consumer_lag_metrics:
-                self._log_lag(raw, batch_id)
+                self._consumer_lag(raw, batch_id)
             if self.spec is not None:
                 records, errors = decode_batch(self.glue_ctx, raw, self.spec)
                 attach_errors(records, errors)
@@ -129,14 +129,15 @@ class BatchRunner:
             if self.persist:
                 raw.unpersist()
 
-    @staticmethod
-    def _log_lag(raw: DataFrame, batch_id: int) -> None:
+    def _consumer_lag(self, raw: DataFrame, batch_id: int) -> None:
+        """Log and record the age of the batch's oldest record (``maxConsumerLagInMs``)."""
         from pyspark.sql import functions as F
 
-        oldest = raw.agg(F.min("timestamp").alias("t")).first()
+        oldest = raw.agg(F.min(F.unix_micros("timestamp")).alias("t")).first()
         if oldest is not None and oldest["t"] is not None:
-            lag_ms = int((time.time() - oldest["t"].replace(tzinfo=None).timestamp()) * 1000)
+            lag_ms = max(0, int(time.time() * 1000) - oldest["t"] // 1000)
             log.info("batch %s: glue.driver.streaming.maxConsumerLagInMs=%d", batch_id, lag_ms)
+            self.metrics.note(batch_id, maxConsumerLagInMs=lag_ms)
 
     def start(self) -> Any:
         try:

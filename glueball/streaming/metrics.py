@@ -9,7 +9,9 @@ a ``StreamingQueryListener`` on the driver):
 - ``batchDurationMs``: the whole trigger (planning, reading, the batch function, the commit);
 - ``consumerLag``: records still waiting on the brokers when the batch was planned — per partition the
   latest offset minus the offset the batch read up to, summed (Glue's ``maxConsumerLag`` family of
-  metrics, as a record count); null for sources whose offsets are not Kafka's ``{topic: {partition: n}}``.
+  metrics, as a record count); null for sources whose offsets are not Kafka's ``{topic: {partition: n}}``;
+- ``maxConsumerLagInMs`` (with ``emitConsumerLagMetrics``): when the batch ran, the age of its oldest
+  record (Kafka timestamp, Kinesis arrival time) — Glue's ``glue.driver.streaming.maxConsumerLagInMs``.
 
 Inside a job run (``GLUEBALL_JOB_LOG_DIR`` set by the job launcher) each record is one JSON line of
 ``metrics-stream.jsonl`` in the run's log directory; ``Glueball.GetJobRunMetrics`` and
@@ -99,6 +101,7 @@ class StreamMetrics:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self.batches: list[dict[str, Any]] = []
+        self._notes: dict[int, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -107,12 +110,18 @@ class StreamMetrics:
         directory = os.environ.get(LOG_DIR_ENV)
         return cls(Path(directory) / METRICS_FILE if directory else None)
 
+    def note(self, batch_id: int, **values: Any) -> None:
+        """Metrics measured while batch ``batch_id`` ran, recorded with its progress report."""
+        with self._lock:
+            self._notes.setdefault(batch_id, {}).update(values)
+
     def record(self, progress: dict[str, Any]) -> None:
         """Keep the metrics of a progress report that processed records (idle triggers are not batches)."""
         if int(progress.get("numInputRows") or 0) == 0:
             return
         metrics = batch_metrics(progress)
         with self._lock:
+            metrics.update(self._notes.pop(metrics["batchId"], {}))
             self.batches.append(metrics)
             if self.path is not None:
                 try:

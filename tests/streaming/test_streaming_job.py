@@ -28,7 +28,8 @@ glue_context = GlueContext(SparkContext.getOrCreate())
 orders = glue_context.create_data_frame.from_options(
     connection_type="kafka",
     connection_options={"bootstrap.servers": args["bootstrap"], "topicName": args["topic"],
-                        "startingOffsets": "earliest", "classification": "json", "schema": "id long, sku string"})
+                        "startingOffsets": "earliest", "classification": "json", "schema": "id long, sku string",
+                        "emitConsumerLagMetrics": "true"})
 
 def process(batch, batch_id):
     batch.write.mode("overwrite").parquet(f"{args['output']}/batch_id={batch_id}")
@@ -99,15 +100,23 @@ def test_streaming_job_reports_batches_stops_and_resumes(server: ServerProcess, 
                     DefaultArguments={"--bootstrap": broker.bootstrap, "--topic": topic,
                                       "--checkpoint": str(tmp_path / "checkpoint"), "--output": str(output)},
                     NumberOfWorkers=2, WorkerType="G.1X")
+    produced_ms = [int(time.time() * 1000)]
     broker.produce_json(topic, [{"id": i, "sku": f"s{i % 5}"} for i in range(300)], partitions=2)
+    produced_ms.append(int(time.time() * 1000))
 
     first = glue.start_job_run(JobName=name)["JobRunId"]
     streaming = _stream_until(server, glue, name, first, 300)
     assert streaming["InputRows"] == 300
     last = streaming["LastBatch"]
     assert set(last) == {"batchId", "timestamp", "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond",
-                         "batchDurationMs", "consumerLag"}
+                         "batchDurationMs", "consumerLag", "maxConsumerLagInMs"}
     assert last["consumerLag"] == 0 and last["batchDurationMs"] > 0 and last["processedRowsPerSecond"] > 0
+    # emitConsumerLagMetrics: the age of each batch's oldest record when the batch ran — at least from the end
+    # of producing to the run's start, at most from the start of producing to now
+    started_ms = int(glue.get_job_run(JobName=name, RunId=first)["JobRun"]["StartedOn"].timestamp() * 1000)
+    now_ms = int(time.time() * 1000)
+    assert all(started_ms - produced_ms[1] <= b["maxConsumerLagInMs"] <= now_ms - produced_ms[0]
+               for b in streaming["RecentBatches"])
     listed = subprocess.run([sys.executable, "-m", "glueball", "jobs", "runs", name, "--endpoint", server.endpoint],
                             capture_output=True, text=True, timeout=60, check=True).stdout
     assert f"streaming: {streaming['Batches']} batches, 300 rows" in listed and "consumer lag 0" in listed
