@@ -2,19 +2,31 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed: pyproject.toml setup.py glueball/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
 	$(BIN)/pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml setup.py glueball/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
+
+# librdkafka's headers for the Kafka source's C reader (glueball/streaming/_kafkacols.c); without them
+# glueball installs without it and reads Kafka through confluent-kafka alone
+RDKAFKA_H := /usr/include/librdkafka/rdkafka.h
+$(RDKAFKA_H):
+	@if [ "$$(id -u)" = 0 ]; then \
+		(apt-get install -y -qq librdkafka-dev >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null && apt-get install -y -qq librdkafka-dev >/dev/null)) || \
+		echo "librdkafka-dev not installed: the Kafka source reads through confluent-kafka" >&2; \
+	else echo "install librdkafka-dev as root for the Kafka source's C reader" >&2; fi
+
+rdkafka-headers: $(RDKAFKA_H)
 
 # JDBC drivers for Spark come from Debian's packages (Maven Central is not reachable)
 JDBC_JARS := /usr/share/java/postgresql.jar /usr/share/java/mariadb-java-client.jar

