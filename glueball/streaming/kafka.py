@@ -12,8 +12,10 @@ PySpark 4's Python data source API with confluent-kafka (librdkafka):
   proportion to what each has waiting. Partitions that appear later (``subscribePattern``, added
   partitions) are read from their earliest offset.
 - **Reading** happens in Spark tasks: one per topic-partition range (more with ``minPartitions``:
-  ranges are cut into contiguous pieces). Each task assigns its range to a consumer, takes records with
-  ``consume(num_messages=...)`` and hands Spark Arrow record batches built column by column.
+  ranges are cut into contiguous pieces). Each task assigns its range to a consumer and hands Spark
+  Arrow record batches: through the C reader (``_kafkacols``: librdkafka's messages copied straight
+  into the columns' buffers, no Python object per record) when it was built, else with confluent-kafka's
+  ``consume(num_messages=...)`` and columns built from the messages (always so with ``includeHeaders``).
 - ``failOnDataLoss``: a partition that vanished, or offsets no longer on the broker (retention,
   a recreated topic), fail the query; with ``false`` the source logs it and reads what is there.
 
