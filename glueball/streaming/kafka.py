@@ -451,7 +451,7 @@ def _read_columns(columns: Any, part: KafkaRange, schema: pa.Schema) -> Iterator
                 offset_values = np.frombuffer(offsets, dtype=np.int64)
                 keep = int(np.searchsorted(offset_values, part.end))  # offsets ascend within a partition
                 if keep:
-                    batch = _batch_of_buffers(
+                    batch = _batch(
                         part, schema, rows,
                         pa.Array.from_buffers(pa.binary(), rows, [pa.py_buffer(key_valid) if key_nulls else None,
                                                                   pa.py_buffer(key_offsets), pa.py_buffer(key_data)],
@@ -489,8 +489,9 @@ def _setting(value: Any) -> str:
     return str(value)
 
 
-def _batch_of_buffers(part: KafkaRange, schema: pa.Schema, n: int, key: pa.Array, value: pa.Array,
-                      offset: pa.Array, millis: pa.Array, kinds: pa.Array) -> pa.RecordBatch:
+def _batch(part: KafkaRange, schema: pa.Schema, n: int, key: pa.Array, value: pa.Array, offset: pa.Array,
+           millis: pa.Array, kinds: pa.Array, headers: pa.Array | None = None) -> pa.RecordBatch:
+    """One Arrow batch of ``schema`` from the records' columns (``millis``/``kinds``: librdkafka's timestamps)."""
     import pyarrow as pa
 
     timestamp, timestamp_type = _timestamps(millis, kinds, schema)
@@ -500,6 +501,8 @@ def _batch_of_buffers(part: KafkaRange, schema: pa.Schema, n: int, key: pa.Array
         "partition": pa.repeat(pa.scalar(part.partition, pa.int32()), n),
         "offset": offset, "timestamp": timestamp, "timestampType": timestamp_type,
     }
+    if headers is not None:
+        columns["headers"] = headers
     return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
@@ -568,21 +571,12 @@ def to_arrow(messages: list[Any], part: KafkaRange, schema: pa.Schema) -> pa.Rec
     """One Arrow batch of the source's columns, built column by column from confluent-kafka messages."""
     import pyarrow as pa
 
-    n = len(messages)
     stamps = [m.timestamp() for m in messages]
-    timestamp, timestamp_type = _timestamps(pa.array([s[1] for s in stamps], pa.int64()),
-                                            pa.array([s[0] for s in stamps], pa.int32()), schema)
-    columns: dict[str, pa.Array] = {
-        "key": pa.array([m.key() for m in messages], pa.binary()),
-        "value": pa.array([m.value() for m in messages], pa.binary()),
-        "topic": pa.repeat(pa.scalar(part.topic, pa.string()), n),
-        "partition": pa.repeat(pa.scalar(part.partition, pa.int32()), n),
-        "offset": pa.array([m.offset() for m in messages], pa.int64()),
-        "timestamp": timestamp,
-        "timestampType": timestamp_type,
-    }
+    headers = None
     if part.include_headers:
-        columns["headers"] = pa.array(
-            [[{"key": k, "value": v} for k, v in (m.headers() or ())] for m in messages],
-            schema.field("headers").type)
-    return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
+        headers = pa.array([[{"key": k, "value": v} for k, v in (m.headers() or ())] for m in messages],
+                           schema.field("headers").type)
+    return _batch(part, schema, len(messages), pa.array([m.key() for m in messages], pa.binary()),
+                  pa.array([m.value() for m in messages], pa.binary()),
+                  pa.array([m.offset() for m in messages], pa.int64()),
+                  pa.array([s[1] for s in stamps], pa.int64()), pa.array([s[0] for s in stamps], pa.int32()), headers)
