@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,18 @@ def free_port() -> int:
     with closing(socket.socket()) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 60.0, what: str = "condition",
+             interval: float = 0.05) -> Any:
+    """Call ``check`` every ``interval`` s until it answers something truthy (returned); fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"{what} not reached in {timeout} s")
 
 
 def unique(prefix: str = "t") -> str:

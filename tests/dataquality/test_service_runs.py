@@ -14,7 +14,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from tests.helpers import (
     error_of,
     table_input,
     unique,
+    wait_for,
 )
 
 ENDED = ("STOPPED", "SUCCEEDED", "FAILED", "TIMEOUT")
@@ -125,16 +126,6 @@ def ruleset(glue: Any, text: str = "Rules = [ RowCount > 0 ]") -> str:
     name = unique("rs")
     glue.create_data_quality_ruleset(Name=name, Ruleset=text)
     return name
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"{what} not reached in {timeout} s")
 
 
 def wait_evaluation(glue: Any, run_id: str, states: tuple[str, ...] = ENDED, timeout: float = 60.0) -> Any:

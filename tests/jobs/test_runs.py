@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,14 @@ import pytest
 import urllib3
 from botocore.exceptions import ClientError
 
-from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, error_of, unique
+from tests.helpers import (
+    ServerProcess,
+    create_postgres_database,
+    drop_postgres_database,
+    error_of,
+    unique,
+    wait_for,
+)
 
 ENDED = ("STOPPED", "SUCCEEDED", "FAILED", "TIMEOUT", "ERROR")
 
@@ -114,16 +120,6 @@ def create_job(glue: Any, server: ServerProcess, script: str, kind: str = "pytho
     glue.create_job(Name=name, Role="GlueRole", Command={"Name": kind, "ScriptLocation": put_script(server, script)},
                     **extra)
     return name
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"{what} not reached in {timeout} s")
 
 
 def wait_run(glue: Any, name: str, run_id: str, states: tuple[str, ...] = ENDED, timeout: float = 60.0) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ServerProcess, unique
+from tests.helpers import ServerProcess, unique, wait_for
 from tests.streaming.helpers import Broker
 
 pytestmark = pytest.mark.spark
@@ -56,16 +56,6 @@ def _metrics(server: ServerProcess, name: str, run_id: str) -> dict[str, Any]:
     return dict(json.loads(response.data))
 
 
-def _wait(check: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"{what} not reached in {timeout} s")
-
-
 def _state(glue: Any, name: str, run_id: str) -> str:
     return str(glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]["JobRunState"])
 
@@ -77,13 +67,13 @@ def _stream_until(server: ServerProcess, glue: Any, name: str, run_id: str, rows
         found = _metrics(server, name, run_id).get("StreamingMetrics")
         return found if found and found["InputRows"] >= rows else None
 
-    return dict(_wait(streamed, 180, f"{rows} rows streamed by {run_id}"))
+    return dict(wait_for(streamed, 180, f"{rows} rows streamed by {run_id}", interval=0.5))
 
 
 def _stop(glue: Any, name: str, run_id: str) -> None:
     answer = glue.batch_stop_job_run(JobName=name, JobRunIds=[run_id])
     assert answer["SuccessfulSubmissions"] == [{"JobName": name, "JobRunId": run_id}]
-    _wait(lambda: _state(glue, name, run_id) == "STOPPED", 60, f"{run_id} STOPPED")
+    wait_for(lambda: _state(glue, name, run_id) == "STOPPED", 60, f"{run_id} STOPPED", interval=0.5)
 
 
 def test_streaming_job_reports_batches_stops_and_resumes(server: ServerProcess, broker: Broker,
