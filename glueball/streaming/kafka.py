@@ -26,6 +26,7 @@ value: binary>>``) with ``includeHeaders``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import time
@@ -433,7 +434,7 @@ def _read_columns(columns: Any, part: KafkaRange, schema: pa.Schema) -> Iterator
     from confluent_kafka import OFFSET_BEGINNING, KafkaError
 
     config = _consumer_config(part)
-    if "fetch.queue.backoff.ms" not in part.config and not columns.accepts("fetch.queue.backoff.ms", "10"):
+    if "fetch.queue.backoff.ms" not in part.config and not _knows_queue_backoff(columns):
         # an older librdkafka (before 2.2) backs off a fixed second when its queue is full: keep it from filling
         config.pop("fetch.queue.backoff.ms", None)
         config.setdefault("queued.min.messages", 1_000_000)
@@ -481,6 +482,12 @@ def _read_columns(columns: Any, part: KafkaRange, schema: pa.Schema) -> Iterator
                 raise _stalled(part, where, position, stall_limit)
     finally:
         reader.close()
+
+
+@functools.cache
+def _knows_queue_backoff(columns: Any) -> bool:
+    """Whether the loaded librdkafka has ``fetch.queue.backoff.ms`` (2.2 and later); asked once per process."""
+    return bool(columns.accepts("fetch.queue.backoff.ms", "10"))
 
 
 def _setting(value: Any) -> str:
