@@ -8,15 +8,15 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml setup.py glueball/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
+$(VENV)/.installed: pyproject.toml setup.py glueball/runtime/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
 	$(BIN)/pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml setup.py glueball/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
+$(VENV)/.installed-test: pyproject.toml setup.py glueball/runtime/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-# librdkafka's headers for the Kafka source's C reader (glueball/streaming/_kafkacols.c); without them
+# librdkafka's headers for the Kafka source's C reader (glueball/runtime/streaming/_kafkacols.c); without them
 # glueball installs without it and reads Kafka through confluent-kafka alone
 RDKAFKA_H := /usr/include/librdkafka/rdkafka.h
 $(RDKAFKA_H):
@@ -47,13 +47,14 @@ lint: $(VENV)/.installed-test
 
 test: lint jdbc-drivers
 	$(BIN)/python -m tools.coverage_doc --check
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 coverage-doc: $(VENV)/.installed-test
 	$(BIN)/python -m tools.coverage_doc
 
 bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/catalog.py
+	$(BIN)/python bench/glue_context.py
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/crawler.py
 	$(BIN)/python bench/jobs.py

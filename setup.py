@@ -1,6 +1,6 @@
 """Build glueball's optional C extension; everything else is in pyproject.toml.
 
-``glueball.streaming._kafkacols`` reads Kafka partitions with librdkafka straight into Arrow column
+``glueball.runtime.streaming._kafkacols`` reads Kafka partitions with librdkafka straight into Arrow column
 buffers (the Kafka source's fast path). It is built when librdkafka's headers are there (Debian:
 ``librdkafka-dev``, which ``make`` installs); without them, or when the compiler fails, glueball
 installs without it and the Kafka source reads through confluent-kafka. Only the headers are used: at
@@ -34,7 +34,7 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("glueball.streaming._kafkacols", ["glueball/streaming/_kafkacols.c"],
+    ext_modules=[Extension("glueball.runtime.streaming._kafkacols", ["glueball/runtime/streaming/_kafkacols.c"],
                            libraries=["dl"], extra_compile_args=["-O2", "-std=gnu99"], optional=True)],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from glueball.app import Glueball
 from glueball.config import Settings
+from glueball.edge.wire import WireRequest
 from tests.helpers import ServerProcess, table_input  # noqa: E402
 
 DATABASE = "bench"
@@ -213,9 +214,10 @@ def run(server: ServerProcess, db_path: Path, args: argparse.Namespace) -> None:
             raise RuntimeError(response.data)
 
     embedded = Glueball(Settings(home=server.home), migrate=False)
+    wire_headers = {k.lower(): v for k, v in get_table_headers.items()}
 
     def in_process_get_table() -> None:
-        if embedded.handle("AWSGlue.GetTable", get_table_body, None).status != 200:
+        if embedded.handle(WireRequest("POST", "/", "", wire_headers, get_table_body)).status != 200:
             raise RuntimeError("GetTable failed in-process")
 
     get_table()

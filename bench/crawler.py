@@ -23,11 +23,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from glueball.api.client import GlueClient  # noqa: E402
-from glueball.app import Glueball  # noqa: E402
+from glueball.app import (
+    Glueball,  # noqa: E402
+    embedded_client,  # noqa: E402
+)
 from glueball.config import Settings  # noqa: E402
-from glueball.crawlers import engine  # noqa: E402
-from glueball.crawlers.engine import CrawlOutcome, run_crawl  # noqa: E402
+from glueball.crawlers import crawl_engine as engine  # noqa: E402
+from glueball.crawlers.crawl_engine import CrawlOutcome, run_crawl  # noqa: E402
 
 
 def write_days(root: Path, first: dt.date, days: int, files: int) -> int:
@@ -75,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="glueball-bench-crawler-") as home:
         os.environ["GLUEBALL_HOME"] = home
         app = Glueball(Settings(home=Path(home)))
-        glue = GlueClient(app)
+        glue = embedded_client(app)
         glue.create_database(DatabaseInput={"Name": "bench"})
         root = Path(home) / "s3" / "bench" / "events"
         start = time.perf_counter()

@@ -57,7 +57,7 @@ def main() -> None:
     from glueball.runtime.context import GlueContext
     from glueball.runtime.spark import spark_session
     from glueball.runtime.transforms.mapping import ApplyMapping
-    from glueball.runtime.transforms.records import Join
+    from glueball.runtime.transforms.record_transforms import Join
 
     spark = spark_session(app_name="glueball-bench")
     glue = GlueContext(spark.sparkContext)

@@ -64,7 +64,7 @@ def plain_consumer(broker: Broker, topic: str, partitions: int, records: int) ->
     """
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-    from glueball.streaming.kafka import TASK_CONSUMER_DEFAULTS
+    from glueball.runtime.streaming.kafka import TASK_CONSUMER_DEFAULTS
 
     # the same fetch settings as the source's tasks (fetch.queue.backoff.ms: without it both stall)
     consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"bench-{time.time_ns()}",
@@ -116,7 +116,7 @@ def one_task(broker: Broker, topic: str, partition: int, count: int, reader: str
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 
-    from glueball.streaming import kafka
+    from glueball.runtime.streaming import kafka
 
     part = kafka.KafkaRange(topic, partition, 0, count, {"bootstrap.servers": broker.bootstrap})
     schema = to_arrow_schema(_parse_datatype_string(kafka.source_schema(False)), timezone="UTC")
@@ -169,7 +169,7 @@ def latency(glue_context: Any, broker: Broker, seconds: float, checkpoint: str) 
     """Arrival latencies (s) of records produced at ~2,000/s into a forEachBatch with a 1-second window."""
     from confluent_kafka import Producer
 
-    from glueball.streaming.foreach import BatchRunner
+    from glueball.runtime.streaming.foreach import BatchRunner
 
     topic = broker.create_topic(partitions=2, prefix="latency")
     frame = glue_context.create_data_frame.from_options(
@@ -231,7 +231,7 @@ def main() -> None:
     try:
         from glueball.runtime.context import GlueContext
         from glueball.runtime.spark import spark_session
-        from glueball.streaming import register_sources
+        from glueball.runtime.streaming import register_sources
 
         spark = spark_session(master=f"local[{args.cores}]", app_name="bench-streaming",
                               conf={"spark.sql.shuffle.partitions": str(args.cores)})
@@ -251,7 +251,7 @@ def main() -> None:
               f"in {time.perf_counter() - started:.1f} s")
 
         ceiling, ceiling_cpu = plain_consumer(broker, topic, args.partitions, args.records)
-        from glueball.streaming.kafka import _columns_module
+        from glueball.runtime.streaming.kafka import _columns_module
 
         c_reader = _columns_module() is not None
         task_messages = one_task(broker, topic, 0, args.records // args.partitions, "messages")

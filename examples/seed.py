@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from botocore.exceptions import ClientError
 
-from glueball.api.client import GlueClient
 from glueball.app import Glueball
 from glueball.config import Settings
 
@@ -35,7 +35,7 @@ def seed(settings: Settings | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(DATA / source, path)
     glue = Glueball(settings)
-    client = GlueClient(glue)
+    client = glue.client("glue")
     try:
         _catalog(client)
     finally:
@@ -50,7 +50,7 @@ def _ignore_existing(call: object, **params: object) -> None:
             raise
 
 
-def _catalog(client: GlueClient) -> None:
+def _catalog(client: Any) -> None:
     _ignore_existing(client.create_database, DatabaseInput={"Name": "sales", "LocationUri": "s3://lake/"})
     _ignore_existing(client.create_table, DatabaseName="sales", TableInput={
         "Name": "customers",

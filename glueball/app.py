@@ -1,46 +1,98 @@
-"""One glueball installation: settings, store and the callers' directory.
+"""The composition root: one glueball installation, wired.
 
-Both the HTTP server and the in-process client serve requests through
-:meth:`Glueball.handle`, so embedded use and server use behave the same.
+:class:`Glueball` builds the settings, the store, the scheduler's clock, the runners of the
+long-running things (crawls, job runs) and the edge, then mounts each area's operations on the
+edge with only what that area declared it needs (``glueball/<area>/area.py``). Both the HTTP
+server (:func:`serve`) and the in-process clients (:func:`embedded_client`) serve requests through
+the same :meth:`Glueball.handle`, so embedded use and server use behave the same.
+
+Only entry points import this module: the CLI, the demo, the server's worker processes, and the
+runtime's embedded client (by name, :mod:`glueball.runtime.client`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import uuid
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import os
+import threading
+from pathlib import Path
+from typing import Any
 
-from glueball.api.dispatch import INTERNAL_PREFIX, dispatch, dispatch_internal, load_handlers
-from glueball.api.identity import AccountDirectory, Caller
-from glueball.api.model import TARGET_PREFIX
+import botocore.client
+
+from glueball.api.identity import Caller
+from glueball.api.operations import Request
+from glueball.catalog import function_handlers as _catalog_functions  # noqa: F401 - registers on the area
+from glueball.catalog import handlers as _catalog  # noqa: F401
+from glueball.catalog import partition_handlers as _catalog_partitions  # noqa: F401
+from glueball.catalog import statistics_handlers as _catalog_statistics  # noqa: F401
+from glueball.catalog import taggable as _catalog_taggable  # noqa: F401 - databases and tables are taggable
+from glueball.catalog.area import OPERATIONS as CATALOG_OPERATIONS
+from glueball.catalog.area import CatalogNeeds
 from glueball.clock import SchedulerClock
 from glueball.config import Settings
-from glueball.errors import GlueError, SerializationException, UnknownOperationException
+from glueball.connections import handlers as _connections  # noqa: F401
+from glueball.connections.area import OPERATIONS as CONNECTION_OPERATIONS
+from glueball.connections.area import ConnectionNeeds
+from glueball.crawlers import handlers as _crawlers  # noqa: F401
+from glueball.crawlers.area import OPERATIONS as CRAWLER_OPERATIONS
+from glueball.crawlers.area import CrawlerNeeds
+from glueball.crawlers.crawl_runs import CrawlRunner
+from glueball.crawlers.crawl_runs import reconcile as reconcile_crawls
+from glueball.dataquality import handlers as _dataquality  # noqa: F401
+from glueball.dataquality.area import INTERNAL_OPERATIONS as DQ_INTERNAL_OPERATIONS
+from glueball.dataquality.area import OPERATIONS as DQ_OPERATIONS
+from glueball.dataquality.area import DataQualityNeeds
+from glueball.edge.inprocess import answer_in_process
+from glueball.edge.model import service_model
+from glueball.edge.router import Edge
+from glueball.edge.sigv4 import AccountDirectory
+from glueball.edge.validation import validate
+from glueball.edge.wire import WireRequest, WireResponse
+from glueball.errors import AccessDeniedException
+from glueball.iam import sts_handlers as _sts  # noqa: F401
+from glueball.iam.area import STS_OPERATIONS, IdentityNeeds
+from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
+from glueball.jobs import handlers as _jobs  # noqa: F401
+from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
+from glueball.jobs.area import OPERATIONS as JOB_OPERATIONS
+from glueball.jobs.area import JobNeeds
+from glueball.jobs.job_runs import JobRunner
+from glueball.jobs.job_runs import reconcile as reconcile_job_runs
+from glueball.runtime.client import boto3_session
 from glueball.store.engine import Store
-
-if TYPE_CHECKING:
-    from glueball.crawlers.runner import CrawlRunner
-    from glueball.jobs.runner import JobRunner
-    from glueball.workflows.scheduler import Scheduler
+from glueball.tagging import handlers as _tagging  # noqa: F401
+from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
+from glueball.tagging.area import TaggingNeeds
+from glueball.workflows import handlers as _workflows  # noqa: F401
+from glueball.workflows.area import INTERNAL_OPERATIONS as WORKFLOW_INTERNAL_OPERATIONS
+from glueball.workflows.area import OPERATIONS as WORKFLOW_OPERATIONS
+from glueball.workflows.area import WorkflowNeeds
+from glueball.workflows.scheduler import Scheduler
 
 log = logging.getLogger("glueball")
 
-
-@dataclass
-class WireResponse:
-    status: int
-    body: bytes
-    request_id: str
+GLUE_TARGET_PREFIX = "AWSGlue"
+INTERNAL_TARGET_PREFIX = "Glueball"
 
 
-def _default(value: Any) -> Any:
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+def own_catalog_only(caller: Caller, operation: str, request: Request) -> None:
+    """Glue requests name the caller's own catalog, or none (cross-account access comes with identity)."""
+    catalog_id = request.get("CatalogId")
+    if catalog_id is not None and catalog_id != caller.account_id:
+        raise AccessDeniedException(
+            f"Cross-account access to catalog {catalog_id} is not allowed for account {caller.account_id}"
+        )
+
+
+def check_data_quality_result(result: Any) -> None:
+    """A published result has Glue's ``DataQualityResult`` shape (as the model validator checks it)."""
+    validate(service_model("glue").shape_for("DataQualityResult"), result)
 
 
 class Glueball:
-    """The Glue service of one ``GLUEBALL_HOME``."""
+    """The services of one ``GLUEBALL_HOME``, wired to one edge."""
 
     def __init__(self, settings: Settings | None = None, accounts: AccountDirectory | None = None,
                  migrate: bool = True) -> None:
@@ -48,41 +100,53 @@ class Glueball:
         self.settings.ensure_dirs()
         self.store = Store(self.settings.database_url, migrate=migrate)
         self.accounts = accounts or AccountDirectory()
-        load_handlers()
-        self._crawls: CrawlRunner | None = None
-        self._jobs: JobRunner | None = None
         self.clock = SchedulerClock()
         self.scheduler: Scheduler | None = None
-        from glueball.crawlers.runner import reconcile
-        from glueball.jobs.runner import reconcile as reconcile_job_runs
+        self.serves_runs = False  # until reconcile(): what a stopped process left running is not ours
+        self.crawls = CrawlRunner(self.store, self.settings,
+                                  lambda key, region: self.client(access_key=key, region=region), self.action_ended)
+        self.jobs = JobRunner(self.store, self.settings, self.action_ended)
+        self.edge = self._wire()
 
-        reconcile(self)  # crawls a dead process left RUNNING end FAILED
-        reconcile_job_runs(self)  # job runs a dead process left: watched again, or FAILED
+    def reconcile(self) -> None:
+        """Settle what a stopped process left running: crawls end FAILED, job runs are watched again or FAILED.
 
-    @property
-    def crawls(self) -> CrawlRunner:
-        """The crawls this process runs (background threads), created on first use."""
-        if self._crawls is None:
-            from glueball.crawlers.runner import CrawlRunner
+        Only processes that serve runs call this (``glueball server``, the CLI's embedded commands); an
+        embedded installation inside a driver never does, so it cannot take over the server's runs.
+        """
+        self.serves_runs = True
+        reconcile_crawls(self.store)
+        reconcile_job_runs(self.store, self.jobs)
 
-            self._crawls = CrawlRunner(self)
-        return self._crawls
+    def _wire(self) -> Edge:
+        edge = Edge(self.accounts, self.settings.region)
+        edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=own_catalog_only, default=True)
+        edge.add_json_service("glueball", INTERNAL_TARGET_PREFIX, validates=False)
+        edge.add_query_service("sts")
+        store_only = CatalogNeeds(self.store)
+        edge.mount(CATALOG_OPERATIONS, store_only)
+        edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
+        edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
+        edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
+        jobs = JobNeeds(self.store, self.jobs)
+        edge.mount(JOB_OPERATIONS, jobs)
+        edge.mount(JOB_INTERNAL_OPERATIONS, jobs)
+        quality = DataQualityNeeds(self.store, self.settings, check_data_quality_result, lambda: self.serves_runs)
+        edge.mount(DQ_OPERATIONS, quality)
+        edge.mount(DQ_INTERNAL_OPERATIONS, quality)
+        workflows = self.workflow_needs()
+        edge.mount(WORKFLOW_OPERATIONS, workflows)
+        edge.mount(WORKFLOW_INTERNAL_OPERATIONS, workflows)
+        edge.mount(STS_OPERATIONS, IdentityNeeds())
+        return edge
 
-    @property
-    def jobs(self) -> JobRunner:
-        """The job runs this process launches and watches (background threads), created on first use."""
-        if self._jobs is None:
-            from glueball.jobs.runner import JobRunner
-
-            self._jobs = JobRunner(self)
-        return self._jobs
+    def workflow_needs(self) -> WorkflowNeeds:
+        return WorkflowNeeds(self.store, self.clock, self.jobs, self.crawls, self.action_ended)
 
     def start_scheduler(self, interval: float | None = None) -> Scheduler:
         """Run the scheduler in this process (``glueball server`` and the demo do; embedded clients do not)."""
         if self.scheduler is None:
-            from glueball.workflows.scheduler import Scheduler
-
-            self.scheduler = Scheduler(self, interval)
+            self.scheduler = Scheduler(self.workflow_needs(), interval)
             self.scheduler.start()
         return self.scheduler
 
@@ -91,43 +155,109 @@ class Glueball:
         if self.scheduler is not None:
             self.scheduler.poke()
 
-    def caller(self, authorization: str | None) -> Caller:
-        return self.accounts.caller(authorization, self.settings.region)
+    def client(self, service: str = "glue", access_key: str | None = None, region: str | None = None) -> Any:
+        """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""
+        return embedded_client(self, service, access_key, region)
 
-    def handle(self, target: str | None, body: bytes, authorization: str | None) -> WireResponse:
-        """Serve one AWS JSON 1.1 request; never raises."""
-        request_id = str(uuid.uuid4())
-        try:
-            prefix, operation = self._operation(target)
-            try:
-                request = json.loads(body) if body.strip() else {}
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise SerializationException(f"Request body is not valid JSON: {exc}") from exc
-            serve = dispatch if prefix == TARGET_PREFIX else dispatch_internal
-            response = serve(self, self.caller(authorization), operation, request)
-            return WireResponse(200, json.dumps(response, default=_default).encode(), request_id)
-        except GlueError as err:
-            return WireResponse(err.status, json.dumps(err.to_wire()).encode(), request_id)
-        except Exception:  # a bug of ours: answer like Glue, keep the trace in the log
-            log.exception("request %s failed", request_id)
-            body_ = {"__type": "InternalServiceException", "message": f"Internal error, request {request_id}"}
-            return WireResponse(500, json.dumps(body_).encode(), request_id)
-
-    @staticmethod
-    def _operation(target: str | None) -> tuple[str, str]:
-        """``(prefix, name)`` of ``AWSGlue.<name>`` (Glue) or ``Glueball.<name>`` (glueball's own)."""
-        if not target:
-            raise UnknownOperationException("Missing X-Amz-Target header")
-        prefix, _, name = target.partition(".")
-        if prefix not in (TARGET_PREFIX, INTERNAL_PREFIX) or not name:
-            raise UnknownOperationException(f"Unknown operation {target}")
-        return prefix, name
+    def handle(self, request: WireRequest) -> WireResponse:
+        """Serve one request of any service glueball serves; never raises."""
+        return self.edge.handle(request)
 
     def close(self) -> None:
         if self.scheduler is not None:
             self.scheduler.close()
-        if self._crawls is not None:
-            self._crawls.close()
-        if self._jobs is not None:
-            self._jobs.close()
+        self.crawls.close()
+        self.jobs.close()
         self.store.dispose()
+
+
+def embedded_client(glue: Glueball, service: str = "glue", access_key: str | None = None,
+                    region: str | None = None) -> Any:
+    """A real boto3 client of ``service`` whose requests ``glue`` answers in-process.
+
+    The request is built, signed and its answer parsed by boto3 itself (so shapes, paginators,
+    waiters and ``ClientError`` are boto3's); only the HTTP round trip is replaced by
+    :meth:`Glueball.handle` (:func:`glueball.edge.inprocess.answer_in_process`).
+    """
+    client = boto3_session().client(
+        service, region_name=region or glue.settings.region, endpoint_url="http://glueball.embedded",
+        aws_access_key_id=access_key or "embedded", aws_secret_access_key="embedded",
+        config=botocore.client.Config(retries={"max_attempts": 1}),
+    )
+    answer_in_process(client, glue.handle)
+    return client
+
+
+_embedded: Glueball | None = None
+_embedded_lock = threading.Lock()
+
+
+def default_embedded_client(service: str = "glue") -> Any:
+    """The runtime's embedded client of ``service`` over this process's ``GLUEBALL_HOME``.
+
+    Every service's client of a process shares one installation (:mod:`glueball.runtime.client`);
+    ``close_embedded()`` on any of them closes it.
+    """
+    global _embedded
+    with _embedded_lock:
+        if _embedded is None:
+            _embedded = Glueball()
+        glue = _embedded
+    client = embedded_client(glue, service)
+    client.close_embedded = _close_embedded
+    return client
+
+
+def _close_embedded() -> None:
+    global _embedded
+    with _embedded_lock:
+        glue, _embedded = _embedded, None
+    if glue is not None:
+        glue.close()
+
+
+# ---------------------------------------------------------------- the HTTP server
+
+_SETTINGS_ENV = "GLUEBALL_SERVER_SETTINGS"
+
+
+def create_app() -> Any:
+    """The ASGI application of one worker process (``--workers``), configured by its parent."""
+    from glueball.config import log_to_home
+    from glueball.edge.asgi import EdgeAsgiApp
+
+    config = json.loads(os.environ[_SETTINGS_ENV])
+    settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
+                        endpoint=config.get("endpoint", ""))
+    log_to_home(settings)
+    glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
+    glue.reconcile()
+    if config.get("scheduler"):
+        glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
+    return EdgeAsgiApp(glue.edge, glue.close)
+
+
+def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: bool = True) -> None:
+    """Serve ``glue`` on ``host:port``; with ``workers`` > 1, in that many processes.
+
+    With ``scheduler``, each serving process runs the scheduler (glueball.workflows.scheduler).
+    """
+    import uvicorn
+
+    from glueball.edge.asgi import EdgeAsgiApp
+
+    options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
+                               "http": "httptools", "access_log": False}
+    if workers <= 1:
+        glue.reconcile()
+        if scheduler:
+            glue.start_scheduler()
+        uvicorn.run(EdgeAsgiApp(glue.edge, glue.close), **options)
+        return
+    os.environ[_SETTINGS_ENV] = json.dumps({
+        "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
+        "endpoint": glue.settings.endpoint,
+        "access_keys": glue.accounts.keys, "scheduler": scheduler,
+    })
+    glue.close()  # the workers open their own store; the schema is already migrated
+    uvicorn.run("glueball.app:create_app", factory=True, workers=workers, **options)

@@ -10,15 +10,32 @@ from __future__ import annotations
 PROTOCOL_CODES = frozenset({"UnknownOperationException", "SerializationException"})
 
 
-class GlueError(Exception):
-    """Base of all errors a Glue client can receive."""
+class ServiceError(Exception):
+    """Base of every error a client of any service glueball serves can receive.
 
-    code: str = "InternalServiceException"
+    ``code`` is the error code of the service's model (or of its protocol), ``status`` the HTTP
+    status it is sent with. Each protocol of the edge turns it into its own wire form (JSON's
+    ``{"__type", "message"}``, the query protocol's ``<ErrorResponse>``, S3's ``<Error>``);
+    areas raise it and never build error bodies.
+    """
+
+    code: str = "InternalFailure"
     status: int = 400
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    @property
+    def sender_fault(self) -> bool:
+        """The client's mistake (``Sender``) rather than the service's (``Receiver``)."""
+        return self.status < 500
+
+
+class GlueError(ServiceError):
+    """Base of all errors a Glue client can receive."""
+
+    code: str = "InternalServiceException"
 
     def to_wire(self) -> dict[str, str]:
         return {"__type": self.code, "message": self.message}

@@ -25,3 +25,26 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def glue(server: ServerProcess) -> Any:
     """A boto3 Glue client pointed at the running server."""
     return server.client()
+
+
+# modules whose tests launch driver processes (job runs, data quality runs, `glueball run`): the process
+# contract - exit status, kill -9, timeout, stop, retry, streaming resume - needs real drivers
+DRIVER_MODULES = {
+    "tests/jobs/test_cli.py", "tests/jobs/test_cluster.py", "tests/jobs/test_runs.py",
+    "tests/runtime/test_run.py",
+    "tests/streaming/test_streaming_job.py", "tests/dataquality/test_service_runs.py",
+    "tests/dataquality/test_service_spark.py", "tests/workflows/test_fires.py", "tests/workflows/test_resume.py",
+    "tests/workflows/test_runs.py", "tests/workflows/test_scheduler.py",
+}
+SPARK_FIXTURES = {"spark", "glue_context", "glue_home"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``spark`` on every test that uses the shared Spark session; ``driver`` on every test that launches
+    driver processes (``-m "not driver"`` runs everything else in one process)."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.spark)
+        if Path(str(item.path)).relative_to(root).as_posix() in DRIVER_MODULES:
+            item.add_marker(pytest.mark.driver)

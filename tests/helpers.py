@@ -180,3 +180,49 @@ class ScopedEnviron:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def shared_spark() -> Any:
+    """The test process's one Spark session (local[2], 4 shuffle partitions), created on first use."""
+    from glueball.runtime.spark import spark_session
+
+    return spark_session(master="local[2]", app_name="glueball-tests",
+                         conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4"})
+
+
+def run_script_in_process(home: Path, script: Path, *args: str,
+                          env: dict[str, str | None] | None = None) -> tuple[int, str, str]:
+    """Run a Glue script as ``glueball run`` would, but in this process's Spark session, over ``home``.
+
+    For tests of what a script computes; tests of the process contract (exit status, kill, timeout,
+    stop, retry, resume) launch real drivers instead. Returns the exit status and what the script
+    printed to stdout and stderr (its traceback when it failed). ``env`` is set (None: removed) while
+    the script runs, as a launcher would set a driver's environment.
+    """
+    import contextlib
+    import io
+
+    from glueball.runtime.client import reset_client
+    from glueball.runtime.scriptrunner import execute
+
+    shared_spark()
+    changes: dict[str, str | None] = {"GLUEBALL_HOME": str(home), "GLUEBALL_ENDPOINT": None, **(env or {})}
+    saved = {key: os.environ.get(key) for key in changes}
+    for key, value in changes.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    reset_client()
+    output, errors = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
+            status = execute(script, list(args))
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        reset_client()
+    return status, output.getvalue(), errors.getvalue()

@@ -14,7 +14,7 @@ from glueball.runtime.transforms.mapping import (
     SplitRows,
     UnnestFrame,
 )
-from glueball.runtime.transforms.records import (
+from glueball.runtime.transforms.record_transforms import (
     Coalesce,
     ErrorsAsDynamicFrame,
     Filter,

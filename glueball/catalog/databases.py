@@ -52,7 +52,7 @@ class DatabaseService:
             return _to_model(database_row(session, self.scope, name))
 
     def page(self, max_results: int, token: str | None) -> tuple[list[Database], str | None]:
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = (
             select(DatabaseRow)
             .where(DatabaseRow.account_id == self.scope.account_id, DatabaseRow.region == self.scope.region)

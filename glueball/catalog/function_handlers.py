@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.app import Glueball
+from glueball.catalog.area import OPERATIONS, CatalogNeeds
 from glueball.catalog.functions import FunctionService, UserDefinedFunction
 from glueball.catalog.lookup import fold
 from glueball.catalog.models import Scope
 from glueball.clock import epoch
 
 
-def functions(app: Glueball, caller: Caller) -> FunctionService:
-    return FunctionService(app.store, Scope(caller.account_id, caller.region))
+def functions(needs: CatalogNeeds, caller: Caller) -> FunctionService:
+    return FunctionService(needs.store, Scope(caller.account_id, caller.region))
 
 
 def function_input(wire: dict[str, Any], database: str) -> UserDefinedFunction:
@@ -40,37 +40,37 @@ def function_wire(function: UserDefinedFunction, catalog_id: str) -> dict[str, A
     return wire
 
 
-@operation("CreateUserDefinedFunction")
-def create_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("CreateUserDefinedFunction")
+def create_user_defined_function(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     database = request["DatabaseName"]
-    functions(app, caller).create(database, function_input(request["FunctionInput"], database))
+    functions(needs, caller).create(database, function_input(request["FunctionInput"], database))
     return {}
 
 
-@operation("GetUserDefinedFunction")
-def get_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
-    function = functions(app, caller).get(request["DatabaseName"], request["FunctionName"])
+@OPERATIONS.operation("GetUserDefinedFunction")
+def get_user_defined_function(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    function = functions(needs, caller).get(request["DatabaseName"], request["FunctionName"])
     return {"UserDefinedFunction": function_wire(function, caller.account_id)}
 
 
-@operation("GetUserDefinedFunctions")
-def get_user_defined_functions(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, token = functions(app, caller).page(
+@OPERATIONS.operation("GetUserDefinedFunctions")
+def get_user_defined_functions(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    found, token = functions(needs, caller).page(
         request.get("DatabaseName"), request["Pattern"], request.get("FunctionType"),
         page_size(request.get("MaxResults"), default=100, limit=100), request.get("NextToken"),
     )
     return paged("UserDefinedFunctions", [function_wire(f, caller.account_id) for f in found], token)
 
 
-@operation("UpdateUserDefinedFunction")
-def update_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("UpdateUserDefinedFunction")
+def update_user_defined_function(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     database = request["DatabaseName"]
-    functions(app, caller).update(database, request["FunctionName"],
+    functions(needs, caller).update(database, request["FunctionName"],
                                   function_input(request["FunctionInput"], database))
     return {}
 
 
-@operation("DeleteUserDefinedFunction")
-def delete_user_defined_function(app: Glueball, caller: Caller, request: Request) -> Response:
-    functions(app, caller).delete(request["DatabaseName"], request["FunctionName"])
+@OPERATIONS.operation("DeleteUserDefinedFunction")
+def delete_user_defined_function(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    functions(needs, caller).delete(request["DatabaseName"], request["FunctionName"])
     return {}

@@ -115,7 +115,7 @@ class FunctionService:
         Raises:
             EntityNotFoundException: ``database`` is given and does not exist.
         """
-        after = decode_token(token)
+        after = decode_token(token, list)
         query = (
             select(FunctionRow, DatabaseRow.name)
             .join(DatabaseRow, FunctionRow.database_id == DatabaseRow.id)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import decode_token, encode_token, page_size, paged
-from glueball.app import Glueball
+from glueball.catalog.area import OPERATIONS, CatalogNeeds
 from glueball.catalog.databases import DatabaseService
 from glueball.catalog.lookup import fold
 from glueball.catalog.models import Database, Scope, Table, TableVersion
@@ -25,12 +25,12 @@ def scope_of(caller: Caller) -> Scope:
     return Scope(caller.account_id, caller.region)
 
 
-def databases(app: Glueball, caller: Caller) -> DatabaseService:
-    return DatabaseService(app.store, scope_of(caller))
+def databases(needs: CatalogNeeds, caller: Caller) -> DatabaseService:
+    return DatabaseService(needs.store, scope_of(caller))
 
 
-def tables(app: Glueball, caller: Caller) -> TableService:
-    return TableService(app.store, scope_of(caller))
+def tables(needs: CatalogNeeds, caller: Caller) -> TableService:
+    return TableService(needs.store, scope_of(caller))
 
 
 def reject_unsupported(request: Request, *members: str) -> None:
@@ -55,24 +55,24 @@ def _database_input(wire: dict[str, Any]) -> Database:
     return Database(name=wire["Name"], spec=spec)
 
 
-@operation("CreateDatabase")
-def create_database(app: Glueball, caller: Caller, request: Request) -> Response:
-    databases(app, caller).create(_database_input(request["DatabaseInput"]), request.get("Tags"))
+@OPERATIONS.operation("CreateDatabase")
+def create_database(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    databases(needs, caller).create(_database_input(request["DatabaseInput"]), request.get("Tags"))
     return {}
 
 
-@operation("GetDatabase")
-def get_database(app: Glueball, caller: Caller, request: Request) -> Response:
-    database = databases(app, caller).get(request["Name"])
+@OPERATIONS.operation("GetDatabase")
+def get_database(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    database = databases(needs, caller).get(request["Name"])
     return {"Database": database_wire(database, caller.account_id)}
 
 
-@operation("GetDatabases")
-def get_databases(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetDatabases")
+def get_databases(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     share = request.get("ResourceShareType", "ALL")
     if share in ("FOREIGN", "FEDERATED"):
         return {"DatabaseList": []}  # nothing is shared with or federated into this catalog
-    found, token = databases(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
+    found, token = databases(needs, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
     wires = [database_wire(d, caller.account_id) for d in found]
     attributes = request.get("AttributesToGet")
     if attributes:
@@ -81,15 +81,15 @@ def get_databases(app: Glueball, caller: Caller, request: Request) -> Response:
     return paged("DatabaseList", wires, token)
 
 
-@operation("UpdateDatabase")
-def update_database(app: Glueball, caller: Caller, request: Request) -> Response:
-    databases(app, caller).update(request["Name"], _database_input(request["DatabaseInput"]))
+@OPERATIONS.operation("UpdateDatabase")
+def update_database(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    databases(needs, caller).update(request["Name"], _database_input(request["DatabaseInput"]))
     return {}
 
 
-@operation("DeleteDatabase")
-def delete_database(app: Glueball, caller: Caller, request: Request) -> Response:
-    databases(app, caller).delete(request["Name"])
+@OPERATIONS.operation("DeleteDatabase")
+def delete_database(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    databases(needs, caller).delete(request["Name"])
     return {}
 
 
@@ -136,107 +136,102 @@ def _version_wire(version: TableVersion, catalog_id: str) -> dict[str, Any]:
     return {"Table": table_wire(version.table, catalog_id), "VersionId": str(version.version)}
 
 
-@operation("CreateTable")
-def create_table(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("CreateTable")
+def create_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, "TransactionId", "OpenTableFormatInput")
     table = table_input(request.get("TableInput"))
     if request.get("Name") and fold(request["Name"]) != fold(table.name):
         raise InvalidInputException(
             f"Name {request['Name']!r} and TableInput.Name {table.name!r} must name the same table")
-    tables(app, caller).create(request["DatabaseName"], table, request.get("PartitionIndexes"))
+    tables(needs, caller).create(request["DatabaseName"], table, request.get("PartitionIndexes"))
     return {}
 
 
-@operation("GetTable")
-def get_table(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetTable")
+def get_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, *_UNSUPPORTED_TABLE_MEMBERS)
-    table = tables(app, caller).get(request["DatabaseName"], request["Name"])
+    table = tables(needs, caller).get(request["DatabaseName"], request["Name"])
     return {"Table": table_wire(table, caller.account_id, request.get("AttributesToGet"))}
 
 
-@operation("GetTables")
-def get_tables(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetTables")
+def get_tables(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, *_UNSUPPORTED_TABLE_MEMBERS)
     if request.get("ResourceShareType") in ("FOREIGN", "FEDERATED"):
         return {"TableList": []}
-    found, token = tables(app, caller).page(request["DatabaseName"], request.get("Expression"),
+    found, token = tables(needs, caller).page(request["DatabaseName"], request.get("Expression"),
                                             page_size(request.get("MaxResults")), request.get("NextToken"))
     attributes = request.get("AttributesToGet")
     return paged("TableList", [table_wire(t, caller.account_id, attributes) for t in found], token)
 
 
-@operation("UpdateTable")
-def update_table(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("UpdateTable")
+def update_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, "TransactionId", "ViewUpdateAction", "UpdateOpenTableFormatInput")
     table = table_input(request.get("TableInput"))
     if request.get("Name") and fold(request["Name"]) != fold(table.name):
         raise InvalidInputException(
             f"Renaming a table is not supported: Name {request['Name']!r} and TableInput.Name "
             f"{table.name!r} differ")
-    tables(app, caller).update(request["DatabaseName"], table, bool(request.get("SkipArchive")),
+    tables(needs, caller).update(request["DatabaseName"], table, bool(request.get("SkipArchive")),
                                request.get("VersionId"))
     return {}
 
 
-@operation("DeleteTable")
-def delete_table(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("DeleteTable")
+def delete_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, "TransactionId")
-    tables(app, caller).delete(request["DatabaseName"], request["Name"])
+    tables(needs, caller).delete(request["DatabaseName"], request["Name"])
     return {}
 
 
-@operation("BatchDeleteTable")
-def batch_delete_table(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("BatchDeleteTable")
+def batch_delete_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, "TransactionId")
-    errors = tables(app, caller).batch_delete(request["DatabaseName"], request["TablesToDelete"])
+    errors = tables(needs, caller).batch_delete(request["DatabaseName"], request["TablesToDelete"])
     return {"Errors": [{"TableName": name, "ErrorDetail": error_detail(err)} for name, err in errors]}
 
 
-@operation("SearchTables")
-def search_tables_(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("SearchTables")
+def search_tables_(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     if request.get("ResourceShareType") == "FOREIGN":
         return {"TableList": []}
-    found = search_tables(tables(app, caller).all_tables(), request.get("SearchText"),
+    found = search_tables(tables(needs, caller).all_tables(), request.get("SearchText"),
                           request.get("Filters") or [], request.get("SortCriteria") or [])
-    offset = int(decode_token(request.get("NextToken")) or 0)
+    offset = decode_token(request.get("NextToken"), int) or 0
     size = page_size(request.get("MaxResults"))
     page = found[offset:offset + size]
     token = encode_token(offset + size) if offset + size < len(found) else None
     return paged("TableList", [table_wire(t, caller.account_id) for t in page], token)
 
 
-@operation("GetTableVersion")
-def get_table_version(app: Glueball, caller: Caller, request: Request) -> Response:
-    version = tables(app, caller).get_version(request["DatabaseName"], request["TableName"],
+@OPERATIONS.operation("GetTableVersion")
+def get_table_version(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    version = tables(needs, caller).get_version(request["DatabaseName"], request["TableName"],
                                               request.get("VersionId"))
     return {"TableVersion": _version_wire(version, caller.account_id)}
 
 
-@operation("GetTableVersions")
-def get_table_versions(app: Glueball, caller: Caller, request: Request) -> Response:
-    versions, token = tables(app, caller).list_versions(
+@OPERATIONS.operation("GetTableVersions")
+def get_table_versions(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    versions, token = tables(needs, caller).list_versions(
         request["DatabaseName"], request["TableName"], page_size(request.get("MaxResults")),
         request.get("NextToken"))
     return paged("TableVersions", [_version_wire(v, caller.account_id) for v in versions], token)
 
 
-@operation("DeleteTableVersion")
-def delete_table_version(app: Glueball, caller: Caller, request: Request) -> Response:
-    errors = tables(app, caller).delete_versions(request["DatabaseName"], request["TableName"],
+@OPERATIONS.operation("DeleteTableVersion")
+def delete_table_version(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    errors = tables(needs, caller).delete_versions(request["DatabaseName"], request["TableName"],
                                                  [request["VersionId"]])
     if errors:
         raise errors[0][1]
     return {}
 
 
-@operation("BatchDeleteTableVersion")
-def batch_delete_table_version(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("BatchDeleteTableVersion")
+def batch_delete_table_version(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     name = fold(request["TableName"])
-    errors = tables(app, caller).delete_versions(request["DatabaseName"], name, request["VersionIds"])
+    errors = tables(needs, caller).delete_versions(request["DatabaseName"], name, request["VersionIds"])
     return {"Errors": [{"TableName": name, "VersionId": version, "ErrorDetail": error_detail(err)}
                        for version, err in errors]}
-
-import glueball.catalog.function_handlers  # noqa: E402,F401
-import glueball.catalog.partition_handlers  # noqa: E402,F401
-import glueball.catalog.statistics_handlers  # noqa: E402,F401
-import glueball.catalog.taggable  # noqa: E402,F401

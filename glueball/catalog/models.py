@@ -10,18 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from glueball.store.scoped import Scope as Scope  # the catalog's scope is the store's
+
 Spec = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Scope:
-    """A catalog: one account in one region."""
-
-    account_id: str
-    region: str
-
-    def arn(self, resource: str) -> str:
-        return f"arn:aws:glue:{self.region}:{self.account_id}:{resource}"
 
 
 @dataclass

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.app import Glueball
+from glueball.catalog.area import OPERATIONS, CatalogNeeds
 from glueball.catalog.handlers import reject_unsupported, scope_of
 from glueball.catalog.partitions import Partition, PartitionFailure, PartitionService, Segment
 from glueball.clock import epoch
@@ -18,8 +18,8 @@ log = logging.getLogger("glueball.catalog")
 _TIMESTAMPS = ("LastAccessTime", "LastAnalyzedTime")
 
 
-def partitions(app: Glueball, caller: Caller) -> PartitionService:
-    return PartitionService(app.store, scope_of(caller))
+def partitions(needs: CatalogNeeds, caller: Caller) -> PartitionService:
+    return PartitionService(needs.store, scope_of(caller))
 
 
 def partition_input(wire: dict[str, Any]) -> Partition:
@@ -60,72 +60,72 @@ def _audit(request: Request) -> None:
             log.debug("%s on %s.%s: %s", member, request["DatabaseName"], request["TableName"], request[member])
 
 
-@operation("CreatePartition")
-def create_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    partitions(app, caller).create(request["DatabaseName"], request["TableName"],
+@OPERATIONS.operation("CreatePartition")
+def create_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    partitions(needs, caller).create(request["DatabaseName"], request["TableName"],
                                    partition_input(request["PartitionInput"]))
     return {}
 
 
-@operation("BatchCreatePartition")
-def batch_create_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    failures = partitions(app, caller).batch_create(
+@OPERATIONS.operation("BatchCreatePartition")
+def batch_create_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    failures = partitions(needs, caller).batch_create(
         request["DatabaseName"], request["TableName"], [partition_input(p) for p in request["PartitionInputList"]]
     )
     return {"Errors": _errors(failures, "PartitionValues")} if failures else {}
 
 
-@operation("GetPartition")
-def get_partition(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetPartition")
+def get_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     _audit(request)
-    found = partitions(app, caller).get(request["DatabaseName"], request["TableName"], request["PartitionValues"])
+    found = partitions(needs, caller).get(request["DatabaseName"], request["TableName"], request["PartitionValues"])
     return {"Partition": partition_wire(found, caller.account_id)}
 
 
-@operation("BatchGetPartition")
-def batch_get_partition(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("BatchGetPartition")
+def batch_get_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     _audit(request)
-    found = partitions(app, caller).batch_get(
+    found = partitions(needs, caller).batch_get(
         request["DatabaseName"], request["TableName"], [p["Values"] for p in request["PartitionsToGet"]]
     )
     return {"Partitions": [partition_wire(p, caller.account_id) for p in found], "UnprocessedKeys": []}
 
 
-@operation("UpdatePartition")
-def update_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    partitions(app, caller).update(request["DatabaseName"], request["TableName"], request["PartitionValueList"],
+@OPERATIONS.operation("UpdatePartition")
+def update_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    partitions(needs, caller).update(request["DatabaseName"], request["TableName"], request["PartitionValueList"],
                                    partition_input(request["PartitionInput"]))
     return {}
 
 
-@operation("BatchUpdatePartition")
-def batch_update_partition(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("BatchUpdatePartition")
+def batch_update_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     entries = [(e["PartitionValueList"], partition_input(e["PartitionInput"])) for e in request["Entries"]]
-    failures = partitions(app, caller).batch_update(request["DatabaseName"], request["TableName"], entries)
+    failures = partitions(needs, caller).batch_update(request["DatabaseName"], request["TableName"], entries)
     return {"Errors": _errors(failures, "PartitionValueList")} if failures else {}
 
 
-@operation("DeletePartition")
-def delete_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    partitions(app, caller).delete(request["DatabaseName"], request["TableName"], request["PartitionValues"])
+@OPERATIONS.operation("DeletePartition")
+def delete_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    partitions(needs, caller).delete(request["DatabaseName"], request["TableName"], request["PartitionValues"])
     return {}
 
 
-@operation("BatchDeletePartition")
-def batch_delete_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    failures = partitions(app, caller).batch_delete(
+@OPERATIONS.operation("BatchDeletePartition")
+def batch_delete_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    failures = partitions(needs, caller).batch_delete(
         request["DatabaseName"], request["TableName"], [p["Values"] for p in request["PartitionsToDelete"]]
     )
     return {"Errors": _errors(failures, "PartitionValues")} if failures else {}
 
 
-@operation("GetPartitions")
-def get_partitions(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetPartitions")
+def get_partitions(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, "TransactionId", "QueryAsOfTime")
     _audit(request)
     wire_segment = request.get("Segment")
     segment = Segment(wire_segment["SegmentNumber"], wire_segment["TotalSegments"]) if wire_segment else None
-    found, token = partitions(app, caller).list_partitions(
+    found, token = partitions(needs, caller).list_partitions(
         request["DatabaseName"], request["TableName"], request.get("Expression"),
         page_size(request.get("MaxResults"), default=1000), request.get("NextToken"), segment,
     )
@@ -133,24 +133,24 @@ def get_partitions(app: Glueball, caller: Caller, request: Request) -> Response:
     return paged("Partitions", [partition_wire(p, caller.account_id, exclude) for p in found], token)
 
 
-@operation("CreatePartitionIndex")
-def create_partition_index(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("CreatePartitionIndex")
+def create_partition_index(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     index = request["PartitionIndex"]
-    partitions(app, caller).create_index(request["DatabaseName"], request["TableName"], index["IndexName"],
+    partitions(needs, caller).create_index(request["DatabaseName"], request["TableName"], index["IndexName"],
                                          index["Keys"])
     return {}
 
 
-@operation("GetPartitionIndexes")
-def get_partition_indexes(app: Glueball, caller: Caller, request: Request) -> Response:
-    found = partitions(app, caller).list_indexes(request["DatabaseName"], request["TableName"],
+@OPERATIONS.operation("GetPartitionIndexes")
+def get_partition_indexes(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    found = partitions(needs, caller).list_indexes(request["DatabaseName"], request["TableName"],
                                                  request.get("NextToken"))
     return {"PartitionIndexDescriptorList": [
         {"IndexName": i.name, "Keys": i.keys, "IndexStatus": i.status} for i in found
     ]}
 
 
-@operation("DeletePartitionIndex")
-def delete_partition_index(app: Glueball, caller: Caller, request: Request) -> Response:
-    partitions(app, caller).delete_index(request["DatabaseName"], request["TableName"], request["IndexName"])
+@OPERATIONS.operation("DeletePartitionIndex")
+def delete_partition_index(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    partitions(needs, caller).delete_index(request["DatabaseName"], request["TableName"], request["IndexName"])
     return {}

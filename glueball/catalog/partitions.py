@@ -488,9 +488,7 @@ class PartitionService:
         Raises:
             InvalidInputException: a bad expression, token or segment.
         """
-        after = decode_token(token)
-        if after is not None and (isinstance(after, bool) or not isinstance(after, int)):
-            raise InvalidInputException(f"Invalid NextToken: {token!r}")
+        after = decode_token(token, int)
         if segment is not None and not (1 <= segment.total <= 10 and 0 <= segment.number < segment.total):
             raise InvalidInputException(
                 f"Invalid Segment: SegmentNumber {segment.number} must be less than TotalSegments "
@@ -535,13 +533,11 @@ class PartitionService:
 
     def list_indexes(self, database: str, table: str, token: str | None) -> list[PartitionIndex]:
         """Mirror GetPartitionIndexes: a table has at most three, so all come in one page."""
-        after = decode_token(token)
+        after = decode_token(token, int)
         with self.store.read() as session:
             row = table_row(session, self.scope, database, table)
             query = select(PartitionIndexRow).where(PartitionIndexRow.table_id == row.id)
             if after is not None:
-                if isinstance(after, bool) or not isinstance(after, int):
-                    raise InvalidInputException(f"Invalid NextToken: {token!r}")
                 query = query.where(PartitionIndexRow.id > after)
             rows = session.scalars(query.order_by(PartitionIndexRow.id)).all()
             return [PartitionIndex(r.name, list(r.keys), r.status) for r in rows]

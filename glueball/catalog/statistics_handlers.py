@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
-from glueball.app import Glueball
+from glueball.api.operations import Request, Response
+from glueball.catalog.area import OPERATIONS, CatalogNeeds
 from glueball.catalog.models import Scope
 from glueball.catalog.statistics import ColumnStatistics, ColumnStatisticsService, StatisticsFailure
 from glueball.clock import epoch
 
 
-def statistics(app: Glueball, caller: Caller) -> ColumnStatisticsService:
-    return ColumnStatisticsService(app.store, Scope(caller.account_id, caller.region))
+def statistics(needs: CatalogNeeds, caller: Caller) -> ColumnStatisticsService:
+    return ColumnStatisticsService(needs.store, Scope(caller.account_id, caller.region))
 
 
 def statistics_input(wire: dict[str, Any]) -> ColumnStatistics:
@@ -31,49 +31,49 @@ def _error(failure: StatisticsFailure) -> dict[str, str]:
     return {"ErrorCode": failure.error.code, "ErrorMessage": failure.error.message}
 
 
-def _update(app: Glueball, caller: Caller, request: Request, partition_values: list[str] | None) -> Response:
+def _update(needs: CatalogNeeds, caller: Caller, request: Request, partition_values: list[str] | None) -> Response:
     items = [statistics_input(s) for s in request["ColumnStatisticsList"]]
-    failures = statistics(app, caller).update(request["DatabaseName"], request["TableName"], items,
+    failures = statistics(needs, caller).update(request["DatabaseName"], request["TableName"], items,
                                               partition_values)
     return {"Errors": [{"ColumnStatistics": f.statistics.to_spec() if f.statistics else None,
                         "Error": _error(f)} for f in failures]}
 
 
-def _get(app: Glueball, caller: Caller, request: Request, partition_values: list[str] | None) -> Response:
-    found, failures = statistics(app, caller).get(request["DatabaseName"], request["TableName"],
+def _get(needs: CatalogNeeds, caller: Caller, request: Request, partition_values: list[str] | None) -> Response:
+    found, failures = statistics(needs, caller).get(request["DatabaseName"], request["TableName"],
                                                   request["ColumnNames"], partition_values)
     return {"ColumnStatisticsList": [s.to_spec() for s in found],
             "Errors": [{"ColumnName": f.column_name, "Error": _error(f)} for f in failures]}
 
 
-@operation("UpdateColumnStatisticsForTable")
-def update_column_statistics_for_table(app: Glueball, caller: Caller, request: Request) -> Response:
-    return _update(app, caller, request, None)
+@OPERATIONS.operation("UpdateColumnStatisticsForTable")
+def update_column_statistics_for_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    return _update(needs, caller, request, None)
 
 
-@operation("UpdateColumnStatisticsForPartition")
-def update_column_statistics_for_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    return _update(app, caller, request, request["PartitionValues"])
+@OPERATIONS.operation("UpdateColumnStatisticsForPartition")
+def update_column_statistics_for_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    return _update(needs, caller, request, request["PartitionValues"])
 
 
-@operation("GetColumnStatisticsForTable")
-def get_column_statistics_for_table(app: Glueball, caller: Caller, request: Request) -> Response:
-    return _get(app, caller, request, None)
+@OPERATIONS.operation("GetColumnStatisticsForTable")
+def get_column_statistics_for_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    return _get(needs, caller, request, None)
 
 
-@operation("GetColumnStatisticsForPartition")
-def get_column_statistics_for_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    return _get(app, caller, request, request["PartitionValues"])
+@OPERATIONS.operation("GetColumnStatisticsForPartition")
+def get_column_statistics_for_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    return _get(needs, caller, request, request["PartitionValues"])
 
 
-@operation("DeleteColumnStatisticsForTable")
-def delete_column_statistics_for_table(app: Glueball, caller: Caller, request: Request) -> Response:
-    statistics(app, caller).delete(request["DatabaseName"], request["TableName"], request["ColumnName"])
+@OPERATIONS.operation("DeleteColumnStatisticsForTable")
+def delete_column_statistics_for_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    statistics(needs, caller).delete(request["DatabaseName"], request["TableName"], request["ColumnName"])
     return {}
 
 
-@operation("DeleteColumnStatisticsForPartition")
-def delete_column_statistics_for_partition(app: Glueball, caller: Caller, request: Request) -> Response:
-    statistics(app, caller).delete(request["DatabaseName"], request["TableName"], request["ColumnName"],
+@OPERATIONS.operation("DeleteColumnStatisticsForPartition")
+def delete_column_statistics_for_partition(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
+    statistics(needs, caller).delete(request["DatabaseName"], request["TableName"], request["ColumnName"],
                                    request["PartitionValues"])
     return {}

@@ -107,7 +107,7 @@ class TableService:
              token: str | None) -> tuple[list[Table], str | None]:
         """Mirror GetTables: tables in name order, filtered by the name pattern, paginated."""
         pattern = name_pattern(expression) if expression else None
-        after = decode_token(token)
+        after = decode_token(token, str)
         found: list[Table] = []
         with self.store.read() as session:
             db = database_row(session, self.scope, database)
@@ -195,13 +195,13 @@ class TableService:
     def list_versions(self, database: str, name: str, max_results: int,
                       token: str | None) -> tuple[list[TableVersion], str | None]:
         """Mirror GetTableVersions: newest first, paginated."""
-        before = decode_token(token)
+        before = decode_token(token, int)
         with self.store.read() as session:
             row = table_row(session, self.scope, database, name)
             query = (select(TableVersionRow).where(TableVersionRow.table_id == row.id)
                      .order_by(TableVersionRow.version.desc()).limit(max_results + 1))
             if before is not None:
-                query = query.where(TableVersionRow.version < int(before))
+                query = query.where(TableVersionRow.version < before)
             archived = list(session.scalars(query))
             more = len(archived) > max_results
             versions = [TableVersion(_to_model(row, fold(database), v.spec, v.version), v.version)

@@ -13,34 +13,34 @@ from typing import Any, TextIO
 
 import click
 
-from glueball.cli.main import _console_options, _glue_error, _JobsConsole, _pages, _when, cli
+from glueball.cli.console import Console, console_options, glue_error, items, when
 from glueball.workflows.report import render_graph
 
 _ENDED = ("COMPLETED", "STOPPED", "ERROR")
 
 
-@cli.group()
+@click.group()
 def workflows() -> None:
     """Glue workflows: list them, start runs (with progress), show a run's graph, list runs."""
 
 
 @workflows.command("list")
-@_console_options
+@console_options
 def workflows_list(endpoint: str, home: Path | None, store_url: str, region: str) -> None:
     """List the workflows with their latest run."""
-    console = _JobsConsole(endpoint, home, store_url, region)
+    console = Console(endpoint, home, store_url, region)
     try:
-        names = [name for page in _pages(console.glue.list_workflows, "Workflows") for name in page]
+        names = list(items(console.glue, "list_workflows", "Workflows"))
         if not names:
             click.echo("no workflows")
         for name in names:
             workflow = console.glue.get_workflow(Name=name)["Workflow"]
             last = workflow.get("LastRun")
-            latest = (f"{last['Status']} {last['WorkflowRunId']} started {_when(last.get('StartedOn'))}"
+            latest = (f"{last['Status']} {last['WorkflowRunId']} started {when(last.get('StartedOn'))}"
                       if last else "never run")
             click.echo(f"{name}\t{latest}")
     except Exception as exc:
-        _glue_error(exc)
+        glue_error(exc)
     finally:
         console.close()
 
@@ -79,11 +79,11 @@ def _parse_properties(items: tuple[str, ...]) -> dict[str, str]:
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE",
               help="A run property (repeatable), merged over the workflow's DefaultRunProperties.")
 @click.option("--wait", is_flag=True, help="Follow the run to its end and show its graph (always so embedded).")
-@_console_options
+@console_options
 def workflows_start(name: str, properties: tuple[str, ...], wait: bool, endpoint: str, home: Path | None,
                     store_url: str, region: str) -> None:
     """Start a run of the workflow NAME (StartWorkflowRun) and print its run id."""
-    console = _JobsConsole(endpoint, home, store_url, region)
+    console = Console(endpoint, home, store_url, region)
     try:
         if console.app is not None:
             console.app.start_scheduler()  # embedded: this process drives the run
@@ -107,7 +107,7 @@ def workflows_start(name: str, properties: tuple[str, ...], wait: bool, endpoint
             click.echo("stop requested", err=True)
         raise SystemExit(130) from None
     except Exception as exc:
-        _glue_error(exc)
+        glue_error(exc)
     finally:
         console.close()
 
@@ -115,11 +115,11 @@ def workflows_start(name: str, properties: tuple[str, ...], wait: bool, endpoint
 @workflows.command("show")
 @click.argument("name")
 @click.option("--run", "run_id", default=None, help="A run id [default: the latest run].")
-@_console_options
+@console_options
 def workflows_show(name: str, run_id: str | None, endpoint: str, home: Path | None, store_url: str,
                    region: str) -> None:
     """Show a run of the workflow NAME: its nodes in order with state and time, and its statistics."""
-    console = _JobsConsole(endpoint, home, store_url, region)
+    console = Console(endpoint, home, store_url, region)
     try:
         if run_id is None:
             last = console.glue.get_workflow(Name=name)["Workflow"].get("LastRun")
@@ -130,7 +130,7 @@ def workflows_show(name: str, run_id: str | None, endpoint: str, home: Path | No
         run = console.glue.get_workflow_run(Name=name, RunId=run_id, IncludeGraph=True)["Run"]
         click.echo(render_graph(run))
     except Exception as exc:
-        _glue_error(exc)
+        glue_error(exc)
     finally:
         console.close()
 
@@ -139,10 +139,10 @@ def workflows_show(name: str, run_id: str | None, endpoint: str, home: Path | No
 @click.argument("name")
 @click.option("--max", "limit", type=click.IntRange(1, 1000), default=20, show_default=True,
               help="How many runs to show, newest first.")
-@_console_options
+@console_options
 def workflows_runs(name: str, limit: int, endpoint: str, home: Path | None, store_url: str, region: str) -> None:
     """List the runs of the workflow NAME, newest first, with their status and statistics."""
-    console = _JobsConsole(endpoint, home, store_url, region)
+    console = Console(endpoint, home, store_url, region)
     try:
         runs = console.glue.get_workflow_runs(Name=name, MaxResults=min(limit, 1000))["Runs"]
         if not runs:
@@ -150,10 +150,10 @@ def workflows_runs(name: str, limit: int, endpoint: str, home: Path | None, stor
         for run in runs:
             stats = run.get("Statistics") or {}
             previous = f"  resumed from {run['PreviousRunId']}" if run.get("PreviousRunId") else ""
-            click.echo(f"{run['WorkflowRunId']}  {run['Status']:9}  started {_when(run.get('StartedOn'))}  "
+            click.echo(f"{run['WorkflowRunId']}  {run['Status']:9}  started {when(run.get('StartedOn'))}  "
                        f"actions {stats.get('TotalActions', 0)} (succeeded {stats.get('SucceededActions', 0)}, "
                        f"failed {stats.get('FailedActions', 0)}){previous}")
     except Exception as exc:
-        _glue_error(exc)
+        glue_error(exc)
     finally:
         console.close()

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.app import Glueball
-from glueball.catalog.models import Scope
+from glueball.connections.area import OPERATIONS, ConnectionNeeds
 from glueball.connections.models import (
     CONNECTION_SCHEMA_VERSION,
     Connection,
@@ -18,13 +17,14 @@ from glueball.connections.models import (
 )
 from glueball.connections.service import ConnectionFilter, ConnectionService
 from glueball.errors import InvalidInputException
+from glueball.store.scoped import Scope
 
 _SUPPORTED_TYPES = ", ".join(t.value for t in ConnectionType)
 _OVERRIDE_MEMBERS = {"SPARK": "SparkProperties", "ATHENA": "AthenaProperties", "PYTHON": "PythonProperties"}
 
 
-def connections(app: Glueball, caller: Caller) -> ConnectionService:
-    return ConnectionService(app.store, Scope(caller.account_id, caller.region))
+def connections(needs: ConnectionNeeds, caller: Caller) -> ConnectionService:
+    return ConnectionService(needs.store, Scope(caller.account_id, caller.region))
 
 
 def connection_input(wire: dict[str, Any], updated_by: str | None) -> Connection:
@@ -88,22 +88,22 @@ def _updated_by(caller: Caller) -> str:
     return caller.access_key or caller.account_id
 
 
-@operation("CreateConnection")
-def create_connection(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("CreateConnection")
+def create_connection(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
     connection = connection_input(request["ConnectionInput"], _updated_by(caller))
-    connections(app, caller).create(connection, request.get("Tags"))
+    connections(needs, caller).create(connection, request.get("Tags"))
     return {"CreateConnectionStatus": connection.status.value}
 
 
-@operation("GetConnection")
-def get_connection(app: Glueball, caller: Caller, request: Request) -> Response:
-    connection = connections(app, caller).get(request["Name"])
+@OPERATIONS.operation("GetConnection")
+def get_connection(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
+    connection = connections(needs, caller).get(request["Name"])
     hide = bool(request.get("HidePassword"))
     return {"Connection": connection_wire(connection, hide, request.get("ApplyOverrideForComputeEnvironment"))}
 
 
-@operation("GetConnections")
-def get_connections(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetConnections")
+def get_connections(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
     wire_filter = request.get("Filter") or {}
     connection_filter = ConnectionFilter(
         match_criteria=list(wire_filter.get("MatchCriteria") or []),
@@ -111,28 +111,28 @@ def get_connections(app: Glueball, caller: Caller, request: Request) -> Response
         schema_version=wire_filter.get("ConnectionSchemaVersion"),
     )
     hide = bool(request.get("HidePassword"))
-    found, token = connections(app, caller).page(
+    found, token = connections(needs, caller).page(
         connection_filter, page_size(request.get("MaxResults")), request.get("NextToken"), hide
     )
     return paged("ConnectionList", [connection_wire(c, hide) for c in found], token)
 
 
-@operation("UpdateConnection")
-def update_connection(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("UpdateConnection")
+def update_connection(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
     connection = connection_input(request["ConnectionInput"], _updated_by(caller))
-    connections(app, caller).update(request["Name"], connection)
+    connections(needs, caller).update(request["Name"], connection)
     return {}
 
 
-@operation("DeleteConnection")
-def delete_connection(app: Glueball, caller: Caller, request: Request) -> Response:
-    connections(app, caller).delete(request["ConnectionName"])
+@OPERATIONS.operation("DeleteConnection")
+def delete_connection(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
+    connections(needs, caller).delete(request["ConnectionName"])
     return {}
 
 
-@operation("BatchDeleteConnection")
-def batch_delete_connection(app: Glueball, caller: Caller, request: Request) -> Response:
-    succeeded, errors = connections(app, caller).delete_many(request["ConnectionNameList"])
+@OPERATIONS.operation("BatchDeleteConnection")
+def batch_delete_connection(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
+    succeeded, errors = connections(needs, caller).delete_many(request["ConnectionNameList"])
     return {
         "Succeeded": succeeded,
         "Errors": {name: {"ErrorCode": err.code, "ErrorMessage": err.message} for name, err in errors.items()},

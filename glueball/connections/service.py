@@ -16,7 +16,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from glueball.api.pagination import decode_token, encode_token
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.connections.models import (
     CONNECTION_SCHEMA_VERSION,
@@ -26,6 +25,7 @@ from glueball.connections.models import (
 from glueball.errors import AlreadyExistsException, EntityNotFoundException, GlueError, InvalidInputException
 from glueball.store.engine import Store
 from glueball.store.schema import ConnectionRow
+from glueball.store.scoped import Scope
 from glueball.tagging.service import delete_tags, move_tags, register_resource_type, write_tags
 
 _JDBC_URL = re.compile(r"jdbc:[A-Za-z][A-Za-z0-9+.\-]*:\S+")
@@ -212,7 +212,7 @@ class ConnectionService:
     def page(self, connection_filter: ConnectionFilter, max_results: int, token: str | None,
              hide_password: bool = False) -> tuple[list[Connection], str | None]:
         """Mirror GetConnections: connections in name order that pass the filter, one page at a time."""
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = (
             select(ConnectionRow)
             .where(ConnectionRow.account_id == self.scope.account_id, ConnectionRow.region == self.scope.region)

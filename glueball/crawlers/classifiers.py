@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from glueball.api.pagination import decode_token, encode_token
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.crawlers.classify.grok import GrokError, compile_grok
 from glueball.crawlers.classify.jsonfile import parse_json_path
@@ -23,6 +22,7 @@ from glueball.crawlers.store import classifier_query, classifier_row, find_class
 from glueball.errors import AlreadyExistsException, InvalidInputException
 from glueball.store.engine import Store
 from glueball.store.schema import ClassifierRow
+from glueball.store.scoped import Scope
 
 Spec = dict[str, Any]
 
@@ -145,7 +145,7 @@ class ClassifierService:
 
     def page(self, max_results: int, token: str | None) -> tuple[list[Classifier], str | None]:
         """Mirror GetClassifiers: classifiers in name order, a page at a time."""
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = classifier_query(self.scope).order_by(ClassifierRow.name).limit(max_results + 1)
         if after is not None:
             query = query.where(ClassifierRow.name > str(after))

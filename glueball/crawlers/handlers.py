@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.app import Glueball
-from glueball.catalog.models import Scope
 from glueball.clock import now
+from glueball.crawlers.area import OPERATIONS, CrawlerNeeds
 from glueball.crawlers.classifiers import ClassifierService, only_kind
 from glueball.crawlers.models import (
     LOG_GROUP,
@@ -22,6 +21,7 @@ from glueball.crawlers.models import (
 )
 from glueball.crawlers.schedule import check_can_start, check_can_stop
 from glueball.crawlers.service import CrawlerService, CrawlFilter, crawler_spec, dpu_hours
+from glueball.store.scoped import Scope
 
 LIST_CRAWLS_DEFAULT, LIST_CRAWLS_MAX = 20, 100
 
@@ -30,12 +30,12 @@ def _scope(caller: Caller) -> Scope:
     return Scope(caller.account_id, caller.region)
 
 
-def crawlers(app: Glueball, caller: Caller) -> CrawlerService:
-    return CrawlerService(app.store, _scope(caller))
+def crawlers(needs: CrawlerNeeds, caller: Caller) -> CrawlerService:
+    return CrawlerService(needs.store, _scope(caller))
 
 
-def classifiers(app: Glueball, caller: Caller) -> ClassifierService:
-    return ClassifierService(app.store, _scope(caller))
+def classifiers(needs: CrawlerNeeds, caller: Caller) -> ClassifierService:
+    return ClassifierService(needs.store, _scope(caller))
 
 
 def crawler_wire(crawler: Crawler, catalog_id: str) -> dict[str, Any]:
@@ -112,129 +112,129 @@ def classifier_wire(classifier: Classifier) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- crawlers
 
-@operation("CreateCrawler")
-def create_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).create(request["Name"], crawler_spec(request), request.get("Schedule"),
+@OPERATIONS.operation("CreateCrawler")
+def create_crawler(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).create(request["Name"], crawler_spec(request), request.get("Schedule"),
                                  request.get("Tags"))
     if request.get("Schedule"):
-        crawlers(app, caller).arm_schedule(request["Name"], app.clock.now())
+        crawlers(needs, caller).arm_schedule(request["Name"], needs.clock.now())
     return {}
 
 
-@operation("GetCrawler")
-def get_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"Crawler": crawler_wire(crawlers(app, caller).get(request["Name"]), caller.account_id)}
+@OPERATIONS.operation("GetCrawler")
+def get_crawler(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    return {"Crawler": crawler_wire(crawlers(needs, caller).get(request["Name"]), caller.account_id)}
 
 
-@operation("GetCrawlers")
-def get_crawlers(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, token = crawlers(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
+@OPERATIONS.operation("GetCrawlers")
+def get_crawlers(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    found, token = crawlers(needs, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
     return paged("Crawlers", [crawler_wire(c, caller.account_id) for c in found], token)
 
 
-@operation("BatchGetCrawlers")
-def batch_get_crawlers(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, missing = crawlers(app, caller).get_many(request["CrawlerNames"])
+@OPERATIONS.operation("BatchGetCrawlers")
+def batch_get_crawlers(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    found, missing = crawlers(needs, caller).get_many(request["CrawlerNames"])
     return {"Crawlers": [crawler_wire(c, caller.account_id) for c in found], "CrawlersNotFound": missing}
 
 
-@operation("ListCrawlers")
-def list_crawlers(app: Glueball, caller: Caller, request: Request) -> Response:
-    names, token = crawlers(app, caller).names(page_size(request.get("MaxResults")), request.get("NextToken"),
+@OPERATIONS.operation("ListCrawlers")
+def list_crawlers(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    names, token = crawlers(needs, caller).names(page_size(request.get("MaxResults")), request.get("NextToken"),
                                                request.get("Tags"))
     return paged("CrawlerNames", names, token)
 
 
-@operation("UpdateCrawler")
-def update_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).update(request["Name"], request)
-    crawlers(app, caller).arm_schedule(request["Name"], app.clock.now())
+@OPERATIONS.operation("UpdateCrawler")
+def update_crawler(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).update(request["Name"], request)
+    crawlers(needs, caller).arm_schedule(request["Name"], needs.clock.now())
     return {}
 
 
-@operation("DeleteCrawler")
-def delete_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).delete(request["Name"])
+@OPERATIONS.operation("DeleteCrawler")
+def delete_crawler(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).delete(request["Name"])
     return {}
 
 
-@operation("StartCrawler")
-def start_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
-    app.crawls.start(_scope(caller), caller.access_key, request["Name"])
+@OPERATIONS.operation("StartCrawler")
+def start_crawler(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    needs.crawls.start(_scope(caller), caller.access_key, request["Name"])
     return {}
 
 
-@operation("StopCrawler")
-def stop_crawler(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).request_stop(request["Name"])
-    app.crawls.signal_stop(_scope(caller), request["Name"])
+@OPERATIONS.operation("StopCrawler")
+def stop_crawler(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).request_stop(request["Name"])
+    needs.crawls.signal_stop(_scope(caller), request["Name"])
     return {}
 
 
-@operation("GetCrawlerMetrics")
-def get_crawler_metrics(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetCrawlerMetrics")
+def get_crawler_metrics(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
     names = request.get("CrawlerNameList")
-    found, token = crawlers(app, caller).metrics(names or None, page_size(request.get("MaxResults")),
+    found, token = crawlers(needs, caller).metrics(names or None, page_size(request.get("MaxResults")),
                                                  request.get("NextToken"))
     return paged("CrawlerMetricsList", [metrics_wire(m) for m in found], token)
 
 
-@operation("ListCrawls")
-def list_crawls(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("ListCrawls")
+def list_crawls(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
     filters = [CrawlFilter.parse(f) for f in request.get("Filters") or []]
     size = page_size(request.get("MaxResults"), default=LIST_CRAWLS_DEFAULT, limit=LIST_CRAWLS_MAX)
-    found, token = crawlers(app, caller).crawls(request["CrawlerName"], filters, size, request.get("NextToken"))
+    found, token = crawlers(needs, caller).crawls(request["CrawlerName"], filters, size, request.get("NextToken"))
     return paged("Crawls", [crawl_wire(c) for c in found], token)
 
 
-@operation("StartCrawlerSchedule")
-def start_crawler_schedule(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).set_schedule_state(request["CrawlerName"], ScheduleState.SCHEDULED, check_can_start)
-    crawlers(app, caller).arm_schedule(request["CrawlerName"], app.clock.now())
+@OPERATIONS.operation("StartCrawlerSchedule")
+def start_crawler_schedule(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).set_schedule_state(request["CrawlerName"], ScheduleState.SCHEDULED, check_can_start)
+    crawlers(needs, caller).arm_schedule(request["CrawlerName"], needs.clock.now())
     return {}
 
 
-@operation("StopCrawlerSchedule")
-def stop_crawler_schedule(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).set_schedule_state(request["CrawlerName"], ScheduleState.NOT_SCHEDULED, check_can_stop)
+@OPERATIONS.operation("StopCrawlerSchedule")
+def stop_crawler_schedule(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).set_schedule_state(request["CrawlerName"], ScheduleState.NOT_SCHEDULED, check_can_stop)
     return {}
 
 
-@operation("UpdateCrawlerSchedule")
-def update_crawler_schedule(app: Glueball, caller: Caller, request: Request) -> Response:
-    crawlers(app, caller).update_schedule(request["CrawlerName"], request.get("Schedule"))
-    crawlers(app, caller).arm_schedule(request["CrawlerName"], app.clock.now())
+@OPERATIONS.operation("UpdateCrawlerSchedule")
+def update_crawler_schedule(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    crawlers(needs, caller).update_schedule(request["CrawlerName"], request.get("Schedule"))
+    crawlers(needs, caller).arm_schedule(request["CrawlerName"], needs.clock.now())
     return {}
 
 
 # ---------------------------------------------------------------- classifiers
 
-@operation("CreateClassifier")
-def create_classifier(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("CreateClassifier")
+def create_classifier(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
     kind = only_kind(request)
-    classifiers(app, caller).create(kind, request[kind.value])
+    classifiers(needs, caller).create(kind, request[kind.value])
     return {}
 
 
-@operation("GetClassifier")
-def get_classifier(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"Classifier": classifier_wire(classifiers(app, caller).get(request["Name"]))}
+@OPERATIONS.operation("GetClassifier")
+def get_classifier(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    return {"Classifier": classifier_wire(classifiers(needs, caller).get(request["Name"]))}
 
 
-@operation("GetClassifiers")
-def get_classifiers(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, token = classifiers(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
+@OPERATIONS.operation("GetClassifiers")
+def get_classifiers(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    found, token = classifiers(needs, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
     return paged("Classifiers", [classifier_wire(c) for c in found], token)
 
 
-@operation("UpdateClassifier")
-def update_classifier(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("UpdateClassifier")
+def update_classifier(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
     kind = only_kind(request)
-    classifiers(app, caller).update(kind, request[kind.value])
+    classifiers(needs, caller).update(kind, request[kind.value])
     return {}
 
 
-@operation("DeleteClassifier")
-def delete_classifier(app: Glueball, caller: Caller, request: Request) -> Response:
-    classifiers(app, caller).delete(request["Name"])
+@OPERATIONS.operation("DeleteClassifier")
+def delete_classifier(needs: CrawlerNeeds, caller: Caller, request: Request) -> Response:
+    classifiers(needs, caller).delete(request["Name"])
     return {}

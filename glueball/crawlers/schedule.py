@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from glueball.crawlers.models import Schedule, ScheduleState
+from glueball.cron import CronError, check_glue_schedule
 from glueball.errors import (
     InvalidInputException,
     NoScheduleException,
@@ -18,7 +19,6 @@ from glueball.errors import (
     SchedulerRunningException,
     SchedulerTransitioningException,
 )
-from glueball.workflows.cron import CronError, check_glue_schedule
 
 
 def checked_schedule(expression: str) -> str:

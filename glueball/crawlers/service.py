@@ -5,7 +5,7 @@ deleted or started again (``CrawlerRunningException``); only a running one can
 be stopped (``CrawlerNotRunningException``, ``CrawlerStoppingException``);
 ``Version`` grows by one on every UpdateCrawler; ``CRAWL_NEW_FOLDERS_ONLY``
 requires the schema change policy ``LOG``/``LOG``. Classifiers live in
-:mod:`glueball.crawlers.classifiers`; running crawls in :mod:`glueball.crawlers.runner`.
+:mod:`glueball.crawlers.classifiers`; running crawls in :mod:`glueball.crawlers.crawl_runs`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from glueball.api.pagination import decode_token, encode_token
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.crawlers.models import (
     CRAWL_STATE_OF_STATUS,
@@ -58,6 +57,7 @@ from glueball.errors import (
 )
 from glueball.store.engine import Store
 from glueball.store.schema import CrawlerRow, CrawlRow
+from glueball.store.scoped import Scope
 from glueball.tagging.service import delete_tags, list_tagged_names, register_resource_type, write_tags
 
 Spec = dict[str, Any]
@@ -362,7 +362,7 @@ class CrawlerService:
         return found, encode_token(found[-1].name) if len(rows) > max_results else None
 
     def _page_rows(self, max_results: int, token: str | None) -> list[CrawlerRow]:
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = crawler_query(self.scope).order_by(CrawlerRow.name).limit(max_results + 1)
         if after is not None:
             query = query.where(CrawlerRow.name > str(after))
@@ -533,7 +533,7 @@ class CrawlerService:
     def crawls(self, name: str, filters: list[CrawlFilter], max_results: int,
                token: str | None) -> tuple[list[Crawl], str | None]:
         """Mirror ListCrawls: the crawler's crawls, newest first, that pass every filter."""
-        offset = int(decode_token(token) or 0)
+        offset = decode_token(token, int) or 0
         with self.store.read() as session:
             row = crawler_row(session, self.scope, name)
             query = (select(CrawlRow).where(CrawlRow.crawler_id == row.id)
@@ -579,7 +579,7 @@ class CrawlerService:
 
         The scheduler would otherwise arm it at its next tick, and a due time in between would pass unseen.
         """
-        from glueball.workflows.cron import parse_cron
+        from glueball.cron import parse_cron
 
         with self.store.write() as session:
             row = find_crawler_row(session, self.scope, name, for_update=True)

@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.crawlers.models import (
     Classifier,
     ClassifierKind,
@@ -28,7 +27,7 @@ from glueball.crawlers.models import (
 )
 from glueball.errors import EntityNotFoundException
 from glueball.store.schema import ClassifierRow, CrawlerRow, CrawlRow
-from glueball.store.scoped import find_scoped, scoped_query
+from glueball.store.scoped import Scope, find_scoped, scoped_query
 
 
 def crawler_query(scope: Scope) -> Any:

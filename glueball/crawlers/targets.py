@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from glueball.globs import glob_to_regex
-from glueball.runtime.paths import local_path
+from glueball.objects.locations import LocationError, S3Location, parse_s3
 
 
 class TargetError(Exception):
@@ -60,14 +60,16 @@ def is_hidden(name: str) -> bool:
 
 
 def split_s3_uri(uri: str) -> tuple[str, str]:
-    """``s3://bucket/a/b/`` → ``("bucket", "a/b")``."""
-    if "://" not in uri:
-        raise TargetError(f"S3 target path {uri!r} is not an s3:// URI")
-    rest = uri.split("://", 1)[1]
-    bucket, _, key = rest.partition("/")
-    if not bucket:
-        raise TargetError(f"S3 target path {uri!r} names no bucket")
-    return bucket, key.strip("/")
+    """``s3://bucket/a/b/`` → ``("bucket", "a/b")``.
+
+    Raises:
+        TargetError: not an s3:// URI, or one that would leave the object store (``s3://../x``).
+    """
+    try:
+        location = parse_s3(uri)
+    except LocationError as exc:
+        raise TargetError(f"S3 target path {uri!r} is refused: {exc}") from exc
+    return location.bucket, location.key
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,7 @@ def list_s3_target(include_uri: str, exclusions: Exclusions, known_folders: froz
         The folders holding data objects, in path order.
     """
     bucket, prefix = split_s3_uri(include_uri)
-    uri = f"s3://{bucket}/{prefix}" if prefix else f"s3://{bucket}"
-    root = local_path(uri) if object_store is None else object_store / uri.removeprefix("s3://")
+    root = S3Location(bucket, prefix).local(object_store)
     listing = S3Listing(include_uri, bucket, prefix, [])
     base_uri = f"s3://{bucket}/{prefix}".rstrip("/")
     if root.is_file():

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from glueball.dataquality._measures import Measure, MetricError, Metrics
+from glueball.dataquality._measure_types import Measure, MetricError, Metrics
 from glueball.dataquality._operands import Resolver, satisfies
 from glueball.dataquality.ast import Comparison, InList, Rule, StringLiteral
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
@@ -40,7 +40,7 @@ _HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256"}
 
 def list_files(uri: str) -> list[FileInfo]:
     """The files of ``uri`` (a file, or every file below a folder)."""
-    from glueball.runtime.paths import local_path, to_uri
+    from glueball.objects.locations import local_path, to_uri
 
     root = local_path(uri)
     if root.is_file():
@@ -64,7 +64,7 @@ def checksum(file: FileInfo, algorithm: str = "MD5") -> str:
     """The hex digest of the file's bytes (the given checksum when it is of that algorithm)."""
     if file.checksum and file.hash_algorithm.upper() == algorithm.upper():
         return file.checksum
-    from glueball.runtime.paths import local_path
+    from glueball.objects.locations import local_path
 
     digest = hashlib.new(_HASHES[algorithm.upper()])
     with open(local_path(file.path), "rb") as handle:

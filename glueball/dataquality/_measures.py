@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from glueball.dataquality import _predicates as predicates
+from glueball.dataquality._files import file_measure
+from glueball.dataquality._measure_types import Measure, MetricError, Metrics
 from glueball.dataquality._operands import Resolver, satisfies
 from glueball.dataquality.ast import Parameter, Rule, Ruleset
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
@@ -32,28 +33,11 @@ if TYPE_CHECKING:
 
     from pyspark.sql import Column, DataFrame
 
-__all__ = ["Measure", "Measurer", "MetricError"]
+__all__ = ["Measure", "Measurer", "MetricError", "Metrics"]
 
-Metrics = dict[str, float | None]
 _AGGREGATION = re.compile(r"\s*(sum|avg)\(\s*([^()]+?)\s*\)\s*", re.I)
 _REFERENCE = re.compile(r"([^.{}]+)\.(?:\{([^{}]+)\}|([^{}]+))")
 _NUMERIC = ("byte", "short", "integer", "long", "float", "double", "decimal")
-
-
-class MetricError(ValueError):
-    """A metric that cannot be computed from this data (no rows, no values...): the rule's outcome is Error."""
-
-
-@dataclass
-class Measure:
-    """One rule's metrics, per-row condition and verdict (see the module docstring)."""
-
-    metrics: Callable[[], Metrics]
-    compared: str | None = None
-    decide: Callable[[Metrics], str | None] | None = None  # the failure reason, None when the rule passes
-    row: Column | None = None
-    prepare: Callable[[DataFrame], DataFrame] | None = None  # adds the helper columns ``row`` reads
-    windowed: bool = False  # ``row`` holds a window function (cannot sit inside an aggregate)
 
 
 def _ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -567,8 +551,6 @@ class Measurer:
     # ------------------------------------------------------------ files
 
     def _file_rule(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:
-        from glueball.dataquality._files import file_measure
-
         assert rule is not None
         return file_measure(rule, self.files, self.now, self.resolver(rule))
 

@@ -10,14 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, internal_operation, operation
 from glueball.api.identity import Caller
-from glueball.api.model import service_model
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.api.validation import validate
-from glueball.app import Glueball
-from glueball.catalog.models import Scope
 from glueball.clock import epoch, now
+from glueball.dataquality.area import INTERNAL_OPERATIONS, OPERATIONS, DataQualityNeeds
 from glueball.dataquality.models import (
     DataQualityResult,
     DataQualityRun,
@@ -33,6 +30,7 @@ from glueball.dataquality.models import (
 from glueball.dataquality.runs import runner
 from glueball.dataquality.service import MAX_HISTORY, ResultService, RulesetService, RunService
 from glueball.errors import InvalidInputException
+from glueball.store.scoped import Scope
 
 _METRIC_NAME_MAX = 512
 _MAX_METRICS = 10_000
@@ -43,12 +41,12 @@ def _scope(caller: Caller) -> Scope:
     return Scope(caller.account_id, caller.region)
 
 
-def rulesets(app: Glueball, caller: Caller) -> RulesetService:
-    return RulesetService(app.store, _scope(caller))
+def rulesets(needs: DataQualityNeeds, caller: Caller) -> RulesetService:
+    return RulesetService(needs.store, _scope(caller))
 
 
-def results(app: Glueball, caller: Caller) -> ResultService:
-    return ResultService(app.store, _scope(caller))
+def results(needs: DataQualityNeeds, caller: Caller) -> ResultService:
+    return ResultService(needs.store, _scope(caller))
 
 
 def _time(value: Any) -> float | None:
@@ -98,23 +96,23 @@ def ruleset_details_wire(ruleset: StoredRuleset) -> dict[str, Any]:
     return wire
 
 
-@operation("CreateDataQualityRuleset")
-def create_data_quality_ruleset(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("CreateDataQualityRuleset")
+def create_data_quality_ruleset(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
     ruleset = StoredRuleset(name=request["Name"], ruleset=request["Ruleset"], rule_count=0,
                             description=request.get("Description"), target_table=_table(request.get("TargetTable")),
                             client_token=request.get("ClientToken"))
-    rulesets(app, caller).create(ruleset, request.get("Tags"), request.get("DataQualitySecurityConfiguration"))
+    rulesets(needs, caller).create(ruleset, request.get("Tags"), request.get("DataQualitySecurityConfiguration"))
     return {"Name": request["Name"]}
 
 
-@operation("GetDataQualityRuleset")
-def get_data_quality_ruleset(app: Glueball, caller: Caller, request: Request) -> Response:
-    return ruleset_wire(rulesets(app, caller).get(request["Name"]))
+@OPERATIONS.operation("GetDataQualityRuleset")
+def get_data_quality_ruleset(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    return ruleset_wire(rulesets(needs, caller).get(request["Name"]))
 
 
-@operation("UpdateDataQualityRuleset")
-def update_data_quality_ruleset(app: Glueball, caller: Caller, request: Request) -> Response:
-    updated = rulesets(app, caller).update(request["Name"], request.get("Description"), request.get("Ruleset"))
+@OPERATIONS.operation("UpdateDataQualityRuleset")
+def update_data_quality_ruleset(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    updated = rulesets(needs, caller).update(request["Name"], request.get("Description"), request.get("Ruleset"))
     wire: dict[str, Any] = {"Name": updated.name}
     if updated.description is not None:
         wire["Description"] = updated.description
@@ -122,21 +120,22 @@ def update_data_quality_ruleset(app: Glueball, caller: Caller, request: Request)
     return wire
 
 
-@operation("DeleteDataQualityRuleset")
-def delete_data_quality_ruleset(app: Glueball, caller: Caller, request: Request) -> Response:
-    rulesets(app, caller).delete(request["Name"])
+@OPERATIONS.operation("DeleteDataQualityRuleset")
+def delete_data_quality_ruleset(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    rulesets(needs, caller).delete(request["Name"])
     return {}
 
 
-@operation("ListDataQualityRulesets")
-def list_data_quality_rulesets(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("ListDataQualityRulesets")
+def list_data_quality_rulesets(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
     wire = request.get("Filter") or {}
     criteria = RulesetFilter(
         name=wire.get("Name"), description=wire.get("Description"), created_before=_time(wire.get("CreatedBefore")),
         created_after=_time(wire.get("CreatedAfter")), last_modified_before=_time(wire.get("LastModifiedBefore")),
         last_modified_after=_time(wire.get("LastModifiedAfter")), target_table=_table(wire.get("TargetTable")),
         tags=request.get("Tags") or None)
-    found, token = rulesets(app, caller).page(criteria, page_size(request.get("MaxResults")), request.get("NextToken"))
+    found, token = rulesets(needs, caller).page(criteria, page_size(request.get("MaxResults")),
+                                                request.get("NextToken"))
     return paged("Rulesets", [ruleset_details_wire(r) for r in found], token)
 
 
@@ -156,29 +155,29 @@ def result_description_wire(result: DataQualityResult) -> dict[str, Any]:
     return wire
 
 
-@operation("GetDataQualityResult")
-def get_data_quality_result(app: Glueball, caller: Caller, request: Request) -> Response:
-    return result_wire(results(app, caller).get(request["ResultId"]))
+@OPERATIONS.operation("GetDataQualityResult")
+def get_data_quality_result(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    return result_wire(results(needs, caller).get(request["ResultId"]))
 
 
-@operation("BatchGetDataQualityResult")
-def batch_get_data_quality_result(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, missing = results(app, caller).get_many(request["ResultIds"])
+@OPERATIONS.operation("BatchGetDataQualityResult")
+def batch_get_data_quality_result(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    found, missing = results(needs, caller).get_many(request["ResultIds"])
     response: dict[str, Any] = {"Results": [result_wire(r) for r in found]}
     if missing:
         response["ResultsNotFound"] = missing
     return response
 
 
-@operation("ListDataQualityResults")
-def list_data_quality_results(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("ListDataQualityResults")
+def list_data_quality_results(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
     wire = request.get("Filter") or {}
     criteria = ResultFilter(
         table=_source_table(wire.get("DataSource")), job_name=wire.get("JobName"), job_run_id=wire.get("JobRunId"),
         started_after=_time(wire.get("StartedAfter")), started_before=_time(wire.get("StartedBefore")),
         evaluation_config=wire.get("EvaluationRunMode") == "EVALUATION_CONFIG"
         or wire.get("DataQualityEvaluationConfig") is not None)
-    found, token = results(app, caller).page(criteria, page_size(request.get("MaxResults")), request.get("NextToken"))
+    found, token = results(needs, caller).page(criteria, page_size(request.get("MaxResults")), request.get("NextToken"))
     response = paged("Results", [result_description_wire(r) for r in found], token)
     return response
 
@@ -241,70 +240,71 @@ def _run_filter(wire: dict[str, Any] | None) -> RunFilter:
                      started_before=_time(wire.get("StartedBefore")), ruleset_name=wire.get("RulesetName"))
 
 
-def _runs(app: Glueball, caller: Caller, kind: RunKind) -> RunService:
-    return RunService(app.store, _scope(caller), kind)
+def _runs(needs: DataQualityNeeds, caller: Caller, kind: RunKind) -> RunService:
+    return RunService(needs.store, _scope(caller), kind)
 
 
-@operation("StartDataQualityRulesetEvaluationRun")
-def start_data_quality_ruleset_evaluation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"RunId": runner(app).start(_scope(caller), caller.access_key, RunKind.EVALUATION, request)}
+@OPERATIONS.operation("StartDataQualityRulesetEvaluationRun")
+def start_data_quality_ruleset_evaluation_run(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    return {"RunId": runner(needs).start(_scope(caller), caller.access_key, RunKind.EVALUATION, request)}
 
 
-@operation("GetDataQualityRulesetEvaluationRun")
-def get_data_quality_ruleset_evaluation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app)
-    return run_wire(_runs(app, caller, RunKind.EVALUATION).get(request["RunId"]))
+@OPERATIONS.operation("GetDataQualityRulesetEvaluationRun")
+def get_data_quality_ruleset_evaluation_run(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs)
+    return run_wire(_runs(needs, caller, RunKind.EVALUATION).get(request["RunId"]))
 
 
-@operation("BatchGetDataQualityRulesetEvaluationRun")
-def batch_get_data_quality_ruleset_evaluation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app)
-    found, missing = _runs(app, caller, RunKind.EVALUATION).get_many(request["RunIds"])
+@OPERATIONS.operation("BatchGetDataQualityRulesetEvaluationRun")
+def batch_get_data_quality_ruleset_evaluation_run(needs: DataQualityNeeds, caller: Caller,
+                                                  request: Request) -> Response:
+    runner(needs)
+    found, missing = _runs(needs, caller, RunKind.EVALUATION).get_many(request["RunIds"])
     response: dict[str, Any] = {"Runs": [run_wire(r) for r in found]}
     if missing:
         response["RunsNotFound"] = missing
     return response
 
 
-@operation("ListDataQualityRulesetEvaluationRuns")
-def list_data_quality_ruleset_evaluation_runs(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app)
-    found, token = _runs(app, caller, RunKind.EVALUATION).page(
+@OPERATIONS.operation("ListDataQualityRulesetEvaluationRuns")
+def list_data_quality_ruleset_evaluation_runs(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs)
+    found, token = _runs(needs, caller, RunKind.EVALUATION).page(
         _run_filter(request.get("Filter")), page_size(request.get("MaxResults")), request.get("NextToken"))
     return paged("Runs", [run_description_wire(r) for r in found], token)
 
 
-@operation("CancelDataQualityRulesetEvaluationRun")
-def cancel_data_quality_ruleset_evaluation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app).cancel(_scope(caller), RunKind.EVALUATION, request["RunId"])
+@OPERATIONS.operation("CancelDataQualityRulesetEvaluationRun")
+def cancel_data_quality_ruleset_evaluation_run(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs).cancel(_scope(caller), RunKind.EVALUATION, request["RunId"])
     return {}
 
 
-@operation("StartDataQualityRuleRecommendationRun")
-def start_data_quality_rule_recommendation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"RunId": runner(app).start(_scope(caller), caller.access_key, RunKind.RECOMMENDATION, request)}
+@OPERATIONS.operation("StartDataQualityRuleRecommendationRun")
+def start_data_quality_rule_recommendation_run(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    return {"RunId": runner(needs).start(_scope(caller), caller.access_key, RunKind.RECOMMENDATION, request)}
 
 
-@operation("GetDataQualityRuleRecommendationRun")
-def get_data_quality_rule_recommendation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app)
-    return run_wire(_runs(app, caller, RunKind.RECOMMENDATION).get(request["RunId"]))
+@OPERATIONS.operation("GetDataQualityRuleRecommendationRun")
+def get_data_quality_rule_recommendation_run(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs)
+    return run_wire(_runs(needs, caller, RunKind.RECOMMENDATION).get(request["RunId"]))
 
 
-@operation("ListDataQualityRuleRecommendationRuns")
-def list_data_quality_rule_recommendation_runs(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app)
+@OPERATIONS.operation("ListDataQualityRuleRecommendationRuns")
+def list_data_quality_rule_recommendation_runs(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs)
     if request.get("Tags"):
         # recommendation runs carry no tags in glueball (Start has no Tags member): nothing matches
         return {"Runs": []}
-    found, token = _runs(app, caller, RunKind.RECOMMENDATION).page(
+    found, token = _runs(needs, caller, RunKind.RECOMMENDATION).page(
         _run_filter(request.get("Filter")), page_size(request.get("MaxResults")), request.get("NextToken"))
     return paged("Runs", [run_description_wire(r) for r in found], token)
 
 
-@operation("CancelDataQualityRuleRecommendationRun")
-def cancel_data_quality_rule_recommendation_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    runner(app).cancel(_scope(caller), RunKind.RECOMMENDATION, request["RunId"])
+@OPERATIONS.operation("CancelDataQualityRuleRecommendationRun")
+def cancel_data_quality_rule_recommendation_run(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs).cancel(_scope(caller), RunKind.RECOMMENDATION, request["RunId"])
     return {}
 
 
@@ -336,18 +336,18 @@ def _metrics(value: Any) -> dict[str, float]:
     return {name: float(number) for name, number in value.items()}
 
 
-@internal_operation("PublishDataQualityResult")
-def publish_data_quality_result(app: Glueball, caller: Caller, request: Request) -> Response:
+@INTERNAL_OPERATIONS.operation("PublishDataQualityResult")
+def publish_data_quality_result(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
     _check_members(request, ("Result", "Metrics"), "PublishDataQualityResult")
     result = request.get("Result")
     if not isinstance(result, dict):
         raise InvalidInputException("Result is required: an object of Glue's DataQualityResult shape")
-    validate(service_model().shape_for("DataQualityResult"), result)
-    return {"ResultId": results(app, caller).publish(result, _metrics(request.get("Metrics")))}
+    needs.check_result(result)
+    return {"ResultId": results(needs, caller).publish(result, _metrics(request.get("Metrics")))}
 
 
-@internal_operation("GetDataQualityMetricHistory")
-def get_data_quality_metric_history(app: Glueball, caller: Caller, request: Request) -> Response:
+@INTERNAL_OPERATIONS.operation("GetDataQualityMetricHistory")
+def get_data_quality_metric_history(needs: DataQualityNeeds, caller: Caller, request: Request) -> Response:
     _check_members(request, ("EvaluationContext", "MetricNames", "Limit"), "GetDataQualityMetricHistory")
     context = request.get("EvaluationContext")
     if not isinstance(context, str) or not context:
@@ -359,4 +359,4 @@ def get_data_quality_metric_history(app: Glueball, caller: Caller, request: Requ
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY:
         raise InvalidInputException(f"Limit must be an integer from 1 to {MAX_HISTORY}, got {limit!r}")
     metrics = [_metric_name(n, "MetricNames") for n in names]
-    return {"History": results(app, caller).history(context, metrics, limit)}
+    return {"History": results(needs, caller).history(context, metrics, limit)}

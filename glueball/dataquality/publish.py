@@ -2,8 +2,9 @@
 
 ``EvaluateDataQuality`` with ``enableDataQualityResultsPublishing`` and the driver of a
 ruleset evaluation run call :func:`publish`; dynamic rules (``last(k)``) and anomaly
-detection read :func:`history`. Both go through the process's Glue client: in-process
-when embedded, or glueball's own operations on ``GLUEBALL_ENDPOINT``, signed like boto3:
+detection read :func:`history`. Both are glueball's own operations, called through the
+process's glueball client (:func:`glueball.runtime.client.internal_client`: boto3 with
+glueball's model, answered in-process when embedded or by the server on ``GLUEBALL_ENDPOINT``):
 
 - ``Glueball.PublishDataQualityResult`` ``{"Result": <DataQualityResult minus ResultId>,
   "Metrics"?: {name: value}}`` -> ``{"ResultId"}``: the result is validated against Glue's
@@ -20,11 +21,11 @@ Against AWS Glue itself (``GLUEBALL_ENDPOINT=aws``) neither is available here.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from glueball.runtime.errors import GlueRuntimeError
+from glueball.supervise import driverenv
 
 __all__ = ["MAX_LIMIT", "PublishError", "ServiceHistory", "history", "publish"]
 
@@ -41,19 +42,20 @@ class PublishError(GlueRuntimeError):
 
 
 def _call(operation: str, request: Mapping[str, Any]) -> dict[str, Any]:
-    from urllib3.exceptions import HTTPError
+    from botocore.exceptions import BotoCoreError
 
     from glueball.runtime.bookmarks import BookmarkError, call_service
 
-    endpoint = os.environ.get("GLUEBALL_ENDPOINT", "")
-    if endpoint == "aws":
+    contract = driverenv.current()
+    endpoint = contract.endpoint
+    if contract.on_aws:
         raise PublishError("UnsupportedOperation", "data quality results are published by AWS Glue itself, not "
                                                    "by a script run outside it")
     try:
         return call_service(operation, request)
     except BookmarkError as err:
         raise PublishError(err.code, str(err).partition(": ")[2]) from err
-    except (HTTPError, OSError) as exc:
+    except (BotoCoreError, OSError) as exc:
         raise PublishError("ServiceUnavailable", f"the data quality service at {endpoint} cannot be reached "
                                                  f"({type(exc).__name__})") from exc
 
@@ -85,7 +87,8 @@ def publish(result: Mapping[str, Any]) -> str:
     body: dict[str, Any] = _plain(result)
     metrics = body.pop("Metrics", None)
     if not body.get("RulesetEvaluationRunId"):
-        job_name, run_id = os.environ.get("GLUEBALL_JOB_NAME"), os.environ.get("GLUEBALL_JOB_RUN_ID")
+        contract = driverenv.current()
+        job_name, run_id = contract.job_name, contract.run_id
         if job_name and not body.get("JobName"):
             body["JobName"] = job_name
         if run_id and not body.get("JobRunId"):

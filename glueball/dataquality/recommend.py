@@ -35,7 +35,7 @@ def ruleset_text(rules: Sequence[str]) -> str:
 def recommend_run(info: Mapping[str, Any]) -> str:
     """Profile the run's table and return the recommended ruleset (DQDL)."""
     from glueball.dataquality.profile import profile, recommend
-    from glueball.dataquality.runs import glue_context, read_source
+    from glueball.dataquality.reading import glue_context, read_source
 
     frame = read_source(glue_context(), info["Spec"]["DataSource"])
     rules = recommend(profile(frame))

@@ -16,7 +16,7 @@ this server). The run becomes RUNNING with the driver's pid, and ends:
   for tests): the process group gets SIGTERM, then SIGKILL after a grace period;
 - STOPPED after a Cancel (on any server: the watcher sees STOPPING in the store).
 
-The evaluation driver (:func:`drive`) reads the catalog table with
+The evaluation driver (:func:`glueball.dataquality.driver.drive`) reads the catalog table with
 ``GlueContext.create_dynamic_frame.from_catalog``, evaluates each ruleset with
 :func:`glueball.dataquality.evaluator.evaluate` against the metric history of the ruleset's
 evaluation context (the ruleset name), and publishes one result per ruleset with
@@ -37,59 +37,47 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import signal
 import subprocess
 import threading
 import time
-import traceback
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import update
 
-from glueball.catalog.models import Scope
 from glueball.clock import now
-from glueball.crawlers.runner import is_orphan, process_identity
+from glueball.dataquality.driver import OUTCOME_FILE, RECOMMENDATION_FILE, RUN_FILE
 from glueball.dataquality.models import DataQualityRun, RunKind, RunState, is_ended
 from glueball.dataquality.service import RunService, parsed_rule_count
 from glueball.dataquality.store import active_runs, compare_and_swap, load_run, ruleset_exists, run_row
-from glueball.jobs.launcher import (
-    LaunchError,
-    LaunchPlan,
-    driver_alive,
-    error_message,
-    host_name,
-    local_path,
-    plan_launch,
-    process_start,
-    signal_group,
-    spawn,
-    timeout_unit_seconds,
-)
-from glueball.jobs.models import Driver, JobRun, JobRunState
+from glueball.jobs.launcher import LaunchError, LaunchPlan, plan_launch, spawn
+from glueball.jobs.models import JobRun, JobRunState
 from glueball.store.engine import Store
 from glueball.store.schema import DataQualityRulesetRow, DataQualityRunRow
+from glueball.store.scoped import Scope
+from glueball.supervise.process import (
+    DriverProcess,
+    error_message,
+    host_name,
+    process_start,
+    signal_group,
+    timeout_unit_seconds,
+)
+from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
 
 if TYPE_CHECKING:
-    from glueball.app import Glueball
+    from glueball.dataquality.area import DataQualityNeeds
 
 log = logging.getLogger("glueball.dataquality")
 
 DRIVER_ENV = "GLUEBALL_DQ_DRIVER"
-DEFAULT_DRIVER = "glueball.dataquality.runs:drive"
-RUN_FILE = "run.json"
-OUTCOME_FILE = "outcome.json"
-RECOMMENDATION_FILE = "recommended_ruleset.dqdl"
+DEFAULT_DRIVER = "glueball.dataquality.driver:drive"
 DRIVER_SCRIPT = "driver.py"
 RESTARTED_MESSAGE = "server restarted during the run"
-HEARTBEAT_SECONDS = 15.0
-POLL_SECONDS = 0.1
-STORE_POLL_SECONDS = 0.5
-STOP_GRACE_SECONDS = 10.0
 # the GlueVersion whose Spark settings a run's driver gets (Glue Data Quality runs on Glue 4.0 and later)
 GLUE_VERSION = "5.0"
 
@@ -169,25 +157,26 @@ def beat(store: Store, run_ids: list[str]) -> None:
 
 # ---------------------------------------------------------------- the runner (server side)
 
-@dataclass
+@dataclass(frozen=True)
 class _Watch:
     scope: Scope
     access_key: str | None
     run: DataQualityRun
-    stop: threading.Event = field(default_factory=threading.Event)
 
 
-_runners: weakref.WeakKeyDictionary[Glueball, DataQualityRunner] = weakref.WeakKeyDictionary()
+_runners: weakref.WeakKeyDictionary[DataQualityNeeds, DataQualityRunner] = weakref.WeakKeyDictionary()
 _runners_lock = threading.Lock()
 
 
-def runner(app: Glueball) -> DataQualityRunner:
-    """The data quality runs of ``app``'s process; created (and runs left by a stopped process
-    reconciled) on first use."""
+def runner(app: DataQualityNeeds) -> DataQualityRunner:
+    """The data quality runs of ``app``'s process; created (and, in a process that serves runs, runs
+    left by a stopped process reconciled) on first use."""
     with _runners_lock:
         found = _runners.get(app)
         if found is None:
             found = _runners[app] = DataQualityRunner(app)
+            if not app.serves_runs():  # an embedded installation inside a driver: the server's runs are not ours
+                return found
             try:
                 reconcile(app, found)
             except Exception:  # reconciliation is retried by the next process; serving goes on
@@ -196,15 +185,12 @@ def runner(app: Glueball) -> DataQualityRunner:
 
 
 class DataQualityRunner:
-    """The data quality runs of one process: launches their drivers, watches them, keeps their heartbeat."""
+    """The data quality runs of one process: launches their drivers, watches them (:mod:`glueball.supervise`)."""
 
-    def __init__(self, app: Glueball) -> None:
+    def __init__(self, app: DataQualityNeeds) -> None:
         self.app = app
-        self.identity = process_identity()
-        self._watches: dict[str, _Watch] = {}
-        self._lock = threading.Lock()
-        self._idle = threading.Condition(self._lock)
-        self._heartbeat: threading.Thread | None = None
+        self.supervisor = Supervisor("data quality run", lambda runs: beat(app.store, runs))
+        self.identity = self.supervisor.identity
 
     def start(self, scope: Scope, access_key: str | None, kind: RunKind, request: Mapping[str, Any]) -> str:
         """StartDataQuality*Run: a STARTING run whose driver a background thread launches; returns the run id.
@@ -225,57 +211,30 @@ class DataQualityRunner:
             EntityNotFoundException: no such run. InvalidInputException: it has ended.
         """
         driver = RunService(self.app.store, scope, kind).request_cancel(run_id)
-        with self._lock:
-            watch = self._watches.get(run_id)
-        if watch is not None:
-            watch.stop.set()
-        elif driver is not None and driver.pid is not None and driver_alive(driver.host, driver.pid, driver.start):
+        if self.supervisor.stop(run_id):
+            return
+        if driver is not None and driver.pid is not None and \
+                DriverProcess(driver.host, driver.pid, driver.start).alive():
             signal_group(driver.pid, signal.SIGTERM)  # watched by another process, which records the end
 
-    def adopt(self, scope: Scope, access_key: str | None, run: DataQualityRun, driver: Driver) -> None:
+    def adopt(self, scope: Scope, access_key: str | None, run: DataQualityRun, driver: DriverProcess) -> None:
         """Watch a live driver that a stopped process launched (reconciliation)."""
         self._launch_thread(_Watch(scope, access_key, run), driver)
 
     def active(self) -> list[str]:
-        with self._lock:
-            return list(self._watches)
+        return self.supervisor.active()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until this process watches no run; False on timeout."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._idle:
-            while self._watches:
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    return False
-                self._idle.wait(remaining)
-        return True
+        return self.supervisor.wait_idle(timeout)
 
     # -- internals
 
-    def _launch_thread(self, watch: _Watch, adopted: Driver | None = None) -> None:
-        with self._lock:
-            self._watches[watch.run.run_id] = watch
-            if self._heartbeat is None:
-                self._heartbeat = threading.Thread(target=self._beat, name="dq-heartbeat", daemon=True)
-                self._heartbeat.start()
-        threading.Thread(target=self._run, args=(watch, adopted), name=f"dq-run-{watch.run.run_id[:14]}",
-                         daemon=True).start()
+    def _launch_thread(self, watch: _Watch, adopted: DriverProcess | None = None) -> None:
+        self.supervisor.track(watch.run.run_id)
+        self.supervisor.thread(f"dq-run-{watch.run.run_id[:14]}", self._run, watch, adopted)
 
-    def _beat(self) -> None:
-        while True:
-            time.sleep(HEARTBEAT_SECONDS)
-            with self._lock:
-                runs = list(self._watches)
-                if not runs:
-                    self._heartbeat = None
-                    return
-            try:
-                beat(self.app.store, runs)
-            except Exception:  # the store may be briefly unreachable; the next beat retries
-                log.warning("data quality run heartbeat failed", exc_info=True)
-
-    def _run(self, watch: _Watch, adopted: Driver | None) -> None:
+    def _run(self, watch: _Watch, adopted: DriverProcess | None) -> None:
         run = watch.run
         try:
             outcome, message = self._execute(watch, adopted)
@@ -288,11 +247,9 @@ class DataQualityRunner:
             except Exception:
                 log.exception("recording the failure of data quality run %s failed", run.run_id)
         finally:
-            with self._idle:
-                self._watches.pop(run.run_id, None)
-                self._idle.notify_all()
+            self.supervisor.untrack(run.run_id)
 
-    def _execute(self, watch: _Watch, adopted: Driver | None) -> tuple[RunState, str | None]:
+    def _execute(self, watch: _Watch, adopted: DriverProcess | None) -> tuple[RunState, str | None]:
         """Launch (or re-attach to) the driver and watch it to its end: the outcome and its message."""
         run = watch.run
         store = self.app.store
@@ -309,41 +266,15 @@ class DataQualityRunner:
         else:
             assert adopted.pid is not None
             pid = adopted.pid
-        deadline = run.started_on + run.timeout_minutes * timeout_unit_seconds()
-        ending: RunState | None = None
-        signalled = checked = 0.0
-        code: int | None = None
-        while True:
-            if proc is not None:
-                code = proc.poll()
-                if code is not None:
-                    break
-            elif not driver_alive(adopted.host if adopted else None, pid, adopted.start if adopted else None):
-                break
-            moment = time.monotonic()
-            if ending is None:
-                if not watch.stop.is_set() and moment - checked >= STORE_POLL_SECONDS:
-                    checked = moment
-                    if run_state(store, run.run_id) in (RunState.STOPPING, None):
-                        watch.stop.set()
-                if watch.stop.is_set():
-                    ending = RunState.STOPPED
-                elif time.time() >= deadline:
-                    ending = RunState.TIMEOUT
-                if ending is not None:
-                    signal_group(pid, signal.SIGTERM)
-                    signalled = moment
-            elif signalled and moment - signalled >= STOP_GRACE_SECONDS:
-                signal_group(pid, signal.SIGKILL)
-                signalled = 0.0
-            time.sleep(POLL_SECONDS)
-        signal_group(pid, signal.SIGKILL)  # whatever the driver left behind in its group (the JVM)
-        if ending is RunState.TIMEOUT:
+        ending = watch_driver(pid, proc, adopted, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
+                              self.supervisor.track(run.run_id),
+                              lambda: run_state(store, run.run_id) in (RunState.STOPPING, None))
+        if ending.timed_out:
             return RunState.TIMEOUT, (f"The {run.kind.noun} {run.run_id} exceeded its Timeout of "
                                       f"{run.timeout_minutes} minute(s) and was stopped")
-        if ending is RunState.STOPPED:
+        if ending.stopped:
             return RunState.STOPPED, None
-        return driver_outcome(run, code, pid)
+        return driver_outcome(run, ending.code, pid)
 
     def _plan(self, watch: _Watch) -> LaunchPlan:
         """Write the run's file and driver script, and plan the driver as a Glue ETL job run."""
@@ -422,133 +353,40 @@ def recommended_ruleset(run: DataQualityRun) -> tuple[str | None, str | None]:
     return text, None
 
 
-def reconcile(app: Glueball, owner: DataQualityRunner) -> list[str]:
+def reconcile(app: DataQualityNeeds, owner: DataQualityRunner) -> list[str]:
     """Settle the runs whose watching process is gone; returns their run ids.
 
     A driver still alive on this host is watched again by ``owner``; a driver that ended meanwhile
     is settled by the outcome it recorded; otherwise the run ends FAILED ("server restarted during
     the run"), or STOPPED if it was stopping.
     """
-    settled: list[str] = []
     with app.store.read() as session:
         rows = [(row, load_run(session, row)) for row in active_runs(session)]
-    for row, run in rows:
-        if not is_orphan(row.runner, row.heartbeat):
-            continue
+    orphans = [Orphan(row.run_id, row.runner, row.heartbeat,
+                      DriverProcess(row.driver_host, row.driver_pid, row.driver_start)
+                      if row.driver_pid is not None else None, (row, run)) for row, run in rows]
+
+    def claim(orphan: Orphan[Any]) -> bool:
         with app.store.write() as session:
             moved = session.execute(
-                update(DataQualityRunRow).where(DataQualityRunRow.run_id == row.run_id,
-                                                DataQualityRunRow.runner == row.runner)
+                update(DataQualityRunRow).where(DataQualityRunRow.run_id == orphan.run_id,
+                                                DataQualityRunRow.runner == orphan.runner)
                 .values(runner=owner.identity, heartbeat=time.time())
                 .execution_options(synchronize_session=False)).rowcount  # type: ignore[attr-defined]
-        if moved != 1:  # another process took it over first
-            continue
-        scope = Scope(row.account_id, row.region)
-        driver = Driver(row.run_id, row.driver_host, row.driver_pid, row.driver_start)
-        if row.driver_pid is not None and driver_alive(driver.host, driver.pid, driver.start):
-            owner.adopt(scope, row.access_key, run, driver)
-        elif row.driver_pid is not None and (Path(run.log_dir or ".") / OUTCOME_FILE).is_file():
+        return bool(moved == 1)
+
+    def adopt(orphan: Orphan[Any]) -> None:
+        row, run = orphan.item
+        assert orphan.driver is not None
+        owner.adopt(Scope(row.account_id, row.region), row.access_key, run, orphan.driver)
+
+    def settle(orphan: Orphan[Any]) -> bool:
+        row, run = orphan.item
+        if orphan.driver is not None and (Path(run.log_dir or ".") / OUTCOME_FILE).is_file():
             outcome, message = driver_outcome(run, None, row.driver_pid)
             owner.record_end(run, outcome, message)
         else:
             finish_run(app.store, run.run_id, RunState.FAILED, RESTARTED_MESSAGE, _elapsed(run))
-        settled.append(row.run_id)
-    if settled:
-        log.warning("data quality runs left by a stopped process were settled: %s", ", ".join(settled))
-    return settled
+        return True
 
-
-# ---------------------------------------------------------------- the drivers (in the run's process)
-
-def drive() -> int:
-    """A run's driver: evaluate or recommend as ``run.json`` (in the working directory) says.
-
-    Records ``outcome.json`` (SUCCEEDED, or FAILED with the exception as ``ErrorString``) and
-    returns the exit status.
-    """
-    directory = Path.cwd()
-    info = json.loads((directory / RUN_FILE).read_text())
-    try:
-        if info["Kind"] == RunKind.EVALUATION.value:
-            evaluate_run(info)
-        else:
-            from glueball.dataquality.recommend import recommend_run
-
-            (directory / RECOMMENDATION_FILE).write_text(recommend_run(info))
-    except Exception as exc:
-        traceback.print_exc()
-        record_outcome(directory, RunState.FAILED, f"{type(exc).__name__}: {exc}")
-        return 1
-    record_outcome(directory, RunState.SUCCEEDED, None)
-    return 0
-
-
-def record_outcome(directory: Path, state: RunState, error: str | None) -> None:
-    """Write ``outcome.json`` (atomically: a watcher never reads half of it)."""
-    temporary = directory / (OUTCOME_FILE + ".tmp")
-    temporary.write_text(json.dumps({"Status": state.value, "ErrorString": error}))
-    os.replace(temporary, directory / OUTCOME_FILE)
-
-
-def glue_context() -> Any:
-    """The driver's GlueContext (Spark configured by ``glueball run``)."""
-    from pyspark.context import SparkContext
-
-    from awsglue.context import GlueContext
-
-    return GlueContext(SparkContext.getOrCreate())
-
-
-def read_source(glue: Any, data_source: Mapping[str, Any]) -> Any:
-    """A run's DataSource.GlueTable as a Spark DataFrame, read through the catalog like a Glue job."""
-    table = data_source["GlueTable"]
-    options = table.get("AdditionalOptions") or {}
-    extra = {"catalogPartitionPredicate": options["catalogPartitionPredicate"]} \
-        if options.get("catalogPartitionPredicate") else {}
-    return glue.create_dynamic_frame.from_catalog(
-        database=table["DatabaseName"], table_name=table["TableName"],
-        push_down_predicate=options.get("pushDownPredicate", ""), additional_options=extra).toDF()
-
-
-def evaluate_run(info: Mapping[str, Any]) -> list[str]:
-    """Evaluate each ruleset of an evaluation run on its table and publish one result each; the ResultIds."""
-    from glueball.dataquality.outcomes import data_quality_result
-    from glueball.dataquality.publish import history, publish
-
-    spec = info["Spec"]
-    options = spec.get("AdditionalRunOptions") or {}
-    glue = glue_context()
-    frame = read_source(glue, spec["DataSource"])
-    additional = {alias: read_source(glue, source) for alias, source in (spec.get("AdditionalDataSources") or {})
-                  .items()}
-    if len(spec["RulesetNames"]) > 1:
-        frame = frame.cache()
-    result_ids = []
-    for name in spec["RulesetNames"]:
-        evaluation = _evaluate(frame, info["Rulesets"][name], additional, history(name), options)
-        result = data_quality_result(evaluation, evaluation_context=name, ruleset_name=name,
-                                     data_source=spec["DataSource"], ruleset_evaluation_run_id=info["RunId"])
-        result_id = publish(result)
-        result_ids.append(result_id)
-        print(f"ruleset {name}: result {result_id}, score {result.get('Score')}", flush=True)
-        if options.get("ResultsS3Prefix"):
-            _write_result(options["ResultsS3Prefix"], info["RunId"], result_id, result)
-    return result_ids
-
-
-def _evaluate(frame: Any, text: str, additional: dict[str, Any], metric_history: Any,
-              options: Mapping[str, Any]) -> Any:
-    from glueball.dataquality.evaluator import evaluate
-
-    return evaluate(frame, text, additional=additional or None, history=metric_history,
-                    composite_method=options.get("CompositeRuleEvaluationMethod", "COLUMN"),
-                    observations=options.get("ObservationScope", "ALL") != "NONE")
-
-
-def _write_result(prefix: str, run_id: str, result_id: str, result: Mapping[str, Any]) -> None:
-    """ResultsS3Prefix: the result as JSON at ``<prefix>/<run id>/<result id>.json`` in the object store."""
-    home = Path(os.environ.get("GLUEBALL_HOME", "~/.glueball")).expanduser()
-    target = local_path(prefix.rstrip("/") + f"/{run_id}/{result_id}.json", home)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    body = {"ResultId": result_id, **{k: v for k, v in result.items() if k != "Metrics"}}
-    target.write_text(json.dumps(body, indent=2))
+    return reconcile_orphans(orphans, claim, adopt, settle, "data quality run")

@@ -30,7 +30,6 @@ from sqlalchemy.exc import IntegrityError
 
 from glueball.api.pagination import decode_token, encode_token
 from glueball.catalog.lookup import fold, table_row
-from glueball.catalog.models import Scope
 from glueball.clock import epoch, now
 from glueball.dataquality.ast import DqdlError
 from glueball.dataquality.models import (
@@ -74,6 +73,7 @@ from glueball.errors import (
 from glueball.jobs.models import Driver
 from glueball.store.engine import Store
 from glueball.store.schema import DataQualityResultRow, DataQualityRulesetRow, DataQualityRunRow, TagRow
+from glueball.store.scoped import Scope
 from glueball.tagging.service import delete_tags, register_resource_type, write_tags
 
 Spec = dict[str, Any]
@@ -210,7 +210,7 @@ class RulesetService:
         ``Name``, ``Description`` and ``TargetTable`` match exactly; the dates are exclusive bounds;
         ``Tags`` keeps the rulesets carrying every tag given.
         """
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = ruleset_query(self.scope).order_by(DataQualityRulesetRow.name)
         if after is not None:
             query = query.where(DataQualityRulesetRow.name > str(after))
@@ -359,7 +359,7 @@ class ResultService:
         """Mirror ListDataQualityResults: results newest first that match every criterion given."""
         if criteria.evaluation_config:
             return [], None
-        offset = int(decode_token(token) or 0)
+        offset = decode_token(token, int) or 0
         column = DataQualityResultRow
         query = result_query(self.scope)
         if criteria.table is not None:
@@ -552,7 +552,7 @@ class RunService:
     def page(self, criteria: RunFilter, max_results: int, token: str | None) -> tuple[list[DataQualityRun],
                                                                                        str | None]:
         """Mirror ListDataQuality*Runs: runs newest first that match every criterion given."""
-        offset = int(decode_token(token) or 0)
+        offset = decode_token(token, int) or 0
         column = DataQualityRunRow
         query = run_query(self.scope, self.kind)
         if criteria.table is not None:

@@ -15,7 +15,6 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.dataquality.models import (
     ACTIVE_STATES,
     DataQualityResult,
@@ -28,6 +27,7 @@ from glueball.dataquality.models import (
 )
 from glueball.errors import EntityNotFoundException
 from glueball.store.schema import DataQualityMetricRow, DataQualityResultRow, DataQualityRulesetRow, DataQualityRunRow
+from glueball.store.scoped import Scope
 
 # ---------------------------------------------------------------- rulesets
 

@@ -178,7 +178,7 @@ def _publish(result: dict[str, Any], best_effort: bool) -> str | None:
 
 
 def _write_result(prefix: str, context: str, result: dict[str, Any], result_id: str | None) -> None:
-    from glueball.runtime.paths import local_path
+    from glueball.objects.locations import local_path
 
     name = result_id or f"dqresult-{uuid.uuid4().hex}"
     target = local_path(prefix.rstrip("/")) / context / f"{name}.json"

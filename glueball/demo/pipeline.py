@@ -35,8 +35,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from glueball.api.client import GlueClient
-from glueball.app import Glueball
+from glueball.app import Glueball, embedded_client
 from glueball.clock import SchedulerClock
 from glueball.config import Settings
 from glueball.demo import data
@@ -164,8 +163,7 @@ def _sql_sample(settings: Settings) -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     _say("   (starting Spark for the report)")
     spark = spark_session(app_name="glueball-demo-report")
-    glue_context = GlueContext(SparkContext.getOrCreate())
-    del glue_context  # creating it mirrors the catalog's databases and tables into Spark SQL
+    glue_context = GlueContext(SparkContext.getOrCreate())  # catalog tables are Spark SQL tables while it lives
     for title, query in (
             ("curated orders per day", f"SELECT day, count(*) AS orders, sum(amount) AS revenue "
                                        f"FROM {CURATED_DB}.orders GROUP BY day ORDER BY day"),
@@ -175,15 +173,17 @@ def _sql_sample(settings: Settings) -> None:
         frame = spark.sql(query)
         _say(f"\n   {title}: spark.sql(\"{query}\")")
         _say(render_table(frame.columns, [tuple(r) for r in frame.collect()]))
+    del glue_context
     spark.stop()
 
 
 def main() -> int:
     settings = Settings()
     app = Glueball(settings)
+    app.reconcile()
     clock_file = settings.home / "demo-clock"
     app.clock = SchedulerClock(str(clock_file))
-    glue = GlueClient(app)
+    glue = embedded_client(app)
     _say(f"glueball daily orders pipeline on the embedded default ({settings.home}, store {settings.database_url})")
     try:
         reset(glue, settings)

@@ -18,19 +18,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, internal_operation, operation
 from glueball.api.identity import Caller
-from glueball.app import Glueball
-from glueball.catalog.models import Scope
+from glueball.api.operations import Request, Response
 from glueball.errors import InvalidInputException
+from glueball.jobs.area import INTERNAL_OPERATIONS, OPERATIONS, JobNeeds
 from glueball.jobs.bookmarks import BookmarkEntry, BookmarkService
+from glueball.store.scoped import Scope
 
 _NAME_MAX = 255
 _STATE_MAX_BYTES = 16 * 1024 * 1024
 
 
-def bookmarks(app: Glueball, caller: Caller) -> BookmarkService:
-    return BookmarkService(app.store, Scope(caller.account_id, caller.region))
+def bookmarks(needs: JobNeeds, caller: Caller) -> BookmarkService:
+    return BookmarkService(needs.store, Scope(caller.account_id, caller.region))
 
 
 def entry_wire(entry: BookmarkEntry) -> dict[str, Any]:
@@ -44,15 +44,15 @@ def entry_wire(entry: BookmarkEntry) -> dict[str, Any]:
     return wire
 
 
-@operation("GetJobBookmark")
-def get_job_bookmark(app: Glueball, caller: Caller, request: Request) -> Response:
-    entry = bookmarks(app, caller).get(request["JobName"], request.get("RunId") or None)
+@OPERATIONS.operation("GetJobBookmark")
+def get_job_bookmark(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    entry = bookmarks(needs, caller).get(request["JobName"], request.get("RunId") or None)
     return {"JobBookmarkEntry": entry_wire(entry)}
 
 
-@operation("ResetJobBookmark")
-def reset_job_bookmark(app: Glueball, caller: Caller, request: Request) -> Response:
-    entry = bookmarks(app, caller).reset(request["JobName"], request.get("RunId") or None)
+@OPERATIONS.operation("ResetJobBookmark")
+def reset_job_bookmark(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    entry = bookmarks(needs, caller).reset(request["JobName"], request.get("RunId") or None)
     return {"JobBookmarkEntry": entry_wire(entry)}
 
 
@@ -90,12 +90,12 @@ def _states(request: Request) -> dict[str, Any]:
     return states
 
 
-@internal_operation("GetJobBookmarkState")
-def get_job_bookmark_state(app: Glueball, caller: Caller, request: Request) -> Response:
+@INTERNAL_OPERATIONS.operation("GetJobBookmarkState")
+def get_job_bookmark_state(needs: JobNeeds, caller: Caller, request: Request) -> Response:
     _check_members(request, ("JobName", "RunId"), "GetJobBookmarkState")
     job_name = _string(request, "JobName", True)
     assert job_name is not None
-    entry = bookmarks(app, caller).states(job_name, _string(request, "RunId", False))
+    entry = bookmarks(needs, caller).states(job_name, _string(request, "RunId", False))
     if entry is None:
         return {"JobName": job_name, "Version": 0, "Run": 0, "States": {}}
     response: dict[str, Any] = {"JobName": job_name, "Version": entry.version, "Run": entry.run,
@@ -105,8 +105,8 @@ def get_job_bookmark_state(app: Glueball, caller: Caller, request: Request) -> R
     return response
 
 
-@internal_operation("CommitJobBookmarkState")
-def commit_job_bookmark_state(app: Glueball, caller: Caller, request: Request) -> Response:
+@INTERNAL_OPERATIONS.operation("CommitJobBookmarkState")
+def commit_job_bookmark_state(needs: JobNeeds, caller: Caller, request: Request) -> Response:
     _check_members(request, ("JobName", "RunId", "Attempt", "PreviousRunId", "States"), "CommitJobBookmarkState")
     job_name = _string(request, "JobName", True)
     run_id = _string(request, "RunId", True)
@@ -114,6 +114,6 @@ def commit_job_bookmark_state(app: Glueball, caller: Caller, request: Request) -
     attempt = request.get("Attempt", 0)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         raise InvalidInputException(f"Attempt must be a non-negative integer, got {attempt!r}")
-    entry = bookmarks(app, caller).commit(job_name, run_id, _states(request), attempt=attempt,
+    entry = bookmarks(needs, caller).commit(job_name, run_id, _states(request), attempt=attempt,
                                           previous_run_id=_string(request, "PreviousRunId", False))
     return {"JobBookmarkEntry": entry_wire(entry)}

@@ -32,11 +32,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.errors import EntityNotFoundException
 from glueball.store.engine import Store
 from glueball.store.schema import JobBookmarkRow, JobBookmarkVersionRow, JobRow
+from glueball.store.scoped import Scope
 
 COMMIT, RESET, WITHDRAW = "commit", "reset", "withdraw"
 

@@ -8,7 +8,7 @@ Besides Glue's operations, glueball serves one of its own for job runs:
 in CloudWatch metrics and log streams). ``glueball jobs runs`` shows them. ``StreamingMetrics``
 (streaming runs whose ``forEachBatch`` processed batches): ``{"Batches", "InputRows", "LastBatch",
 "RecentBatches"}``, each batch ``{"batchId", "timestamp", "numInputRows", "inputRowsPerSecond",
-"processedRowsPerSecond", "batchDurationMs", "consumerLag"}`` (``glueball.streaming.metrics``).
+"processedRowsPerSecond", "batchDurationMs", "consumerLag"}`` (``glueball.runtime.streaming.metrics``).
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ import math
 from pathlib import Path
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, internal_operation, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.app import Glueball
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.errors import InvalidInputException
+from glueball.jobs.area import INTERNAL_OPERATIONS, OPERATIONS, JobNeeds
 from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
 from glueball.jobs.service import JobRunService, JobService, job_spec
-from glueball.streaming.metrics import read_stream_metrics, stream_summary
+from glueball.runtime.streaming.metrics import read_stream_metrics, stream_summary
+from glueball.store.scoped import Scope
 
 GET_JOB_RUNS_DEFAULT, GET_JOB_RUNS_MAX = 100, 200
 _RUN_MEMBERS = ("Timeout", "MaxCapacity", "AllocatedCapacity", "WorkerType", "NumberOfWorkers", "GlueVersion",
@@ -37,12 +37,12 @@ def _scope(caller: Caller) -> Scope:
     return Scope(caller.account_id, caller.region)
 
 
-def jobs(app: Glueball, caller: Caller) -> JobService:
-    return JobService(app.store, _scope(caller))
+def jobs(needs: JobNeeds, caller: Caller) -> JobService:
+    return JobService(needs.store, _scope(caller))
 
 
-def runs(app: Glueball, caller: Caller) -> JobRunService:
-    return JobRunService(app.store, _scope(caller))
+def runs(needs: JobNeeds, caller: Caller) -> JobRunService:
+    return JobRunService(needs.store, _scope(caller))
 
 
 def job_wire(job: Job) -> dict[str, Any]:
@@ -88,75 +88,75 @@ def run_wire(run: JobRun) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- jobs
 
-@operation("CreateJob")
-def create_job(app: Glueball, caller: Caller, request: Request) -> Response:
-    jobs(app, caller).create(request["Name"], job_spec(request), request.get("Tags"))
+@OPERATIONS.operation("CreateJob")
+def create_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    jobs(needs, caller).create(request["Name"], job_spec(request), request.get("Tags"))
     return {"Name": request["Name"]}
 
 
-@operation("UpdateJob")
-def update_job(app: Glueball, caller: Caller, request: Request) -> Response:
-    jobs(app, caller).update(request["JobName"], job_spec(request["JobUpdate"]))
+@OPERATIONS.operation("UpdateJob")
+def update_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    jobs(needs, caller).update(request["JobName"], job_spec(request["JobUpdate"]))
     return {"JobName": request["JobName"]}
 
 
-@operation("GetJob")
-def get_job(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"Job": job_wire(jobs(app, caller).get(request["JobName"]))}
+@OPERATIONS.operation("GetJob")
+def get_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    return {"Job": job_wire(jobs(needs, caller).get(request["JobName"]))}
 
 
-@operation("GetJobs")
-def get_jobs(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, token = jobs(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
+@OPERATIONS.operation("GetJobs")
+def get_jobs(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    found, token = jobs(needs, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"))
     return paged("Jobs", [job_wire(j) for j in found], token)
 
 
-@operation("BatchGetJobs")
-def batch_get_jobs(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, missing = jobs(app, caller).get_many(request["JobNames"])
+@OPERATIONS.operation("BatchGetJobs")
+def batch_get_jobs(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    found, missing = jobs(needs, caller).get_many(request["JobNames"])
     return {"Jobs": [job_wire(j) for j in found], "JobsNotFound": missing}
 
 
-@operation("ListJobs")
-def list_jobs(app: Glueball, caller: Caller, request: Request) -> Response:
-    names, token = jobs(app, caller).names(page_size(request.get("MaxResults")), request.get("NextToken"),
+@OPERATIONS.operation("ListJobs")
+def list_jobs(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    names, token = jobs(needs, caller).names(page_size(request.get("MaxResults")), request.get("NextToken"),
                                            request.get("Tags"))
     return paged("JobNames", names, token)
 
 
-@operation("DeleteJob")
-def delete_job(app: Glueball, caller: Caller, request: Request) -> Response:
-    drivers = jobs(app, caller).delete(request["JobName"])
+@OPERATIONS.operation("DeleteJob")
+def delete_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    drivers = jobs(needs, caller).delete(request["JobName"])
     if drivers:
-        app.jobs.signal_stop(drivers)
+        needs.jobs.signal_stop(drivers)
     return {"JobName": request["JobName"]}
 
 
 # ---------------------------------------------------------------- job runs
 
-@operation("StartJobRun")
-def start_job_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    run_id = app.jobs.start(_scope(caller), caller.access_key, request["JobName"], request)
+@OPERATIONS.operation("StartJobRun")
+def start_job_run(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    run_id = needs.jobs.start(_scope(caller), caller.access_key, request["JobName"], request)
     return {"JobRunId": run_id}
 
 
-@operation("GetJobRun")
-def get_job_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"JobRun": run_wire(runs(app, caller).get(request["JobName"], request["RunId"]))}
+@OPERATIONS.operation("GetJobRun")
+def get_job_run(needs: JobNeeds, caller: Caller, request: Request) -> Response:
+    return {"JobRun": run_wire(runs(needs, caller).get(request["JobName"], request["RunId"]))}
 
 
-@operation("GetJobRuns")
-def get_job_runs(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("GetJobRuns")
+def get_job_runs(needs: JobNeeds, caller: Caller, request: Request) -> Response:
     size = page_size(request.get("MaxResults"), default=GET_JOB_RUNS_DEFAULT, limit=GET_JOB_RUNS_MAX)
-    found, token = runs(app, caller).page(request["JobName"], size, request.get("NextToken"))
+    found, token = runs(needs, caller).page(request["JobName"], size, request.get("NextToken"))
     return paged("JobRuns", [run_wire(r) for r in found], token)
 
 
-@operation("BatchStopJobRun")
-def batch_stop_job_run(app: Glueball, caller: Caller, request: Request) -> Response:
+@OPERATIONS.operation("BatchStopJobRun")
+def batch_stop_job_run(needs: JobNeeds, caller: Caller, request: Request) -> Response:
     name = request["JobName"]
-    submitted, errors, drivers = runs(app, caller).request_stop(name, request["JobRunIds"])
-    app.jobs.signal_stop(drivers)
+    submitted, errors, drivers = runs(needs, caller).request_stop(name, request["JobRunIds"])
+    needs.jobs.signal_stop(drivers)
     return {
         "SuccessfulSubmissions": [{"JobName": name, "JobRunId": run_id} for run_id in submitted],
         "Errors": [{"JobName": name, "JobRunId": run_id, "ErrorDetail": {"ErrorCode": code, "ErrorMessage": message}}
@@ -182,15 +182,15 @@ def metrics_wire(run: JobRun) -> dict[str, Any]:
     return wire
 
 
-@internal_operation("GetJobRunMetrics")
-def get_job_run_metrics(app: Glueball, caller: Caller, request: Request) -> Response:
+@INTERNAL_OPERATIONS.operation("GetJobRunMetrics")
+def get_job_run_metrics(needs: JobNeeds, caller: Caller, request: Request) -> Response:
     for member in ("JobName", "RunId"):
         if not isinstance(request.get(member), str) or not request[member]:
             raise InvalidInputException(f"Glueball.GetJobRunMetrics needs {member} (a non-empty string)")
     unknown = set(request) - {"JobName", "RunId"}
     if unknown:
         raise InvalidInputException(f"Unknown parameter(s) {', '.join(sorted(unknown))}; expected JobName, RunId")
-    return metrics_wire(runs(app, caller).get(request["JobName"], request["RunId"]))
+    return metrics_wire(runs(needs, caller).get(request["JobName"], request["RunId"]))
 
 
 import glueball.jobs.bookmark_handlers  # noqa: E402,F401

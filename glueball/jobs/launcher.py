@@ -29,34 +29,26 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from glueball.jobs import resources
 from glueball.jobs.models import PYTHON_SHELL, JobRun
+from glueball.jobs.pyenv import PythonModulesError, job_python
+from glueball.objects import locations
+from glueball.supervise import driverenv, process
+from glueball.supervise.driverenv import DriverEnv
 
-TIMEOUT_UNIT_ENV = "GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS"
 RUNNER_OPTIONS = ("--spark-master", "--conf", "--extra-py-files")
-_DROPPED_ENV = ("GLUEBALL_ENDPOINT", "AWS_ENDPOINT_URL_GLUE", "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
-                "GLUEBALL_JOB_NAME", "GLUEBALL_JOB_RUN_ID", "GLUEBALL_JOB_ATTEMPT", "GLUEBALL_PREVIOUS_RUN_ID",
-                "GLUEBALL_JOB_LOG_DIR")
+_DROPPED_ENV = (driverenv.ENDPOINT, "AWS_ENDPOINT_URL_GLUE", "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
+                *driverenv.RUN_VARIABLES)
 
 
 class LaunchError(Exception):
     """The run cannot start (missing script, bad special argument, failed module install): it ends FAILED."""
-
-
-def timeout_unit_seconds() -> float:
-    """Seconds per ``Timeout`` unit: 60 (minutes, as Glue). A testing knob: ``GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS=1``
-    makes ``Timeout`` count seconds, so tests can watch a run time out."""
-    try:
-        return float(os.environ.get(TIMEOUT_UNIT_ENV, "60"))
-    except ValueError:
-        return 60.0
 
 
 def merged_arguments(spec: dict[str, Any], run_arguments: dict[str, str]) -> dict[str, str]:
@@ -68,12 +60,15 @@ def merged_arguments(spec: dict[str, Any], run_arguments: dict[str, str]) -> dic
 
 
 def local_path(location: str, home: Path) -> Path:
-    """An ``s3://bucket/key`` of the object store, a ``file://`` URI or a path, as a local path."""
-    if location.startswith("s3://"):
-        return home / "s3" / location[len("s3://"):]
-    if location.startswith("file://"):
-        return Path(location[len("file://"):])
-    return Path(location)
+    """An ``s3://bucket/key`` of ``home``'s object store, a ``file://`` URI or a path, as a local path.
+
+    Raises:
+        LaunchError: an s3 location that would leave the object store.
+    """
+    try:
+        return locations.local_path(location, locations.object_store_root(home))
+    except locations.LocationError as exc:
+        raise LaunchError(str(exc)) from exc
 
 
 def run_dir(run: JobRun) -> Path:
@@ -103,21 +98,12 @@ def _spark_options(run: JobRun, arguments: dict[str, str], home: Path, events: P
     spec = run.spec
     master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
     try:
-        from glueball.jobs import resources
-    except ImportError:  # resources not available: the whole capacity on this host
-        cores = max(1, min(os.cpu_count() or 1, int(spec.get("NumberOfWorkers") or spec.get("MaxCapacity") or 2)))
-        settings = {"spark.master": master if not master.startswith("local") else f"local[{cores}]"}
-        event_settings: dict[str, str] = {"spark.eventLog.enabled": "true", "spark.eventLog.dir": events.as_uri(),
-                                          "spark.eventLog.compress": "false"}
-        events.mkdir(parents=True, exist_ok=True)
-    else:
-        try:
-            settings = resources.spark_settings(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
-                                                spec.get("MaxCapacity"), spec.get("GlueVersion"), master,
-                                                spec["Command"]["Name"], arguments=arguments, home=home)
-        except ValueError as exc:
-            raise LaunchError(str(exc)) from exc
-        event_settings = resources.event_log_settings(events, home)
+        settings = resources.spark_settings(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
+                                            spec.get("MaxCapacity"), spec.get("GlueVersion"), master,
+                                            spec["Command"]["Name"], arguments=arguments, home=home)
+    except ValueError as exc:
+        raise LaunchError(str(exc)) from exc
+    event_settings = resources.event_log_settings(events, home)
     event_dirs = [events]
     if "spark.eventLog.dir" in settings:  # --enable-spark-ui with --spark-event-logs-path: the user's place
         event_dirs = [local_path(settings["spark.eventLog.dir"], home)]
@@ -137,10 +123,6 @@ def _python(arguments: dict[str, str], home: Path) -> str:
     modules = arguments.get("--additional-python-modules")
     if not modules:
         return sys.executable
-    try:
-        from glueball.jobs.pyenv import PythonModulesError, job_python
-    except ImportError as exc:
-        raise LaunchError("--additional-python-modules is not supported by this glueball") from exc
     try:
         return str(job_python(modules, home, arguments.get("--python-modules-installer-option", "")))
     except PythonModulesError as exc:
@@ -195,86 +177,17 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     else:
         options, event_dirs = _spark_options(run, arguments, home, directory / "events")
         argv = [python, "-m", "glueball", "run", str(script), *identity, *passed, *options]
-    env.update({
-        "GLUEBALL_HOME": str(home),
-        "GLUEBALL_JOB_NAME": run.job_name,
-        "GLUEBALL_JOB_RUN_ID": run.run_id,
-        "GLUEBALL_JOB_ATTEMPT": str(run.attempt),
-        "GLUEBALL_JOB_LOG_DIR": str(directory),
-        "AWS_REGION": region,
-        "AWS_DEFAULT_REGION": region,
-        "PYTHONUNBUFFERED": "1",
-    })
-    if run.previous_run_id:
-        env["GLUEBALL_PREVIOUS_RUN_ID"] = run.previous_run_id
+    DriverEnv(home=home, endpoint=endpoint or "", store_url="" if endpoint else store_url,
+              job_name=run.job_name, run_id=run.run_id, attempt=run.attempt,
+              previous_run_id=run.previous_run_id, log_dir=directory).apply(env)
+    env.update({"AWS_REGION": region, "AWS_DEFAULT_REGION": region, "PYTHONUNBUFFERED": "1"})
     if endpoint:
-        env["GLUEBALL_ENDPOINT"] = endpoint
         env["AWS_ENDPOINT_URL_GLUE"] = endpoint
         env["AWS_ACCESS_KEY_ID"] = access_key or env.get("AWS_ACCESS_KEY_ID") or "glueball"
         env.setdefault("AWS_SECRET_ACCESS_KEY", "glueball")
-    elif store_url:
-        env["GLUEBALL_STORE"] = store_url
     return LaunchPlan(argv, env, directory, directory / "output.log", directory / "error.log", event_dirs)
 
 
 def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:
     """Start the driver in its own session (process group), its output into the run's logs."""
-    with plan.output_log.open("ab") as out, plan.error_log.open("ab") as err:
-        return subprocess.Popen(plan.argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=plan.env,
-                                cwd=plan.cwd, start_new_session=True)
-
-
-def host_name() -> str:
-    return socket.gethostname()
-
-
-def process_start(pid: int) -> int | None:
-    """The start time of process ``pid`` in clock ticks after boot (Linux), to tell a reused pid apart."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text.rpartition(")")[2].split()
-    try:
-        return int(fields[19])  # field 22 of stat; fields[0] is field 3 (state)
-    except (IndexError, ValueError):
-        return None
-
-
-def driver_alive(host: str | None, pid: int | None, start: int | None) -> bool:
-    """Whether the recorded driver still runs: same host, its pid alive and started when recorded."""
-    if host != host_name() or pid is None:
-        return False
-    current = process_start(pid)
-    if current is None:
-        return False
-    state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[:1]
-    if state == ["Z"]:
-        return False
-    return start is None or current == start
-
-
-def signal_group(pid: int, sig: int = signal.SIGTERM) -> None:
-    """Send ``sig`` to the driver's process group (the driver, its JVM, its children)."""
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def error_message(error_log: Path, limit: int = 4096) -> str | None:
-    """The script's exception as Glue reports it: the last traceback's final line (``ValueError: ...``)."""
-    try:
-        with error_log.open("rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - 256 * 1024))
-            lines = handle.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return None
-    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
-    if starts:
-        for line in lines[starts[-1] + 1:]:
-            if line.strip() and not line[0].isspace():
-                return line.strip()[:limit]
-    return None
+    return process.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log)

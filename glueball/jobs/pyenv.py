@@ -18,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import shlex
 import shutil
 import site
@@ -28,6 +27,8 @@ import venv
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+from glueball.objects.locations import LocationError, local_path, object_store_root
 
 __all__ = ["PythonModulesError", "env_dir", "job_python", "parse_modules"]
 
@@ -70,13 +71,10 @@ def parse_modules(modules: str | Sequence[str], home: Path | None = None) -> lis
 
 
 def _local_file(item: str, home: Path | None) -> Path:
-    base = home or Path(os.environ.get("GLUEBALL_HOME", "~/.glueball")).expanduser()
-    if item.startswith(("s3://", "s3a://")):
-        path = base / "s3" / item.split("://", 1)[1]
-    elif item.startswith("file://"):
-        path = Path(item[len("file://"):])
-    else:
-        path = Path(item)
+    try:
+        path = local_path(item, object_store_root(home))
+    except LocationError as exc:
+        raise PythonModulesError(f"--additional-python-modules: {exc}") from exc
     if not path.exists():
         raise PythonModulesError(f"--additional-python-modules: {item} does not exist ({path})")
     return path.resolve()

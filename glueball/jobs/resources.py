@@ -38,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from glueball.objects.locations import object_store_root, to_spark_path
+
 __all__ = [
     "DEFAULT_DPUS",
     "WORKER_TYPES",
@@ -249,15 +251,7 @@ def _flag(arguments: Mapping[str, str], name: str) -> bool:
 
 
 def _local_dir(uri: str, home: Path | None) -> str:
-    base = home or Path(os.environ.get("GLUEBALL_HOME", "~/.glueball")).expanduser()
-    if uri.startswith(("s3://", "s3a://", "s3n://")):
-        rest = uri.split("://", 1)[1]
-        if os.environ.get("GLUEBALL_S3_ENDPOINT"):
-            return "s3a://" + rest
-        return str(base / "s3" / rest)
-    if uri.startswith("file://"):
-        return uri[len("file://"):]
-    return uri
+    return to_spark_path(uri, object_store_root(home))
 
 
 def event_log_settings(directory: str | Path, home: Path | None = None) -> dict[str, str]:

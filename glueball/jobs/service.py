@@ -29,7 +29,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from glueball.api.pagination import decode_token, encode_token
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.errors import (
     AlreadyExistsException,
@@ -59,8 +58,10 @@ from glueball.jobs.store import (
     to_job,
     to_run,
 )
+from glueball.objects import locations
 from glueball.store.engine import Store
 from glueball.store.schema import JobRow, JobRunRow
+from glueball.store.scoped import Scope
 from glueball.tagging.service import delete_tags, list_tagged_names, register_resource_type, write_tags
 
 Spec = dict[str, Any]
@@ -142,9 +143,12 @@ def check_capacity(command: str, max_capacity: float | None, worker_type: str | 
 def check_script_location(location: str | None) -> None:
     if location is None:
         return
-    if location.startswith("s3://"):
-        bucket, _, key = location[len("s3://"):].partition("/")
-        if not bucket or not key or key.endswith("/"):
+    if locations.is_s3(location):
+        try:
+            parsed = locations.parse_s3(location)
+        except locations.LocationError as exc:
+            raise InvalidInputException(f"Command.ScriptLocation: {exc}") from exc
+        if not parsed.key or parsed.folder:
             raise InvalidInputException(f"Command.ScriptLocation must name a script, s3://bucket/key.py, "
                                         f"got {location!r}")
         return
@@ -280,7 +284,7 @@ class JobService:
 
     def page(self, max_results: int, token: str | None) -> tuple[list[Job], str | None]:
         """Mirror GetJobs: jobs in name order, a page at a time."""
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = job_query(self.scope).order_by(JobRow.name).limit(max_results + 1)
         if after is not None:
             query = query.where(JobRow.name > str(after))
@@ -471,7 +475,7 @@ class JobRunService:
 
     def page(self, name: str, max_results: int, token: str | None) -> tuple[list[JobRun], str | None]:
         """Mirror GetJobRuns: the job's runs, newest first, a page at a time."""
-        offset = int(decode_token(token) or 0)
+        offset = decode_token(token, int) or 0
         with self.store.read() as session:
             row = job_row(session, self.scope, name)
             query = (select(JobRunRow).where(JobRunRow.job_id == row.id)

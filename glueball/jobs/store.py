@@ -12,11 +12,10 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.errors import EntityNotFoundException
 from glueball.jobs.models import ACTIVE_STATES, Job, JobRun, JobRunState, RunMetrics, can_transition
 from glueball.store.schema import JobRow, JobRunRow
-from glueball.store.scoped import find_scoped, scoped_query
+from glueball.store.scoped import Scope, find_scoped, scoped_query
 
 
 def job_query(scope: Scope) -> Any:

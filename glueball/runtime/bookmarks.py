@@ -23,22 +23,22 @@ Options: ``job-bookmark-enable`` reads what is new and advances at commit;
 up to and including B processed; ``job-bookmark-disable`` reads everything and
 records nothing.
 
-The bookmark service is reached through the process's Glue client: in-process
-when embedded, or glueball's own operations (``Glueball.GetJobBookmarkState``,
-``Glueball.CommitJobBookmarkState``) on ``GLUEBALL_ENDPOINT``, signed like boto3.
+The bookmark service is glueball's own operations (``Glueball.GetJobBookmarkState``,
+``Glueball.CommitJobBookmarkState``), called through the process's glueball client
+(:func:`glueball.runtime.client.internal_client`: boto3 with glueball's model, answered
+in-process when embedded or by the server on ``GLUEBALL_ENDPOINT``).
 Against AWS Glue itself (``GLUEBALL_ENDPOINT=aws``) bookmarks are not available here.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError
+from glueball.supervise import driverenv
 
 if TYPE_CHECKING:
     from glueball.runtime.io.files import InputFile
@@ -49,7 +49,6 @@ ENABLE, PAUSE, DISABLE = "job-bookmark-enable", "job-bookmark-pause", "job-bookm
 FILES_STATE = "HadoopDataSourceJobBookmarkState"
 JDBC_STATE = "JDBCDataSourceJobBookmarkState"
 DEFAULT_MAX_BAND_MS = 900_000
-INTERNAL_PREFIX = "Glueball"
 
 
 class BookmarkError(GlueRuntimeError):
@@ -63,47 +62,33 @@ class BookmarkError(GlueRuntimeError):
 # ---------------------------------------------------------------- transport
 
 def call_service(operation: str, request: Mapping[str, Any]) -> dict[str, Any]:
-    """Call glueball's own operation ``Glueball.<operation>`` through the process's Glue client.
+    """Call glueball's own operation ``Glueball.<operation>`` through the process's glueball client.
 
     Raises:
         BookmarkError: the service answered an error, or cannot serve bookmarks (AWS Glue).
     """
-    from glueball.runtime.client import glue_client
+    from botocore.exceptions import ClientError, ParamValidationError
 
-    client = glue_client()
-    body = json.dumps(request).encode()
-    target = f"{INTERNAL_PREFIX}.{operation}"
-    if hasattr(client, "glue") and hasattr(client.glue, "handle"):  # embedded: the same dispatcher, in-process
-        wire = client.glue.handle(target, body, client._authorization)
-        status, payload = wire.status, wire.body
-    else:
-        if os.environ.get("GLUEBALL_ENDPOINT", "") == "aws":
-            raise BookmarkError("UnsupportedOperation", "job bookmarks are kept by AWS Glue itself, not by a "
-                                                        "script run outside it")
-        status, payload = _post(client, target, body)
-    answer = json.loads(payload or b"{}")
-    if status >= 300:
-        raise BookmarkError(str(answer.get("__type", "InternalServiceException")).rpartition("#")[2],
-                            str(answer.get("message", answer.get("Message", ""))))
-    result: dict[str, Any] = answer
-    return result
+    from glueball.runtime.client import NoGlueballService, internal_client
+
+    try:
+        client = internal_client()
+        answer: dict[str, Any] = getattr(client, _snake(operation))(**request)
+    except NoGlueballService as exc:
+        raise BookmarkError("UnsupportedOperation", "job bookmarks are kept by AWS Glue itself, not by a "
+                                                    "script run outside it") from exc
+    except ClientError as err:
+        error = err.response.get("Error", {})
+        raise BookmarkError(str(error.get("Code", "InternalServiceException")),
+                            str(error.get("Message", ""))) from err
+    except ParamValidationError as err:
+        raise BookmarkError("InvalidInputException", str(err)) from err
+    answer.pop("ResponseMetadata", None)
+    return answer
 
 
-def _post(client: Any, target: str, body: bytes) -> tuple[int, bytes]:
-    """POST an AWS JSON 1.1 request to the boto3 client's endpoint, SigV4-signed with its credentials."""
-    import urllib3
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
-
-    endpoint = client.meta.endpoint_url.rstrip("/") + "/"
-    request = AWSRequest(method="POST", url=endpoint, data=body, headers={
-        "X-Amz-Target": target, "Content-Type": "application/x-amz-json-1.1"})
-    credentials = client._request_signer._credentials
-    if credentials is not None:
-        SigV4Auth(credentials.get_frozen_credentials(), "glue", client.meta.region_name).add_auth(request)
-    response = urllib3.PoolManager().request("POST", endpoint, body=body, headers=dict(request.headers.items()),
-                                             timeout=urllib3.Timeout(connect=10, read=120), retries=2)
-    return response.status, response.data
+def _snake(operation: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in operation).lstrip("_")
 
 
 # ---------------------------------------------------------------- the run's bookmarks
@@ -171,11 +156,10 @@ def load(job_name: str, run_id: str, args: Mapping[str, Any]) -> JobBookmarks:
     option = str(args.get("job_bookmark_option") or DISABLE)
     if option not in (ENABLE, PAUSE, DISABLE):
         raise GlueRuntimeError(f"--job-bookmark-option must be one of {ENABLE}, {PAUSE}, {DISABLE}; got {option!r}")
-    attempt = int(os.environ.get("GLUEBALL_JOB_ATTEMPT") or 0)
-    previous = os.environ.get("GLUEBALL_PREVIOUS_RUN_ID") or None
-    bookmarks = JobBookmarks(job_name, run_id, option, attempt, previous)
+    contract = driverenv.current()
+    bookmarks = JobBookmarks(job_name, run_id, option, contract.attempt, contract.previous_run_id)
     if option != DISABLE:
-        if os.environ.get("GLUEBALL_ENDPOINT", "") == "aws":
+        if contract.on_aws:
             log.warning("job bookmarks are kept by AWS Glue; this run reads without them")
             bookmarks.option = DISABLE
         else:

@@ -1,54 +1,97 @@
-"""The Glue client of the runtime: embedded catalog, a glueball server, or AWS Glue itself.
+"""The clients of the runtime: Glue, and glueball's own operations, embedded or remote.
 
-- no ``GLUEBALL_ENDPOINT``: the embedded catalog of ``GLUEBALL_HOME``, in-process;
+- no ``GLUEBALL_ENDPOINT``: the embedded installation of ``GLUEBALL_HOME``, in-process — real
+  boto3 clients whose requests an in-process glueball answers. They are made by the factory
+  ``GLUEBALL_EMBEDDED_FACTORY`` names (``glueball.app:default_embedded_client`` by default,
+  called with the service name): the runtime names the composition root instead of importing
+  it, so it depends on no server code;
 - ``GLUEBALL_ENDPOINT=http://host:9400``: boto3 against a ``glueball server``;
-- ``GLUEBALL_ENDPOINT=aws``: boto3 against AWS Glue with the usual AWS configuration.
+- ``GLUEBALL_ENDPOINT=aws``: boto3 against AWS Glue with the usual AWS configuration (there are no
+  glueball operations there: bookmarks and data quality results are AWS Glue's own business).
 
-All three answer with the same dicts and raise the same ``botocore`` ``ClientError``s.
+Glue and glueball's own ``Glueball.*`` operations (bookmarks, metrics, data quality publishing)
+go through the same kind of client — boto3 with glueball's service model
+(``glueball/api/data``) — and so share one transport: serialization, signing, retries, errors.
+All answer with the same dicts and raise the same ``botocore`` ``ClientError``s.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from typing import Any
 
+import boto3
+
+from glueball.api import INTERNAL_SERVICE, MODELS_PATH
+from glueball.supervise import driverenv
+
+EMBEDDED_FACTORY_ENV = "GLUEBALL_EMBEDDED_FACTORY"
+DEFAULT_EMBEDDED_FACTORY = "glueball.app:default_embedded_client"
+GLUE = "glue"
+
 _lock = threading.Lock()
-_client: Any = None
+_clients: dict[str, Any] = {}
+
+
+class NoGlueballService(Exception):
+    """glueball's own operations were asked for where there is no glueball (``GLUEBALL_ENDPOINT=aws``)."""
 
 
 def glue_client() -> Any:
     """The process's Glue client (created once)."""
-    global _client
-    with _lock:
-        if _client is None:
-            _client = _create()
-        return _client
+    return _client(GLUE)
+
+
+def internal_client() -> Any:
+    """The process's client of glueball's own operations (created once).
+
+    Raises:
+        NoGlueballService: the runtime talks to AWS Glue itself.
+    """
+    if driverenv.current().on_aws:
+        raise NoGlueballService("glueball's own operations are not served by AWS Glue")
+    return _client(INTERNAL_SERVICE)
 
 
 def reset_client() -> None:
-    """Forget the process's client (tests switch homes and endpoints)."""
-    global _client
+    """Forget the process's clients, closing an embedded installation (tests switch homes and endpoints)."""
     with _lock:
-        if _client is not None and hasattr(_client, "glue"):
-            _client.glue.close()
-        _client = None
+        closers = {id(close): close for client in _clients.values()
+                   if (close := getattr(client, "close_embedded", None)) is not None}
+        _clients.clear()
+    for close in closers.values():
+        close()
 
 
-def _create() -> Any:
-    endpoint = os.environ.get("GLUEBALL_ENDPOINT", "")
+def _client(service: str) -> Any:
+    with _lock:
+        found = _clients.get(service)
+        if found is None:
+            found = _clients[service] = _create(service)
+        return found
+
+
+def boto3_session() -> boto3.session.Session:
+    """A boto3 session that also knows glueball's own service model."""
+    session = boto3.session.Session()
+    loader = session._session.get_component("data_loader")
+    if str(MODELS_PATH) not in loader.search_paths:
+        loader.search_paths.append(str(MODELS_PATH))
+    return session
+
+
+def _create(service: str) -> Any:
+    endpoint = driverenv.current().endpoint
     if endpoint:
-        import boto3
-
         region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         if endpoint == "aws":
-            return boto3.client("glue", region_name=region)
-        return boto3.client(
-            "glue", endpoint_url=endpoint, region_name=region,
+            return boto3.client(service, region_name=region)
+        return boto3_session().client(
+            service, endpoint_url=endpoint, region_name=region,
             aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "glueball"),
             aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "glueball"),
         )
-    from glueball.api.client import GlueClient
-    from glueball.app import Glueball
-
-    return GlueClient(Glueball())
+    module, _, function = os.environ.get(EMBEDDED_FACTORY_ENV, DEFAULT_EMBEDDED_FACTORY).partition(":")
+    return getattr(importlib.import_module(module), function)(service)

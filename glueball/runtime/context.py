@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pyspark import SparkContext
     from pyspark.sql import DataFrame, SparkSession
 
-    from glueball.runtime.sqlcatalog import MirrorReport
+    from glueball.runtime.sqlcatalog import LazyCatalog, MirrorReport
 
 # settings a Glue script relies on that can still be set on a running session
 _SESSION_CONF = {
@@ -49,14 +49,27 @@ class GlueContext:
         self.write_dynamic_frame = DynamicFrameWriter(self)
         self.create_data_frame = DataFrameReader(self)
         self.write_data_frame = DataFrameWriter(self)
+        self._sql_catalog: LazyCatalog | None = None
         if os.environ.get("GLUEBALL_SQL_CATALOG", "on").lower() not in ("off", "0", "false"):
-            self.refresh_sql_catalog()
+            from glueball.runtime.sqlcatalog import attach
+
+            # catalog tables become Spark SQL tables when a statement first names them: nothing is read here
+            self._sql_catalog = attach(self.spark_session, glue_client)
 
     def refresh_sql_catalog(self) -> MirrorReport:
-        """Mirror the Data Catalog into Spark SQL (``spark.sql`` / ``spark.table`` on catalog tables)."""
+        """Mirror the whole Data Catalog into Spark SQL now, re-reading tables already registered.
+
+        Not needed for ``spark.sql`` / ``spark.table`` on catalog tables (they are registered on first
+        use, :mod:`glueball.runtime.sqlcatalog`); useful after the catalog changed during the script,
+        or to list every catalog table in ``spark.catalog``.
+        """
         from glueball.runtime.sqlcatalog import mirror_catalog
 
-        return mirror_catalog(self.spark_session, self.glue_client)
+        report = mirror_catalog(self.spark_session, self.glue_client)
+        if self._sql_catalog is not None:
+            self._sql_catalog.forget()
+            self._sql_catalog.mirrored(report)
+        return report
 
     @property
     def glue_client(self) -> Any:
@@ -159,9 +172,9 @@ class GlueContext:
         """Run ``batch_function(batch_df, batch_id)`` on every non-empty micro-batch of a streaming ``frame``.
 
         Glue's options: ``windowSize``, ``checkpointLocation``, ``persistDataFrame``, ``storageLevel``,
-        ``batchMaxRetries`` (see ``glueball.streaming.foreach``). Blocks until the query stops.
+        ``batchMaxRetries`` (see ``glueball.runtime.streaming.foreach``). Blocks until the query stops.
         """
-        from glueball.streaming.foreach import for_each_batch
+        from glueball.runtime.streaming.foreach import for_each_batch
 
         for_each_batch(self, frame, batch_function, options)
 
@@ -169,9 +182,9 @@ class GlueContext:
                                        sample_function: Any = None) -> DynamicFrame:
         """A static sample of a streaming ``frame``: ``windowSize``, ``pollingTimeInMs``, ``recordPollingLimit``.
 
-        See ``glueball.streaming.sampling``; ``sample_function(batch_df, batch_id)`` runs on each batch.
+        See ``glueball.runtime.streaming.sampling``; ``sample_function(batch_df, batch_id)`` runs on each batch.
         """
-        from glueball.streaming.sampling import sample_streaming_frame
+        from glueball.runtime.streaming.sampling import sample_streaming_frame
 
         return sample_streaming_frame(self, frame, options, sample_function)
 
@@ -180,7 +193,7 @@ class GlueContext:
 
         ``time_granularity``: ``day``, ``hour`` or ``minute``; the values are the micro-batch's UTC time.
         """
-        from glueball.streaming.sampling import add_ingestion_time_columns
+        from glueball.runtime.streaming.sampling import add_ingestion_time_columns
 
         return add_ingestion_time_columns(frame, time_granularity)
 
@@ -260,9 +273,9 @@ class DataFrameReader:
 
         A streaming table's parameters (``topicName``, ``streamName``, ``classification``...) and its columns
         (the schema, unless ``inferSchema`` is true) become the connection options, ``additional_options``
-        on top (``glueball.streaming.sources``).
+        on top (``glueball.runtime.streaming.sources``).
         """
-        from glueball.streaming.sources import catalog_data_frame
+        from glueball.runtime.streaming.sources import catalog_data_frame
 
         database = kwargs.pop("name_space", database)
         streaming = catalog_data_frame(self._reader._glue_context, database, table_name,
@@ -274,7 +287,7 @@ class DataFrameReader:
     def from_options(self, connection_type: str, connection_options: Mapping[str, Any] | None = None,
                      *args: Any, **kwargs: Any) -> DataFrame:
         """A DataFrame of files or a JDBC table; a streaming DataFrame for ``kafka`` and ``kinesis``."""
-        from glueball.streaming.sources import STREAMING_CONNECTION_TYPES, streaming_data_frame
+        from glueball.runtime.streaming.sources import STREAMING_CONNECTION_TYPES, streaming_data_frame
 
         if (connection_type or "").strip().lower() in STREAMING_CONNECTION_TYPES:
             return streaming_data_frame(self._reader._glue_context, connection_type, connection_options or {})

@@ -23,13 +23,15 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import ErrorThresholdExceeded, empty_errors
+from glueball.runtime.gluetypes import (
+    CHOICE_METADATA as CHOICE_METADATA,  # re-exported: the marker belongs to the type module
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from glueball.runtime.gluetypes import StructType as GlueStructType
 
-CHOICE_METADATA = "glueball.choice"
 
 
 class DynamicFrame:
@@ -70,19 +72,26 @@ class DynamicFrame:
         return cls(dataframe, glue_ctx, name, stage_errors=attached_errors(dataframe))
 
     def derive(self, df: DataFrame, *, stage_errors: DataFrame | None = None, transformation_ctx: str = "",
-               stage_threshold: int = 0, total_threshold: int = 0, name: str | None = None) -> DynamicFrame:
+               stage_threshold: int = 0, total_threshold: int = 0, name: str | None = None,
+               prior_errors: DataFrame | None = None) -> DynamicFrame:
         """A frame made from this one by a transformation: its errors become the new frame's prior errors.
 
-        With a threshold above 0 the error counts are checked at once (an extra pass,
-        only when asked for), raising ``ErrorThresholdExceeded``.
+        Operations (:mod:`glueball.runtime.ops`) build every frame they return with this, so they never
+        need the class. ``prior_errors`` replaces this frame's errors as the lineage's (a frame made from
+        several frames carries all of theirs). With a threshold above 0 the error counts are checked at
+        once (an extra pass, only when asked for), raising ``ErrorThresholdExceeded``.
         """
-        frame = DynamicFrame(df, self.glue_ctx, self.name if name is None else name,
-                             stage_errors=stage_errors, prior_errors=self._all_errors(),
+        frame = DynamicFrame(df, self.glue_ctx, self.name if name is None else name, stage_errors=stage_errors,
+                             prior_errors=self._all_errors() if prior_errors is None else prior_errors,
                              transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
                              total_threshold=total_threshold)
         if stage_threshold or total_threshold:
             frame.assertErrorThreshold()
         return frame
+
+    def collection(self, frames: Mapping[str, DynamicFrame]) -> DynamicFrameCollection:
+        """A collection of frames made from this one (split and relationalize results)."""
+        return DynamicFrameCollection(frames, self.glue_ctx)
 
     def with_frame_schema(self, schema: Any) -> DynamicFrame:
         return self
@@ -243,33 +252,33 @@ class DynamicFrame:
 
     def filter(self, f: Callable[[Any], bool], transformation_ctx: str = "", info: str = "",
                stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import filter_records
+        from glueball.runtime.ops.record_ops import filter_records
 
         return filter_records(self, f, transformation_ctx, stageThreshold, totalThreshold)
 
     def map(self, f: Callable[[Any], Any], preservesPartitioning: bool = False,  # noqa: N803
             transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
             totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import map_records
+        from glueball.runtime.ops.record_ops import map_records
 
         return map_records(self, f, transformation_ctx, stageThreshold, totalThreshold)
 
     def mapPartitions(self, f: Callable[[Iterator[Any]], Iterator[Any]],  # noqa: N802
                       preservesPartitioning: bool = True, transformation_ctx: str = "",  # noqa: N803
                       info: str = "", stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import map_partitions
+        from glueball.runtime.ops.record_ops import map_partitions
 
         return map_partitions(self, f, transformation_ctx, stageThreshold, totalThreshold)
 
     def join(self, paths1: list[str], paths2: list[str], frame2: DynamicFrame, transformation_ctx: str = "",
              info: str = "", stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import join
+        from glueball.runtime.ops.record_ops import join
 
         return join(self, paths1, paths2, frame2, transformation_ctx, stageThreshold, totalThreshold)
 
     def union(self, other_frame: DynamicFrame, transformation_ctx: str = "", info: str = "",
               stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import union
+        from glueball.runtime.ops.record_ops import union
 
         return union(self, other_frame, transformation_ctx, stageThreshold, totalThreshold)
 
@@ -277,14 +286,14 @@ class DynamicFrame:
                           transformation_ctx: str = "", options: Mapping[str, Any] | None = None,
                           info: str = "", stageThreshold: int = 0,  # noqa: N803
                           totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import merge
+        from glueball.runtime.ops.record_ops import merge
 
         return merge(self, stage_dynamic_frame, primary_keys, transformation_ctx, stageThreshold,
                      totalThreshold)
 
     def spigot(self, path: str, options: Mapping[str, Any] | None = None, transformation_ctx: str = "",
                info: str = "", stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.records import spigot
+        from glueball.runtime.ops.record_ops import spigot
 
         return spigot(self, path, dict(options or {}), transformation_ctx, stageThreshold, totalThreshold)
 

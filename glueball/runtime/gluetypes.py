@@ -18,12 +18,14 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.dynamicframe import CHOICE_METADATA
 from glueball.runtime.errors import GlueRuntimeError
 
 if TYPE_CHECKING:
     from pyspark.sql import types as st
 
+# the Spark field metadata key that marks a choice column (a value seen with several types); the
+# DynamicFrame type, its operations and the readers that infer choices share it from here
+CHOICE_METADATA = "glueball.choice"
 ELEMENT_CHOICE_METADATA = "glueball.choice.element"
 
 __all__ = [

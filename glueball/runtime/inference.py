@@ -29,9 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.dynamicframe import CHOICE_METADATA
 from glueball.runtime.errors import GlueRuntimeError, error_schema
-from glueball.runtime.gluetypes import ELEMENT_CHOICE_METADATA, catalog_type_to_spark
+from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA, catalog_type_to_spark
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

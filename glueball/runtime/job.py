@@ -9,7 +9,6 @@ bookmark, all at once. See ``glueball.runtime.bookmarks``.
 from __future__ import annotations
 
 import logging
-import os
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -25,6 +24,7 @@ from glueball.runtime.options import (
     JOB_BOOKMARK_OPTION,
     JOB_BOOKMARK_VALUES,
 )
+from glueball.supervise import driverenv
 
 log = logging.getLogger("glueball.job")
 
@@ -66,7 +66,7 @@ class Job:
             raise ValueError("Job.init needs a job name (pass args['JOB_NAME'])")
         self._name = job_name
         self._args = dict(args or {})
-        self._run_id = (self._args.get("JOB_RUN_ID") or os.environ.get("GLUEBALL_JOB_RUN_ID")
+        self._run_id = (self._args.get("JOB_RUN_ID") or driverenv.current().run_id
                         or f"jr_{uuid.uuid4().hex}")
         self._committed = False
         self._bookmarks = job_bookmarks.load(job_name, self._run_id, self._args)

@@ -7,14 +7,24 @@ keeps only what differs: its table and its not-found message.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
-
 Row = TypeVar("Row")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where state lives: one account in one region (a catalog, and everything else per account and region)."""
+
+    account_id: str
+    region: str
+
+    def arn(self, resource: str) -> str:
+        return f"arn:aws:glue:{self.region}:{self.account_id}:{resource}"
 
 
 def scoped_query(model: type[Row], scope: Scope) -> Any:

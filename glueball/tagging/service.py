@@ -18,10 +18,10 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.errors import AccessDeniedException, EntityNotFoundException, InvalidInputException
 from glueball.store.engine import Store
 from glueball.store.schema import TagRow
+from glueball.store.scoped import Scope
 
 MAX_TAGS_PER_RESOURCE = 50
 RESERVED_PREFIX = "aws:"
@@ -192,7 +192,7 @@ def list_tagged_names(store: Store, model: Any, scope: Scope, arn_of: Callable[[
     """
     from glueball.api.pagination import decode_token, encode_token
 
-    after = decode_token(token)
+    after = decode_token(token, str)
     query = select(model.name).where(model.account_id == scope.account_id,
                                      model.region == scope.region).order_by(model.name)
     if after is not None:

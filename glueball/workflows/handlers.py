@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from glueball.api.dispatch import Request, Response, internal_operation, operation
 from glueball.api.identity import Caller
+from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
-from glueball.app import Glueball
-from glueball.catalog.models import Scope
 from glueball.crawlers.models import LOG_GROUP as CRAWLER_LOG_GROUP
 from glueball.errors import InvalidInputException
 from glueball.jobs.handlers import run_wire as job_run_wire
-from glueball.workflows.engine import Engine
+from glueball.store.scoped import Scope
+from glueball.workflows.area import INTERNAL_OPERATIONS, OPERATIONS, WorkflowNeeds
 from glueball.workflows.graph import CRAWLER, JOB, TRIGGER, Graph
 from glueball.workflows.models import Trigger, TriggerType, Workflow
+from glueball.workflows.orchestrator import Engine
 from glueball.workflows.service import RunView, WorkflowService, workflow_spec
 from glueball.workflows.triggers import TriggerService
 
@@ -31,12 +31,12 @@ def _scope(caller: Caller) -> Scope:
     return Scope(caller.account_id, caller.region)
 
 
-def triggers(app: Glueball, caller: Caller) -> TriggerService:
-    return TriggerService(app.store, _scope(caller))
+def triggers(needs: WorkflowNeeds, caller: Caller) -> TriggerService:
+    return TriggerService(needs.store, _scope(caller))
 
 
-def workflows(app: Glueball, caller: Caller) -> WorkflowService:
-    return WorkflowService(app.store, _scope(caller))
+def workflows(needs: WorkflowNeeds, caller: Caller) -> WorkflowService:
+    return WorkflowService(needs.store, _scope(caller))
 
 
 def trigger_wire(trigger: Trigger) -> dict[str, Any]:
@@ -120,154 +120,154 @@ def workflow_wire(workflow: Workflow, trigger_list: list[Trigger], last: RunView
 
 # ---------------------------------------------------------------- triggers
 
-@operation("CreateTrigger")
-def create_trigger(app: Glueball, caller: Caller, request: Request) -> Response:
-    triggers(app, caller).create(request, caller.access_key, app.clock.now())
+@OPERATIONS.operation("CreateTrigger")
+def create_trigger(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    triggers(needs, caller).create(request, caller.access_key, needs.clock.now())
     return {"Name": request["Name"]}
 
 
-@operation("GetTrigger")
-def get_trigger(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"Trigger": trigger_wire(triggers(app, caller).get(request["Name"]))}
+@OPERATIONS.operation("GetTrigger")
+def get_trigger(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    return {"Trigger": trigger_wire(triggers(needs, caller).get(request["Name"]))}
 
 
-@operation("GetTriggers")
-def get_triggers(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, token = triggers(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"),
+@OPERATIONS.operation("GetTriggers")
+def get_triggers(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    found, token = triggers(needs, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"),
                                               request.get("DependentJobName"))
     return paged("Triggers", [trigger_wire(t) for t in found], token)
 
 
-@operation("ListTriggers")
-def list_triggers(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, token = triggers(app, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"),
+@OPERATIONS.operation("ListTriggers")
+def list_triggers(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    found, token = triggers(needs, caller).page(page_size(request.get("MaxResults")), request.get("NextToken"),
                                               request.get("DependentJobName"), request.get("Tags"))
     return paged("TriggerNames", [t.name for t in found], token)
 
 
-@operation("BatchGetTriggers")
-def batch_get_triggers(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, missing = triggers(app, caller).get_many(request["TriggerNames"])
+@OPERATIONS.operation("BatchGetTriggers")
+def batch_get_triggers(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    found, missing = triggers(needs, caller).get_many(request["TriggerNames"])
     return {"Triggers": [trigger_wire(t) for t in found], "TriggersNotFound": missing}
 
 
-@operation("UpdateTrigger")
-def update_trigger(app: Glueball, caller: Caller, request: Request) -> Response:
-    updated = triggers(app, caller).update(request["Name"], request["TriggerUpdate"], app.clock.now())
+@OPERATIONS.operation("UpdateTrigger")
+def update_trigger(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    updated = triggers(needs, caller).update(request["Name"], request["TriggerUpdate"], needs.clock.now())
     return {"Trigger": trigger_wire(updated)}
 
 
-@operation("DeleteTrigger")
-def delete_trigger(app: Glueball, caller: Caller, request: Request) -> Response:
-    triggers(app, caller).delete(request["Name"])
+@OPERATIONS.operation("DeleteTrigger")
+def delete_trigger(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    triggers(needs, caller).delete(request["Name"])
     return {"Name": request["Name"]}
 
 
-@operation("StartTrigger")
-def start_trigger(app: Glueball, caller: Caller, request: Request) -> Response:
-    service = triggers(app, caller)
+@OPERATIONS.operation("StartTrigger")
+def start_trigger(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    service = triggers(needs, caller)
     trigger = service.get(request["Name"])
     if trigger.type is TriggerType.ON_DEMAND:
-        Engine(app).fire_on_demand(_scope(caller), caller.access_key, trigger)
+        Engine(needs).fire_on_demand(_scope(caller), caller.access_key, trigger)
     else:
-        service.activate(request["Name"], app.clock.now())
-        app.action_ended()
+        service.activate(request["Name"], needs.clock.now())
+        needs.action_ended()
     return {"Name": request["Name"]}
 
 
-@operation("StopTrigger")
-def stop_trigger(app: Glueball, caller: Caller, request: Request) -> Response:
-    triggers(app, caller).deactivate(request["Name"])
+@OPERATIONS.operation("StopTrigger")
+def stop_trigger(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    triggers(needs, caller).deactivate(request["Name"])
     return {"Name": request["Name"]}
 
 
 # ---------------------------------------------------------------- workflows
 
-@operation("CreateWorkflow")
-def create_workflow(app: Glueball, caller: Caller, request: Request) -> Response:
-    workflows(app, caller).create(request["Name"], workflow_spec(request), request.get("Tags"))
+@OPERATIONS.operation("CreateWorkflow")
+def create_workflow(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    workflows(needs, caller).create(request["Name"], workflow_spec(request), request.get("Tags"))
     return {"Name": request["Name"]}
 
 
-@operation("GetWorkflow")
-def get_workflow(app: Glueball, caller: Caller, request: Request) -> Response:
-    workflow, trigger_list, last = workflows(app, caller).get(request["Name"])
+@OPERATIONS.operation("GetWorkflow")
+def get_workflow(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    workflow, trigger_list, last = workflows(needs, caller).get(request["Name"])
     return {"Workflow": workflow_wire(workflow, trigger_list, last, bool(request.get("IncludeGraph")))}
 
 
-@operation("BatchGetWorkflows")
-def batch_get_workflows(app: Glueball, caller: Caller, request: Request) -> Response:
-    found, missing = workflows(app, caller).get_many(request["Names"])
+@OPERATIONS.operation("BatchGetWorkflows")
+def batch_get_workflows(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    found, missing = workflows(needs, caller).get_many(request["Names"])
     include = bool(request.get("IncludeGraph"))
     return {"Workflows": [workflow_wire(w, t, last, include) for w, t, last in found], "MissingWorkflows": missing}
 
 
-@operation("ListWorkflows")
-def list_workflows(app: Glueball, caller: Caller, request: Request) -> Response:
-    names, token = workflows(app, caller).names(page_size(request.get("MaxResults"), 25), request.get("NextToken"))
+@OPERATIONS.operation("ListWorkflows")
+def list_workflows(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    names, token = workflows(needs, caller).names(page_size(request.get("MaxResults"), 25), request.get("NextToken"))
     return paged("Workflows", names, token)
 
 
-@operation("UpdateWorkflow")
-def update_workflow(app: Glueball, caller: Caller, request: Request) -> Response:
-    workflows(app, caller).update(request["Name"], request)
+@OPERATIONS.operation("UpdateWorkflow")
+def update_workflow(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    workflows(needs, caller).update(request["Name"], request)
     return {"Name": request["Name"]}
 
 
-@operation("DeleteWorkflow")
-def delete_workflow(app: Glueball, caller: Caller, request: Request) -> Response:
-    workflows(app, caller).delete(request["Name"])
+@OPERATIONS.operation("DeleteWorkflow")
+def delete_workflow(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    workflows(needs, caller).delete(request["Name"])
     return {"Name": request["Name"]}
 
 
 # ---------------------------------------------------------------- workflow runs
 
-@operation("StartWorkflowRun")
-def start_workflow_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    run_id = Engine(app).start_run(_scope(caller), caller.access_key, request["Name"], request.get("RunProperties"))
+@OPERATIONS.operation("StartWorkflowRun")
+def start_workflow_run(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    run_id = Engine(needs).start_run(_scope(caller), caller.access_key, request["Name"], request.get("RunProperties"))
     return {"RunId": run_id}
 
 
-@operation("StopWorkflowRun")
-def stop_workflow_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    Engine(app).stop_run(_scope(caller), request["Name"], request["RunId"])
+@OPERATIONS.operation("StopWorkflowRun")
+def stop_workflow_run(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    Engine(needs).stop_run(_scope(caller), request["Name"], request["RunId"])
     return {}
 
 
-@operation("ResumeWorkflowRun")
-def resume_workflow_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    run_id, node_ids = Engine(app).resume_run(_scope(caller), caller.access_key, request["Name"], request["RunId"],
+@OPERATIONS.operation("ResumeWorkflowRun")
+def resume_workflow_run(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    run_id, node_ids = Engine(needs).resume_run(_scope(caller), caller.access_key, request["Name"], request["RunId"],
                                               request["NodeIds"])
     return {"RunId": run_id, "NodeIds": node_ids}
 
 
-@operation("GetWorkflowRun")
-def get_workflow_run(app: Glueball, caller: Caller, request: Request) -> Response:
-    view = workflows(app, caller).run(request["Name"], request["RunId"])
+@OPERATIONS.operation("GetWorkflowRun")
+def get_workflow_run(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    view = workflows(needs, caller).run(request["Name"], request["RunId"])
     return {"Run": run_wire(view, bool(request.get("IncludeGraph")))}
 
 
-@operation("GetWorkflowRuns")
-def get_workflow_runs(app: Glueball, caller: Caller, request: Request) -> Response:
-    views, token = workflows(app, caller).runs(request["Name"], page_size(request.get("MaxResults"), 100),
+@OPERATIONS.operation("GetWorkflowRuns")
+def get_workflow_runs(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    views, token = workflows(needs, caller).runs(request["Name"], page_size(request.get("MaxResults"), 100),
                                                request.get("NextToken"))
     include = request.get("IncludeGraph")
     return paged("Runs", [run_wire(v, bool(include)) for v in views], token)
 
 
-@operation("GetWorkflowRunProperties")
-def get_workflow_run_properties(app: Glueball, caller: Caller, request: Request) -> Response:
-    return {"RunProperties": workflows(app, caller).properties(request["Name"], request["RunId"])}
+@OPERATIONS.operation("GetWorkflowRunProperties")
+def get_workflow_run_properties(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    return {"RunProperties": workflows(needs, caller).properties(request["Name"], request["RunId"])}
 
 
-@operation("PutWorkflowRunProperties")
-def put_workflow_run_properties(app: Glueball, caller: Caller, request: Request) -> Response:
-    workflows(app, caller).put_properties(request["Name"], request["RunId"], request["RunProperties"])
+@OPERATIONS.operation("PutWorkflowRunProperties")
+def put_workflow_run_properties(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
+    workflows(needs, caller).put_properties(request["Name"], request["RunId"], request["RunProperties"])
     return {}
 
 
-@internal_operation("NotifyEvent")
-def notify_event(app: Glueball, caller: Caller, request: Request) -> Response:
+@INTERNAL_OPERATIONS.operation("NotifyEvent")
+def notify_event(needs: WorkflowNeeds, caller: Caller, request: Request) -> Response:
     name = request.get("WorkflowName")
     if not isinstance(name, str) or not name:
         raise InvalidInputException("Glueball.NotifyEvent needs WorkflowName (a non-empty string)")
@@ -278,4 +278,4 @@ def notify_event(app: Glueball, caller: Caller, request: Request) -> Response:
     if unknown:
         raise InvalidInputException(f"Unknown parameter(s) {', '.join(sorted(unknown))}; expected WorkflowName, "
                                     "EventId")
-    return Engine(app).notify_event(_scope(caller), name, event_id, app.clock.now())
+    return Engine(needs).notify_event(_scope(caller), name, event_id, needs.clock.now())

@@ -34,18 +34,18 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.crawlers.models import ScheduleState
+from glueball.cron import CronError, parse_cron
 from glueball.errors import ConcurrentRunsExceededException, InvalidInputException
 from glueball.jobs.store import to_run
 from glueball.store.schema import CrawlerRow, CrawlRow, JobRow, JobRunRow, TriggerRow
-from glueball.workflows.cron import CronError, parse_cron
-from glueball.workflows.engine import CRAWL_STATES, Engine, add_fire, fire_actions, job_run_settled, open_run
+from glueball.store.scoped import Scope
 from glueball.workflows.models import CRAWLER_SCHEDULE_PREFIX, Spec, TriggerState, TriggerType
+from glueball.workflows.orchestrator import CRAWL_STATES, Engine, add_fire, fire_actions, job_run_settled, open_run
 from glueball.workflows.store import bump_trigger, find_workflow_row, to_trigger
 
 if TYPE_CHECKING:
-    from glueball.app import Glueball
+    from glueball.workflows.area import WorkflowNeeds
 
 log = logging.getLogger("glueball.scheduler")
 
@@ -81,9 +81,9 @@ def due_decision(expression: str, due: float, clock_now: float, grace: float) ->
 class Scheduler:
     """The scheduler thread of one process."""
 
-    def __init__(self, app: Glueball, interval: float | None = None) -> None:
-        self.app = app
-        self.engine = Engine(app)
+    def __init__(self, needs: WorkflowNeeds, interval: float | None = None) -> None:
+        self.needs = needs
+        self.engine = Engine(needs)
         self.interval = interval if interval is not None else _float_env("GLUEBALL_SCHEDULER_INTERVAL",
                                                                          DEFAULT_INTERVAL)
         self.grace = _float_env("GLUEBALL_MISFIRE_GRACE_SECONDS", DEFAULT_MISFIRE_GRACE)
@@ -121,7 +121,7 @@ class Scheduler:
     def tick(self) -> None:
         """One pass over everything due (see the module's description)."""
         with self._tick_lock:
-            clock_now = self.app.clock.now()
+            clock_now = self.needs.clock.now()
             self.fire_schedules(clock_now)
             self.fire_crawler_schedules(clock_now)
             self.expire_event_batches(clock_now)
@@ -133,7 +133,7 @@ class Scheduler:
 
     def fire_schedules(self, clock_now: float) -> list[int]:
         """Fire ACTIVATED SCHEDULED triggers that are due; the fires recorded."""
-        with self.app.store.read() as session:
+        with self.needs.store.read() as session:
             due = [(r.id, r.version) for r in session.scalars(select(TriggerRow).where(
                 TriggerRow.type == TriggerType.SCHEDULED.value, TriggerRow.state == TriggerState.ACTIVATED.value,
                 TriggerRow.next_fire.is_not(None), TriggerRow.next_fire <= clock_now))]
@@ -146,7 +146,7 @@ class Scheduler:
         return fires
 
     def _fire_schedule(self, row_id: int, version: int, clock_now: float) -> int | None:
-        with self.app.store.write() as session:
+        with self.needs.store.write() as session:
             row = session.get(TriggerRow, row_id)
             if row is None or row.version != version or row.next_fire is None:
                 return None
@@ -180,7 +180,7 @@ class Scheduler:
     # -- crawlers' own schedules (CreateCrawler Schedule / UpdateCrawlerSchedule)
 
     def fire_crawler_schedules(self, clock_now: float) -> list[int]:
-        with self.app.store.read() as session:
+        with self.needs.store.read() as session:
             rows = [(r.id, r.next_fire) for r in session.scalars(select(CrawlerRow).where(
                 CrawlerRow.schedule_state == ScheduleState.SCHEDULED.value, CrawlerRow.schedule.is_not(None)))
                 if r.next_fire is None or r.next_fire <= clock_now]
@@ -193,7 +193,7 @@ class Scheduler:
         return fires
 
     def _fire_crawler_schedule(self, row_id: int, due: float | None, clock_now: float) -> int | None:
-        with self.app.store.write() as session:
+        with self.needs.store.write() as session:
             row = session.get(CrawlerRow, row_id)
             if row is None or row.schedule is None or row.next_fire != due:
                 return None
@@ -221,14 +221,14 @@ class Scheduler:
 
     def expire_event_batches(self, clock_now: float) -> list[str]:
         """Start the workflow runs of EVENT triggers whose batch window has passed; their run ids."""
-        with self.app.store.read() as session:
+        with self.needs.store.read() as session:
             rows = [(r.id, r.version) for r in session.scalars(select(TriggerRow).where(
                 TriggerRow.type == TriggerType.EVENT.value, TriggerRow.state == TriggerState.ACTIVATED.value,
                 TriggerRow.event_batch.is_not(None)))]
         started: list[str] = []
         for row_id, version in rows:
             fire_id = None
-            with self.app.store.write() as session:
+            with self.needs.store.write() as session:
                 row = session.get(TriggerRow, row_id)
                 if row is None or row.version != version or not row.event_batch:
                     continue
@@ -263,14 +263,14 @@ class Scheduler:
         after the trigger's watermark; AND needs all to match, ANY one. Firing moves the watermark
         past the runs it looked at, so the same runs never fire the trigger twice.
         """
-        with self.app.store.read() as session:
+        with self.needs.store.read() as session:
             rows = [(r.id, r.version) for r in session.scalars(select(TriggerRow).where(
                 TriggerRow.type == TriggerType.CONDITIONAL.value, TriggerRow.state == TriggerState.ACTIVATED.value,
                 TriggerRow.workflow_name.is_(None)))]
         fires: list[int] = []
         for row_id, version in rows:
             fire_id = None
-            with self.app.store.write() as session:
+            with self.needs.store.write() as session:
                 row = session.get(TriggerRow, row_id)
                 if row is None or row.version != version:
                     continue

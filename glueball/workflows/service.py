@@ -1,6 +1,6 @@
 """Workflows and their runs: CreateWorkflow ... DeleteWorkflow, GetWorkflowRun(s), run properties.
 
-Starting, stopping and resuming runs belong to :mod:`glueball.workflows.engine`; this module keeps
+Starting, stopping and resuming runs belong to :mod:`glueball.workflows.orchestrator`; this module keeps
 the definitions and answers the read operations.
 """
 
@@ -13,15 +13,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from glueball.api.pagination import decode_token, encode_token
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 from glueball.store.engine import Store
 from glueball.store.schema import TriggerFireRow, WorkflowRow, WorkflowRunRow
+from glueball.store.scoped import Scope
 from glueball.tagging.service import delete_tags, list_tagged_names, register_resource_type, write_tags
-from glueball.workflows.engine import RunActions, load_actions
 from glueball.workflows.graph import Graph
 from glueball.workflows.models import Spec, Trigger, Workflow, WorkflowRun
+from glueball.workflows.orchestrator import RunActions, load_actions
 from glueball.workflows.store import (
     find_workflow_row,
     to_trigger,
@@ -174,7 +174,7 @@ class WorkflowService:
 
     def runs(self, name: str, max_results: int, token: str | None) -> tuple[list[RunView], str | None]:
         """Mirror GetWorkflowRuns: the runs, newest first, a page at a time."""
-        offset = int(decode_token(token) or 0)
+        offset = decode_token(token, int) or 0
         with self.store.read() as session:
             row = workflow_row(session, self.scope, name)
             rows = list(session.scalars(select(WorkflowRunRow).where(WorkflowRunRow.workflow_id == row.id)

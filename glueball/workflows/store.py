@@ -13,10 +13,9 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from glueball.catalog.models import Scope
 from glueball.errors import EntityNotFoundException
 from glueball.store.schema import TriggerFireRow, TriggerRow, WorkflowRow, WorkflowRunRow
-from glueball.store.scoped import find_scoped, scoped_query
+from glueball.store.scoped import Scope, find_scoped, scoped_query
 from glueball.workflows.models import (
     Trigger,
     TriggerState,

@@ -2,7 +2,7 @@
 
 What a trigger may hold depends on its type, as in Glue:
 
-- ``SCHEDULED`` needs a ``Schedule`` (AWS cron, :mod:`glueball.workflows.cron`); no other type takes one.
+- ``SCHEDULED`` needs a ``Schedule`` (AWS cron, :mod:`glueball.cron`); no other type takes one.
 - ``CONDITIONAL`` needs a ``Predicate``: ``Logical`` AND (default) or ANY over ``Conditions``, each
   ``JobName`` + ``State`` (SUCCEEDED, STOPPED, FAILED, TIMEOUT) or ``CrawlerName`` + ``CrawlState``
   (SUCCEEDED, FAILED, CANCELLED) with ``LogicalOperator`` EQUALS.
@@ -27,9 +27,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from glueball.api.pagination import decode_token, encode_token
-from glueball.catalog.models import Scope
 from glueball.clock import now
 from glueball.crawlers.store import crawler_exists
+from glueball.cron import CronError, check_glue_schedule
 from glueball.errors import (
     ConcurrentModificationException,
     EntityNotFoundException,
@@ -40,8 +40,8 @@ from glueball.jobs.service import check_arguments, check_timeout
 from glueball.jobs.store import job_exists
 from glueball.store.engine import Store
 from glueball.store.schema import TagRow, TriggerRow
+from glueball.store.scoped import Scope
 from glueball.tagging.service import delete_tags, register_resource_type, write_tags
-from glueball.workflows.cron import CronError, check_glue_schedule
 from glueball.workflows.models import (
     DEFAULT_BATCH_WINDOW,
     START_TYPES,
@@ -284,7 +284,7 @@ class TriggerService:
         Raises:
             EntityNotFoundException: ``dependent_job`` names no job.
         """
-        after = decode_token(token)
+        after = decode_token(token, str)
         query = trigger_query(self.scope).order_by(TriggerRow.name)
         if after is not None:
             query = query.where(TriggerRow.name > str(after))

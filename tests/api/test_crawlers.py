@@ -2,7 +2,7 @@
 
 Black-box tests drive a `glueball server` and the real crawl engine. The state-machine tests
 that need a crawl to stay RUNNING until told otherwise run in-process with a stand-in engine
-(``glueball.crawlers.runner.ENGINE_HOOK``), on both stores too.
+(``glueball.crawlers.crawl_runs.ENGINE_HOOK``), on both stores too.
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from glueball.api.client import GlueClient
-from glueball.app import Glueball
+from glueball.app import Glueball, embedded_client
 from glueball.catalog.models import Scope
 from glueball.config import DEFAULT_ACCOUNT_ID, Settings
-from glueball.crawlers import runner
+from glueball.crawlers import crawl_runs as runner
 from glueball.crawlers.service import CrawlerService
 from glueball.store.engine import Store
 from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, error_of, unique
@@ -401,11 +400,11 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
 
 
 @pytest.fixture()
-def local(embedded_app: Glueball) -> GlueClient:
-    return GlueClient(embedded_app)
+def local(embedded_app: Glueball) -> Any:
+    return embedded_client(embedded_app)
 
 
-def test_stop_moves_running_to_stopping_then_ready_cancelled(local: GlueClient, engine: FakeEngine) -> None:
+def test_stop_moves_running_to_stopping_then_ready_cancelled(local: Any, engine: FakeEngine) -> None:
     name = create(local)
     engine.may_stop.clear()
     local.start_crawler(Name=name)
@@ -438,7 +437,7 @@ def test_stop_moves_running_to_stopping_then_ready_cancelled(local: GlueClient, 
     assert engine.previous_states == [None, None]
 
 
-def test_engine_gets_the_wire_crawler_classifiers_and_previous_state(local: GlueClient, engine: FakeEngine) -> None:
+def test_engine_gets_the_wire_crawler_classifiers_and_previous_state(local: Any, engine: FakeEngine) -> None:
     classifier = unique("cls")
     local.create_classifier(GrokClassifier={"Name": classifier, "Classification": "app",
                                             "GrokPattern": "%{WORD:level} %{GREEDYDATA:message}"})
@@ -459,7 +458,7 @@ def test_engine_gets_the_wire_crawler_classifiers_and_previous_state(local: Glue
     assert (metrics["TablesCreated"], metrics["TablesUpdated"], metrics["TablesDeleted"]) == (1, 2, 0)
 
 
-def test_failed_crawl_records_the_error_and_keeps_the_last_good_state(local: GlueClient, engine: FakeEngine) -> None:
+def test_failed_crawl_records_the_error_and_keeps_the_last_good_state(local: Any, engine: FakeEngine) -> None:
     name = create(local)
     engine.release.set()
     local.start_crawler(Name=name)
@@ -475,7 +474,7 @@ def test_failed_crawl_records_the_error_and_keeps_the_last_good_state(local: Glu
     assert engine.previous_states == [None, {"crawl": 1}, {"crawl": 1}]
 
 
-def test_concurrent_starts_exactly_one_wins(local: GlueClient, engine: FakeEngine) -> None:
+def test_concurrent_starts_exactly_one_wins(local: Any, engine: FakeEngine) -> None:
     name = create(local)
     barrier = threading.Barrier(8)
     outcomes: list[str] = []
@@ -497,20 +496,6 @@ def test_concurrent_starts_exactly_one_wins(local: GlueClient, engine: FakeEngin
     engine.release.set()
     wait_ready(local, name)
     assert len(local.list_crawls(CrawlerName=name)["Crawls"]) == 1
-
-
-def test_orphan_detection_spares_live_processes() -> None:
-    here = socket.gethostname()
-    now = time.time()
-    assert runner.is_orphan(None, None)
-    assert not runner.is_orphan(runner.process_identity(), now)
-    assert runner.is_orphan(f"{here}:{os.getpid()}:another-boot", now)
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
-    assert runner.is_orphan(f"{here}:{dead.stdout.strip()}:x", now)
-    assert not runner.is_orphan(f"{here}:{os.getppid()}:x", now)
-    assert not runner.is_orphan("elsewhere:1:x", now)
-    assert runner.is_orphan("elsewhere:1:x", now - runner.STALE_SECONDS - 1)
 
 
 # ---------------------------------------------------------------- restart and CLI
@@ -551,7 +536,7 @@ def test_glueball_crawl_cli_runs_synchronously_with_progress_and_summary(tmp_pat
     data.mkdir(parents=True)
     (data / "part-0.csv").write_text("id,amount\n1,2.5\n2,3.5\n")
     app = Glueball(Settings(home=tmp_path))
-    glue = GlueClient(app)
+    glue = embedded_client(app)
     glue.create_database(DatabaseInput={"Name": "cli_db"})
     good = create(glue, DatabaseName="cli_db", Targets=s3_targets("s3://bucket/cli/sales/"))
     bad = create(glue, DatabaseName="no_such_db", Targets=s3_targets("s3://bucket/cli/sales/"))
@@ -576,7 +561,7 @@ def test_glueball_crawl_cli_runs_synchronously_with_progress_and_summary(tmp_pat
     assert "EntityNotFoundException" in missing.stderr
     app = Glueball(Settings(home=tmp_path))
     try:
-        glue = GlueClient(app)
+        glue = embedded_client(app)
         assert [t["Name"] for t in glue.get_tables(DatabaseName="cli_db")["TableList"]] == ["sales"]
         crawler = glue.get_crawler(Name=good)["Crawler"]
         assert (crawler["State"], crawler["LastCrawl"]["Status"]) == ("READY", "SUCCEEDED")

@@ -67,6 +67,13 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
     ({"Command": {"Name": "spark"}}, "Command.Name must be glueetl, gluestreaming or pythonshell, got 'spark'"),
     ({"Command": {"Name": "glueetl", "ScriptLocation": "relative/x.py"}},
      "Command.ScriptLocation must be an s3:// path or an absolute local path, got 'relative/x.py'"),
+    ({"Command": {"Name": "glueetl", "ScriptLocation": "s3://scripts/../../../etc/x.py"}},
+     "Command.ScriptLocation: 's3://scripts/../../../etc/x.py': a key with '.' or '..' segments would leave "
+     "the object store"),
+    ({"Command": {"Name": "glueetl", "ScriptLocation": "s3://../x.py"}},
+     "Command.ScriptLocation: 's3://../x.py': '..' is not a bucket name"),
+    ({"Command": {"Name": "glueetl", "ScriptLocation": "s3://scripts/folder/"}},
+     "Command.ScriptLocation must name a script, s3://bucket/key.py, got 's3://scripts/folder/'"),
     ({"MaxCapacity": 5.0, "WorkerType": "G.1X", "NumberOfWorkers": 2},
      "Please do not set Max Capacity if using Worker Type and Number of Workers."),
     ({"WorkerType": "G.1X"}, "Please set both Worker Type and Number of Workers."),

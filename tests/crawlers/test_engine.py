@@ -16,11 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from glueball.api.client import GlueClient
-from glueball.app import Glueball
+from glueball.app import Glueball, embedded_client
 from glueball.config import Settings
-from glueball.crawlers import engine
-from glueball.crawlers.engine import CrawlError, CrawlOutcome, CrawlStopped, run_crawl
+from glueball.crawlers import crawl_engine as engine
+from glueball.crawlers.crawl_engine import CrawlError, CrawlOutcome, CrawlStopped, run_crawl
 
 APACHE_LINE = ('127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 '
                '"http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"\n')
@@ -74,7 +73,7 @@ class Env:
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
     monkeypatch.setenv("GLUEBALL_HOME", str(tmp_path))
     app = Glueball(Settings(home=tmp_path))
-    glue = GlueClient(app)
+    glue = embedded_client(app)
     glue.create_database(DatabaseInput={"Name": "db"})
     result = Env(tmp_path, glue)
     real = engine.classify

@@ -79,6 +79,16 @@ def test_listing_a_single_object_and_a_missing_prefix(home: Path) -> None:
         list_s3_target("/not/s3", Exclusions(None))
 
 
+@pytest.mark.parametrize("uri", ["s3://../../../../tmp/x/", "s3://bkt/../../etc/", "s3://bkt/a/./b/",
+                                 "s3://bkt/a\\b/", "s3:///nobucket/"])
+def test_a_target_that_would_leave_the_object_store_is_refused_naming_it(home: Path, uri: str) -> None:
+    outside = home.parent / "outside.csv"
+    outside.write_text("a,b\n")
+    with pytest.raises(TargetError, match="refused") as raised:
+        list_s3_target(uri, Exclusions(None))
+    assert repr(uri) in str(raised.value)
+
+
 # ---------------------------------------------------------------------------------------- grouping
 
 

@@ -8,13 +8,13 @@ prefix, and fails the job (raises, so the run exits non-zero) when a dataset-lev
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers import run_script_in_process
 
 pytestmark = pytest.mark.spark
 
@@ -85,14 +85,11 @@ def job_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_job(home: Path, run: str, max_mean: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GLUEBALL_HOME=str(home))
-    env.pop("GLUEBALL_ENDPOINT", None)
-    return subprocess.run(
-        [sys.executable, "-m", "glueball", "run", str(home / "quarantine_job.py"), "--JOB_NAME", "orders-dq",
-         "--input", "s3://lake/raw/orders/", "--curated", f"s3://lake/curated/{run}/",
-         "--quarantine", f"s3://lake/quarantine/{run}/", "--max_mean", max_mean,
-         "--spark-master", "local[2]", "--conf", "spark.sql.shuffle.partitions=4"],
-        capture_output=True, text=True, env=env, timeout=600)
+    """The job script over ``home``, in this process's Spark session (what it computes, not how it is launched)."""
+    args = ["--JOB_NAME", "orders-dq", "--input", "s3://lake/raw/orders/", "--curated", f"s3://lake/curated/{run}/",
+            "--quarantine", f"s3://lake/quarantine/{run}/", "--max_mean", max_mean]
+    status, out, err = run_script_in_process(home, home / "quarantine_job.py", *args)
+    return subprocess.CompletedProcess(args, status, out, err)
 
 
 def read_json_lines(folder: Path) -> list[dict[str, Any]]:
@@ -109,13 +106,12 @@ def test_passed_rows_are_curated_and_failed_rows_quarantined(job_home: Path) -> 
                    for o in read_json_lines(job_home / "s3" / "lake" / "quarantine" / "good")}
     assert quarantined == {2: ['ColumnValues "amount" > 0'], None: ['IsComplete "order_id"'],
                            4: ['ColumnValues "status" in ["new", "shipped"]']}
-    from glueball.api.client import GlueClient
-    from glueball.app import Glueball
+    from glueball.app import Glueball, embedded_client
     from glueball.config import Settings
 
     glue = Glueball(Settings(home=job_home))
     try:
-        results = GlueClient(glue).list_data_quality_results()["Results"]
+        results = embedded_client(glue).list_data_quality_results()["Results"]
     finally:
         glue.close()
     assert [r["JobName"] for r in results] == ["orders-dq"]

@@ -78,7 +78,8 @@ def _fake_recommend(info: dict[str, Any]) -> str:
 
 def fake_drive() -> int:
     """glueball's driver with the Spark work replaced (the GLUEBALL_DQ_DRIVER knob points here)."""
-    from glueball.dataquality import recommend, runs
+    from glueball.dataquality import driver as runs
+    from glueball.dataquality import recommend
 
     runs.evaluate_run = _fake_evaluate  # type: ignore[assignment]
     recommend.recommend_run = _fake_recommend  # type: ignore[assignment]

@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
-import json
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,13 +24,13 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
-from glueball.api.client import GlueClient
-from glueball.app import Glueball
+from glueball.app import Glueball, embedded_client
 from glueball.catalog.models import Scope
 from glueball.config import Settings
 from glueball.crawlers.models import LastCrawlStatus
 from glueball.demo import data
 from glueball.demo.jobs import AGGREGATE_SCRIPT, TRANSFORM_SCRIPT
+from tests.helpers import run_script_in_process
 
 pytestmark = pytest.mark.spark
 
@@ -52,7 +48,7 @@ class Pipeline:
 
     home: Path
     app: Glueball
-    glue: GlueClient
+    glue: Any
     timings: list[tuple[str, float]] = field(default_factory=list)
 
     @property
@@ -64,16 +60,15 @@ class Pipeline:
         assert result.status is LastCrawlStatus.SUCCEEDED, result.error
 
     def run(self, label: str, script: Path, *args: str) -> str:
-        env = dict(os.environ, GLUEBALL_HOME=str(self.home))
-        env.pop("GLUEBALL_ENDPOINT", None)
+        """The demo script over the home, in this process's Spark session: what the scripts compute. How
+        a job run's driver is launched and watched is tested in tests/jobs; ``make demo`` runs these
+        scripts as job runs of a workflow."""
         started = time.monotonic()
-        result = subprocess.run([sys.executable, "-m", "glueball", "run", str(script), *args,
-                                 "--job-bookmark-option", "job-bookmark-enable",
-                                 "--spark-master", "local[2]", "--conf", "spark.sql.shuffle.partitions=4"],
-                                capture_output=True, text=True, env=env, timeout=600)
+        status, out, err = run_script_in_process(self.home, script, *args, "--job-bookmark-option",
+                                                 "job-bookmark-enable")
         self.timings.append((label, time.monotonic() - started))
-        assert result.returncode == 0, f"{script.name} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
-        return result.stdout
+        assert status == 0, f"{script.name} failed:\n{out[-2000:]}\n{err[-4000:]}"
+        return out
 
     def transform(self, label: str) -> str:
         return self.run(label, TRANSFORM_SCRIPT, "--JOB_NAME", "demo-transform", "--raw_database", RAW_DB,
@@ -112,8 +107,7 @@ class Pipeline:
         The public GetJobBookmark needs a defined job; ``glueball run`` keeps bookmarks under its
         ``--JOB_NAME`` without one.
         """
-        answer = self.app.handle("Glueball.GetJobBookmarkState", json.dumps({"JobName": job}).encode(), None)
-        states = json.loads(answer.body)["States"]
+        states = self.app.client("glueball").get_job_bookmark_state(JobName=job)["States"]
         return {ctx: sorted(state["files"]) for ctx, state in states.items()}
 
     def partitions(self, table: str) -> list[list[str]]:
@@ -130,7 +124,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
     settings = Settings(home=home)
     settings.ensure_dirs()
     app = Glueball(settings)
-    glue = GlueClient(app)
+    glue = embedded_client(app)
     for name in (RAW_DB, CURATED_DB):
         glue.create_database(DatabaseInput={"Name": name})
     glue.create_crawler(Name="demo-raw", Role="AWSGlueServiceRole-demo", DatabaseName=RAW_DB,

@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from glueball.api.client import GlueClient
-from glueball.app import Glueball
+from glueball.app import Glueball, embedded_client
 from glueball.config import Settings
 from tests.helpers import ServerProcess, unique
 
@@ -45,7 +44,7 @@ def define(home: Path, script: str, **extra: Any) -> str:
     path.write_text(script)
     app = Glueball(Settings(home=home))
     try:
-        GlueClient(app).create_job(Name=name, Role="r", Command={"Name": "pythonshell",
+        embedded_client(app).create_job(Name=name, Role="r", Command={"Name": "pythonshell",
                                                                  "ScriptLocation": f"s3://scripts/{name}.py"}, **extra)
     finally:
         app.close()
@@ -96,7 +95,7 @@ def test_start_without_wait_is_detached_and_stop_stops_it(tmp_path: Path) -> Non
     assert stop.stdout.strip() == f"{run_id}: stopping"
     app = Glueball(Settings(home=home))
     try:
-        glue = GlueClient(app)
+        glue = embedded_client(app)
         deadline = time.monotonic() + 30
         state = ""
         while time.monotonic() < deadline:

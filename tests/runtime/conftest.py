@@ -28,11 +28,9 @@ def glue_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def glue_context(glue_home: Path) -> Any:
     """The GlueContext over the process's Spark session (local[2])."""
     from glueball.runtime.context import GlueContext
-    from glueball.runtime.spark import spark_session
+    from tests.helpers import shared_spark
 
-    spark = spark_session(master="local[2]", app_name="glueball-tests",
-                          conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4"})
-    return GlueContext(spark.sparkContext)
+    return GlueContext(shared_spark().sparkContext)
 
 
 @pytest.fixture(scope="session")

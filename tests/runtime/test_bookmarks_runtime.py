@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,7 @@ import pytest
 
 from glueball.runtime import bookmarks
 from glueball.runtime.io.files import InputFile, list_files
-from tests.helpers import ServerProcess, unique
+from tests.helpers import ServerProcess, run_script_in_process, unique
 from tests.jobs.test_bookmarks import create_job
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -117,22 +115,22 @@ class Flow:
 
     def run(self, run_id: str, option: str = "job-bookmark-enable", *extra: str, fail: bool = False,
             env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:
+        """The script as the server's run ``run_id`` of the job: in this process, reporting to the server
+        through GLUEBALL_ENDPOINT as a launched driver would (the launch itself is tested in tests/jobs)."""
         out = self.tmp / f"{run_id}.json"
-        argv = [sys.executable, "-m", "glueball", "run", str(self.script), "--JOB_NAME", self.job,
-                "--JOB_RUN_ID", run_id, "--job-bookmark-option", option, *extra, "--out", str(out),
-                "--orders", self.orders, "--events", self.events, "--countdown", self.countdown,
-                "--fail", "yes" if fail else "no", "--spark-master", "local[2]"]
-        inherited = {k: v for k, v in os.environ.items()
-                     if k not in ("GLUEBALL_JOB_ATTEMPT", "GLUEBALL_PREVIOUS_RUN_ID")}
-        run_env = dict(inherited, GLUEBALL_HOME=str(self.server.home), GLUEBALL_ENDPOINT=self.server.endpoint,
-                       GLUEBALL_JOB_NAME=self.job, GLUEBALL_JOB_RUN_ID=run_id, GLUEBALL_SQL_CATALOG="off",
-                       AWS_ACCESS_KEY_ID="AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY="secret",
-                       AWS_DEFAULT_REGION="us-east-1", **(env or {}))
+        args = ["--JOB_NAME", self.job, "--JOB_RUN_ID", run_id, "--job-bookmark-option", option, *extra,
+                "--out", str(out), "--orders", self.orders, "--events", self.events,
+                "--countdown", self.countdown, "--fail", "yes" if fail else "no"]
+        contract: dict[str, str | None] = {
+            "GLUEBALL_ENDPOINT": self.server.endpoint, "GLUEBALL_JOB_NAME": self.job, "GLUEBALL_JOB_RUN_ID": run_id,
+            "GLUEBALL_JOB_ATTEMPT": None, "GLUEBALL_PREVIOUS_RUN_ID": None, "GLUEBALL_SQL_CATALOG": "off",
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_DEFAULT_REGION": "us-east-1",
+            **(env or {})}
         started = time.monotonic()
-        result = subprocess.run(argv, capture_output=True, text=True, env=run_env, timeout=300)
+        code, _, stderr = run_script_in_process(self.server.home, self.script, *args, env=contract)
         print(f"{run_id}: {time.monotonic() - started:.1f} s")
         summary = json.loads(out.read_text()) if out.exists() else {}
-        return result.returncode, summary, result.stderr
+        return code, summary, stderr
 
     def entry(self, run_id: str | None = None) -> dict[str, Any]:
         params = {"JobName": self.job, **({"RunId": run_id} if run_id else {})}
@@ -246,6 +244,7 @@ def test_bookmarked_runs_read_only_new_input(flow: Flow) -> None:
     assert json.loads(rewound["JobBookmark"]) == json.loads(flow.entry("jr_2")["JobBookmark"])
 
 
+@pytest.mark.driver
 def test_a_run_started_by_the_server_commits_under_its_run_id(flow: Flow) -> None:
     """StartJobRun: the driver the server launches loads and commits the bookmark of its own run."""
     flow.glue.reset_job_bookmark(JobName=flow.job)

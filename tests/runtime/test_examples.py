@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from glueball.api.client import GlueClient
-from glueball.app import Glueball
+from glueball.app import Glueball, embedded_client
 from glueball.config import Settings
-from tests.helpers import unique
+from tests.helpers import run_script_in_process, unique
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -31,7 +30,13 @@ def example_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def run_example(home: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+def run_example(home: Path, script: str, *args: str, driver: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run an example script over ``home``: in this process's Spark session, or as a real ``glueball run``
+    driver process (``driver``: the command line, exit status and a script that makes its own SparkContext)."""
+    if not driver:
+        status, out, err = run_script_in_process(home, EXAMPLES / script, *args)
+        assert status == 0, f"{script} failed:\n{out[-2000:]}\n{err[-4000:]}"
+        return subprocess.CompletedProcess([script, *args], status, out, err)
     env = dict(os.environ, GLUEBALL_HOME=str(home))
     env.pop("GLUEBALL_ENDPOINT", None)
     result = subprocess.run([sys.executable, "-m", "glueball", "run", str(EXAMPLES / script), *args,
@@ -42,9 +47,9 @@ def run_example(home: Path, script: str, *args: str) -> subprocess.CompletedProc
 
 
 @pytest.fixture(scope="module")
-def catalog(example_home: Path) -> Iterator[GlueClient]:
+def catalog(example_home: Path) -> Iterator[Any]:
     glue = Glueball(Settings(home=example_home))
-    yield GlueClient(glue)
+    yield embedded_client(glue)
     glue.close()
 
 
@@ -52,10 +57,12 @@ def s3(home: Path, uri: str) -> str:
     return str(home / "s3" / uri.removeprefix("s3://"))
 
 
+@pytest.mark.driver
 def test_orders_transform_joins_maps_filters_and_writes_partitioned_parquet_with_catalog(
-        example_home: Path, catalog: GlueClient, spark: Any) -> None:
+        example_home: Path, catalog: Any, spark: Any) -> None:
+    # a real driver: the script builds its own SparkContext() and needs a process of its own
     run_example(example_home, "orders_transform.py", "--JOB_NAME", "orders-transform",
-                "--output", "s3://lake/curated/orders/")
+                "--output", "s3://lake/curated/orders/", driver=True)
     out = spark.read.parquet(s3(example_home, "s3://lake/curated/orders/"))
     rows = out.collect()
     # 63 data rows: one unparseable timestamp and one negative amount are filtered out

@@ -8,8 +8,8 @@ import pytest
 from pyspark.sql import types as st
 
 from glueball.runtime import gluetypes as gt
-from glueball.runtime.dynamicframe import CHOICE_METADATA
 from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.gluetypes import CHOICE_METADATA
 
 
 def _choice_field(name: str, members: dict[str, st.DataType]) -> st.StructField:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from glueball.objects.locations import local_path
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.io import files as file_listing
-from glueball.runtime.paths import local_path
 
 ROWS = [(1, "a", 2020, "01"), (2, "b", 2020, "02"), (3, "c", 2021, "01"), (4, "d", 2021, "02")]
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from glueball.objects.locations import local_path
 from glueball.runtime.dynamicframe import CHOICE_METADATA, DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.runtime.paths import local_path
 
 ROWS = [(1, "ann", 1.5), (2, "bob", 2.25), (3, "cy", -3.5)]
 

@@ -11,7 +11,7 @@ import pytest
 
 from glueball.runtime.dynamicframe import CHOICE_METADATA, DynamicFrame, DynamicFrameCollection
 from glueball.runtime.errors import ErrorThresholdExceeded, GlueRuntimeError
-from glueball.runtime.transforms.records import (
+from glueball.runtime.transforms.record_transforms import (
     Coalesce,
     ErrorsAsDynamicFrame,
     Filter,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from glueball.runtime.runner import parse_run_args, spark_submit_args
+from glueball.runtime.scriptrunner import parse_run_args, spark_submit_args
 
 SCRIPT = '''
 import json, sys

@@ -178,7 +178,7 @@ class BackgroundRun:
 
     def __init__(self, glue_context: Any, frame: Any, batch_function: Callable[[Any, int], Any],
                  options: dict[str, Any]) -> None:
-        from glueball.streaming.foreach import BatchRunner
+        from glueball.runtime.streaming.foreach import BatchRunner
 
         self.runner = BatchRunner(glue_context, frame, batch_function, options)
         self.error: BaseException | None = None

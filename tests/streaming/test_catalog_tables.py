@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.sources import streaming_table_options
+from glueball.runtime.streaming.sources import streaming_table_options
 from tests.streaming.helpers import Broker, drain
 from tests.streaming.kinesis_helpers import MotoServer, kinesis_options
 

@@ -168,7 +168,7 @@ def test_explicit_schema_and_csv(glue_context: Any, broker: Broker, tmp_path: Pa
 
 def test_failed_batch_restarts_from_the_checkpoint(glue_context: Any, broker: Broker, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from glueball.streaming import foreach
+    from glueball.runtime.streaming import foreach
 
     monkeypatch.setattr(foreach, "RETRY_BACKOFF_SECONDS", 0.1)
     topic = broker.create_topic()
@@ -197,7 +197,7 @@ def test_failed_batch_restarts_from_the_checkpoint(glue_context: Any, broker: Br
 
 
 def test_empty_batches_are_skipped(glue_context: Any, broker: Broker, tmp_path: Path) -> None:
-    from glueball.streaming.foreach import BatchRunner
+    from glueball.runtime.streaming.foreach import BatchRunner
 
     topic = broker.create_topic()
     calls: list[int] = []

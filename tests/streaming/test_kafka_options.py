@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.decode import DecodeSpec
-from glueball.streaming.kafka import KafkaStreamReader, allot, split_ranges, to_spark_offset
-from glueball.streaming.kafka_options import KafkaOptions, connection_config, parse_timestamp_ms
+from glueball.runtime.streaming.decode import DecodeSpec
+from glueball.runtime.streaming.kafka import KafkaStreamReader, allot, split_ranges, to_spark_offset
+from glueball.runtime.streaming.kafka_options import KafkaOptions, connection_config, parse_timestamp_ms
 
 BASE = {"bootstrap.servers": "127.0.0.1:9092"}
 

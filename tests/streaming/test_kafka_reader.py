@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from glueball.streaming import kafka
+from glueball.runtime.streaming import kafka
 from tests.streaming.helpers import Broker
 
 pytestmark = pytest.mark.spark

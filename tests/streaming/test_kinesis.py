@@ -22,8 +22,8 @@ def test_json_events_to_the_lake_survive_a_stop_mid_stream(glue_context: Any, mo
     """JSON events -> forEachBatch -> deduplicate -> Parquet by date in the object store, stopped and resumed."""
     from pyspark.sql import functions as F
 
+    from glueball.objects.locations import to_spark_path
     from glueball.runtime.dynamicframe import DynamicFrame
-    from glueball.runtime.paths import to_spark_path
 
     spark = glue_context.spark_session
     stream = moto_server.create_stream(shards=2)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.kinesis import KinesisStreamReader, Shard, sequence
-from glueball.streaming.kinesis_options import KinesisOptions, parse_starting_position
+from glueball.runtime.streaming.kinesis import KinesisStreamReader, Shard, sequence
+from glueball.runtime.streaming.kinesis_options import KinesisOptions, parse_starting_position
 
 
 def test_stream_arn_gives_name_and_region() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.decode import DecodeSpec
+from glueball.runtime.streaming.decode import DecodeSpec
 from tests.streaming.helpers import BackgroundRun, Broker, kafka_options
 
 ORDER_SCHEMA = {"type": "record", "name": "Order", "fields": [

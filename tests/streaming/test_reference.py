@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.streaming.reference import ReferenceData
+from glueball.runtime.streaming.reference import ReferenceData
 from tests.streaming.helpers import BackgroundRun, Broker, kafka_options
 
 pytestmark = pytest.mark.spark

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from glueball.workflows.cron import CronError, check_glue_schedule, next_fire, parse_cron
+from glueball.cron import CronError, check_glue_schedule, next_fire, parse_cron
 
 
 def utc(*parts: int) -> dt.datetime:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from glueball.api.model import compiled_pattern, error_codes, service_model
-from glueball.api.validation import validate
+from glueball.edge.model import compiled_pattern, error_codes, service_model
+from glueball.edge.validation import validate
 from glueball.errors import ALL_ERRORS, PROTOCOL_CODES, SerializationException, ValidationException
 
 

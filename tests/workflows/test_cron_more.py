@@ -10,7 +10,7 @@ import datetime as dt
 
 import pytest
 
-from glueball.workflows.cron import CronError, check_glue_schedule, next_fire, parse_cron
+from glueball.cron import CronError, check_glue_schedule, next_fire, parse_cron
 from tests.unit.test_cron import firings, utc
 
 SUNDAY = utc(2024, 6, 2)

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from glueball.runtime.dynamicframe import CHOICE_METADATA
 from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.gluetypes import CHOICE_METADATA
 
 _PRIMITIVES = {
     "boolean": "BooleanType", "int": "IntegerType", "long": "LongType", "float": "FloatType",

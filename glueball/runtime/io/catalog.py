@@ -173,14 +173,8 @@ def get_partitions(glue_ctx: Any, database: str, table_name: str, expression: st
     request: dict[str, Any] = {"DatabaseName": database, "TableName": table_name}
     if expression:
         request["Expression"] = expression
-    out: list[dict[str, Any]] = []
-    while True:
-        page = client.get_partitions(**request)
-        out.extend(page.get("Partitions", []))
-        token = page.get("NextToken")
-        if not token:
-            return out
-        request["NextToken"] = token
+    return [partition for page in client.get_paginator("get_partitions").paginate(**request)
+            for partition in page.get("Partitions", [])]
 
 
 def select_partitions(glue_ctx: Any, table: Mapping[str, Any], database: str, push_down_predicate: str,

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from glueball.globs import glob_to_regex
-from glueball.runtime import paths
+from glueball.objects import locations
 from glueball.runtime.errors import GlueRuntimeError
 
 
@@ -68,7 +68,7 @@ def _uri_join(base: str, name: str) -> str:
 
 
 def _use_hadoop_fs(uri: str) -> bool:
-    return paths.is_s3(uri) and bool(os.environ.get("GLUEBALL_S3_ENDPOINT"))
+    return locations.is_s3(uri) and bool(os.environ.get("GLUEBALL_S3_ENDPOINT"))
 
 
 def list_files(uris: list[str], *, recurse: bool = False, exclusions: list[str] | None = None,
@@ -93,7 +93,7 @@ def list_files(uris: list[str], *, recurse: bool = False, exclusions: list[str] 
 
 
 def _list_local(uri: str, recurse: bool, patterns: list[str], include_hidden: bool) -> list[InputFile]:
-    root = paths.local_path(uri)
+    root = locations.local_path(uri)
     if not root.exists():
         return []
     if root.is_file():
@@ -129,7 +129,7 @@ def _list_hadoop(spark: Any, uri: str, recurse: bool, patterns: list[str],
     if spark is None:
         raise GlueRuntimeError(f"listing {uri} on an S3 endpoint needs the Spark session")
     jvm = spark._jvm
-    spark_path = paths.to_spark_path(uri)
+    spark_path = locations.to_spark_path(uri)
     hpath = jvm.org.apache.hadoop.fs.Path(spark_path)
     fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
     if not fs.exists(hpath):
@@ -172,13 +172,13 @@ def list_dirs(spark: Any, uri: str) -> list[tuple[str, str]]:
     """The sub-folders of a folder: ``(name, uri)`` pairs (empty if it does not exist)."""
     if _use_hadoop_fs(uri):
         jvm = spark._jvm
-        hpath = jvm.org.apache.hadoop.fs.Path(paths.to_spark_path(uri))
+        hpath = jvm.org.apache.hadoop.fs.Path(locations.to_spark_path(uri))
         fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
         if not fs.exists(hpath):
             return []
         return sorted((s.getPath().getName(), _uri_join(uri, s.getPath().getName()))
                       for s in fs.listStatus(hpath) if s.isDirectory())
-    root = paths.local_path(uri)
+    root = locations.local_path(uri)
     if not root.is_dir():
         return []
     return sorted((e.name, _uri_join(uri, e.name)) for e in os.scandir(root) if e.is_dir())
@@ -188,7 +188,7 @@ def remove_empty_dirs(uri: str) -> None:
     """Remove the empty folders under (and including) a local folder: S3 has no empty folders."""
     if _use_hadoop_fs(uri):
         return
-    root = paths.local_path(uri)
+    root = locations.local_path(uri)
     if not root.is_dir():
         return
     for folder, _subdirs, _files in os.walk(root, topdown=False):

@@ -29,9 +29,9 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime import paths
-from glueball.runtime.dynamicframe import CHOICE_METADATA
+from glueball.objects import locations
 from glueball.runtime.errors import GlueRuntimeError, error_schema
+from glueball.runtime.gluetypes import CHOICE_METADATA
 from glueball.runtime.io.files import InputFile
 
 if TYPE_CHECKING:
@@ -391,11 +391,11 @@ def write_files(spark: SparkSession, df: DataFrame, uri: str, fmt: str, format_o
     missing = [k for k in partition_keys if k not in df.columns]
     if missing:
         raise GlueRuntimeError(f"partitionKeys {missing} are not fields of the frame ({df.columns})")
-    target = paths.to_spark_path(uri)
+    target = locations.to_spark_path(uri)
     if fmt == "avro":
         from glueball.runtime.io.avro import write_avro
 
-        if paths.is_s3(uri) and target.startswith("s3a://"):
+        if locations.is_s3(uri) and target.startswith("s3a://"):
             raise GlueRuntimeError("avro output to an S3 endpoint is not supported (fastavro writes local files)")
         codec = compression_name(_get(format_options, "compression", default="deflate"))
         write_avro(df, target, partition_keys, "null" if codec == "none" else str(codec))

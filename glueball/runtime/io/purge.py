@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from glueball.runtime import paths
+from glueball.objects import locations
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.io import catalog as cat
 from glueball.runtime.io import files as file_listing
@@ -65,7 +65,7 @@ def _manifest(options: Mapping[str, Any], deleted: list[str]) -> None:
     target = options.get("manifestFilePath")
     if not target:
         return
-    folder = paths.local_path(str(target))
+    folder = locations.local_path(str(target))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "Success.csv").write_text("".join(f"{uri}\n" for uri in deleted))
 

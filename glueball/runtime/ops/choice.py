@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.dynamicframe import CHOICE_METADATA
 from glueball.runtime.errors import GlueRuntimeError, error_schema
 from glueball.runtime.gluetypes import (
+    CHOICE_METADATA,
     ELEMENT_CHOICE_METADATA,
     catalog_type_to_spark,
     from_json,

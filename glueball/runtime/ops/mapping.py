@@ -12,14 +12,13 @@ back).
 
 from __future__ import annotations
 
-import importlib
-import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.gluetypes import spark_type_from_glue_name
 from glueball.runtime.ops.paths import (
     ELEMENTS,
     ResolvedPath,
@@ -46,48 +45,13 @@ if TYPE_CHECKING:
 
 # -- Glue type names ------------------------------------------------------------------------------
 
-_SIMPLE_TYPES = {
-    "string": "StringType", "varchar": "StringType", "char": "StringType",
-    "int": "IntegerType", "integer": "IntegerType",
-    "long": "LongType", "bigint": "LongType",
-    "short": "ShortType", "smallint": "ShortType",
-    "byte": "ByteType", "tinyint": "ByteType",
-    "float": "FloatType", "double": "DoubleType",
-    "boolean": "BooleanType", "bool": "BooleanType",
-    "timestamp": "TimestampType", "date": "DateType",
-    "binary": "BinaryType", "null": "NullType",
-}
-
-
 def spark_type(name: str) -> DataType:
     """The Spark type of a Glue type name (``string``, ``long``, ``decimal(10,2)``, ``array<int>``...).
-
-    Uses ``glueball.runtime.gluetypes.spark_type_from_glue_name`` when that module
-    provides it; otherwise a small mapping here, with Spark's DDL parser for
-    parameterised and nested types.
 
     Raises:
         GlueRuntimeError: an unknown type name.
     """
-    try:
-        gluetypes = importlib.import_module("glueball.runtime.gluetypes")
-    except ImportError:
-        gluetypes = None
-    from_glue_name = getattr(gluetypes, "spark_type_from_glue_name", None)
-    if from_glue_name is not None:
-        return cast("DataType", from_glue_name(name))
-    from pyspark.sql import types as T
-
-    key = name.strip().lower()
-    base = re.sub(r"\(.*\)$", "", key)
-    if base in _SIMPLE_TYPES:
-        return cast("DataType", getattr(T, _SIMPLE_TYPES[base])())
-    if base == "decimal" and key == "decimal":
-        return T.DecimalType(10, 0)
-    try:
-        return T.DataType.fromDDL(key.replace("long", "bigint") if "<" in key else key)
-    except Exception as exc:
-        raise GlueRuntimeError(f"Unknown type name {name!r} in a mapping") from exc
+    return spark_type_from_glue_name(name)
 
 
 _KEEP_TYPE_NAMES = {"array", "struct", "map", "choice", "object"}
@@ -490,10 +454,6 @@ def select_fields(frame: DynamicFrame, paths: str | Sequence[str], transformatio
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
 
 
-def _collection(frames: Mapping[str, DynamicFrame], glue_ctx: Any) -> DynamicFrameCollection:
-    from glueball.runtime.dynamicframe import DynamicFrameCollection
-
-    return DynamicFrameCollection(frames, glue_ctx)
 
 
 def split_fields(frame: DynamicFrame, paths: str | Sequence[str], name1: str, name2: str,
@@ -506,7 +466,7 @@ def split_fields(frame: DynamicFrame, paths: str | Sequence[str], name1: str, na
                           "total_threshold": total_threshold}
     selected = frame.derive(select_as(frame._df, keep_paths(schema, resolved)), name=name1, **kw)
     rest = frame.derive(select_as(frame._df, drop_paths(schema, resolved)), name=name2, **kw)
-    return _collection({name1: selected, name2: rest}, frame.glue_ctx)
+    return frame.collection({name1: selected, name2: rest})
 
 
 _OPERATORS = {"=", "==", "!=", "<>", "<", ">", "<=", ">="}
@@ -549,7 +509,7 @@ def split_rows(frame: DynamicFrame, comparison_dict: Mapping[str, Mapping[str, A
                           "total_threshold": total_threshold}
     matching = frame.derive(frame._df.where(condition), name=name1, **kw)
     rest = frame.derive(frame._df.where(~condition), name=name2, **kw)
-    return _collection({name1: matching, name2: rest}, frame.glue_ctx)
+    return frame.collection({name1: matching, name2: rest})
 
 
 # -- unnest and relationalize ----------------------------------------------------------------------
@@ -580,7 +540,7 @@ _ROW_ID = "__glueball_row_id"
 
 
 def _staging_dir(staging_path: str) -> str:
-    from glueball.runtime.paths import to_spark_path
+    from glueball.objects.locations import to_spark_path
 
     if not isinstance(staging_path, str) or not staging_path.strip():
         raise GlueRuntimeError("relationalize needs a staging_path (an s3:// or local directory)")
@@ -642,7 +602,7 @@ def relationalize(frame: DynamicFrame, root_table_name: str, staging_path: str,
     kw: dict[str, Any] = {"transformation_ctx": transformation_ctx, "stage_threshold": stage_threshold,
                           "total_threshold": total_threshold}
     frames = {name: frame.derive(df, name=name, **kw) for name, df in tables.items()}
-    return _collection(frames, frame.glue_ctx)
+    return frame.collection(frames)
 
 
 # -- null fields and missing values ----------------------------------------------------------------

@@ -166,7 +166,7 @@ def column_ref(name: str) -> Column:
 
 def is_choice_field(metadata: dict[str, object] | None) -> bool:
     """Whether a StructField's metadata marks it as a choice (see ``dynamicframe.CHOICE_METADATA``)."""
-    from glueball.runtime.dynamicframe import CHOICE_METADATA
+    from glueball.runtime.gluetypes import CHOICE_METADATA
 
     return bool(metadata and metadata.get(CHOICE_METADATA))
 

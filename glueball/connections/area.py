@@ -1,0 +1,17 @@
+"""The connections area: Glue's connection operations and what they need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from glueball.api.operations import Operations
+from glueball.store.engine import Store
+
+OPERATIONS = Operations("glue")
+
+
+@dataclass(frozen=True, eq=False)
+class ConnectionNeeds:
+    """What connection handlers are given: the store."""
+
+    store: Store

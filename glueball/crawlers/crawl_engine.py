@@ -1,0 +1,874 @@
+"""The crawl engine: list targets, classify samples, group tables, write the Data Catalog.
+
+It mirrors an AWS Glue crawler run ("How crawlers work"): custom classifiers then built-in ones
+infer each sampled file's format and schema; folders become tables and partitions by Glue's
+grouping rules (:mod:`glueball.crawlers.grouping`); the catalog is written through a
+boto3-compatible Glue client (CreateTable, UpdateTable — a new table version —, BatchCreatePartition,
+BatchUpdatePartition, BatchDeletePartition, DeleteTable), so the same engine can fill glueball's
+catalog in-process, a glueball server, or AWS itself.
+
+Policies honoured: ``SchemaChangePolicy`` (UpdateBehavior ``UPDATE_IN_DATABASE`` | ``LOG``;
+DeleteBehavior ``DEPRECATE_IN_DATABASE`` | ``DELETE_FROM_DATABASE`` | ``LOG``), ``RecrawlPolicy``
+(``CRAWL_EVERYTHING`` | ``CRAWL_NEW_FOLDERS_ONLY``), and the ``Configuration`` JSON's
+``Grouping.TableGroupingPolicy``, ``Grouping.TableLevelConfiguration``,
+``CrawlerOutput.Partitions.AddOrUpdateBehavior`` and ``CrawlerOutput.Tables.AddOrUpdateBehavior``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from glueball.crawlers.classify import Classification, FileSample, classify, merge_columns
+from glueball.crawlers.grouping import Grouper, TableGroup, Unit, group_at_level, sanitize_name, union_columns
+from glueball.crawlers.targets import (
+    Exclusions,
+    FolderListing,
+    ObjectEntry,
+    S3Listing,
+    TargetError,
+    list_jdbc_tables,
+    list_s3_target,
+    split_s3_uri,
+)
+
+__all__ = ["CrawlError", "CrawlOutcome", "CrawlStopped", "run_crawl"]
+
+STATE_VERSION = 1
+PARTITION_BATCH = 100          # BatchCreatePartition / BatchUpdatePartition take at most 100 entries
+DELETE_BATCH = 25              # BatchDeletePartition takes at most 25
+TABLE_INPUT_KEYS = ("Name", "Description", "Owner", "LastAccessTime", "LastAnalyzedTime", "Retention",
+                    "StorageDescriptor", "PartitionKeys", "ViewOriginalText", "ViewExpandedText", "TableType",
+                    "Parameters", "TargetTable")
+PARTITION_INPUT_KEYS = ("Values", "LastAccessTime", "StorageDescriptor", "Parameters", "LastAnalyzedTime")
+
+
+@dataclass
+class CrawlOutcome:
+    """What one crawl did to the catalog, the state for the next crawl, and its log lines."""
+
+    tables_created: int = 0
+    tables_updated: int = 0
+    tables_deleted: int = 0
+    partitions_created: int = 0
+    partitions_updated: int = 0
+    partitions_deleted: int = 0
+    state: dict[str, Any] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+
+class CrawlStopped(Exception):
+    """The crawl was asked to stop; every table written so far is complete."""
+
+
+class CrawlError(Exception):
+    """A crawler definition this engine cannot run (the crawl then FAILED with this message)."""
+
+
+@dataclass
+class _Options:
+    name: str
+    database: str
+    prefix: str
+    update: str
+    delete: str
+    recrawl: str
+    combine: bool
+    table_level: int | None
+    inherit_partitions: bool
+    merge_new_columns: bool
+
+    @classmethod
+    def of(cls, crawler: dict[str, Any]) -> _Options:
+        policy = crawler.get("SchemaChangePolicy") or {}
+        recrawl = (crawler.get("RecrawlPolicy") or {}).get("RecrawlBehavior") or "CRAWL_EVERYTHING"
+        try:
+            config = json.loads(crawler.get("Configuration") or "{}")
+        except json.JSONDecodeError as exc:
+            raise CrawlError(f"Configuration is not valid JSON: {exc}") from exc
+        if not isinstance(config, dict):
+            raise CrawlError("Configuration must be a JSON object")
+        grouping = config.get("Grouping") or {}
+        output = config.get("CrawlerOutput") or {}
+        level = grouping.get("TableLevelConfiguration")
+        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or level < 1):
+            raise CrawlError(f"Grouping.TableLevelConfiguration must be a positive integer, not {level!r}")
+        options = cls(
+            name=crawler.get("Name") or "",
+            database=crawler.get("DatabaseName") or "",
+            prefix=crawler.get("TablePrefix") or "",
+            update=policy.get("UpdateBehavior") or "UPDATE_IN_DATABASE",
+            delete=policy.get("DeleteBehavior") or "DEPRECATE_IN_DATABASE",
+            recrawl=recrawl,
+            combine=grouping.get("TableGroupingPolicy") == "CombineCompatibleSchemas",
+            table_level=level,
+            inherit_partitions=(output.get("Partitions") or {}).get("AddOrUpdateBehavior") == "InheritFromTable",
+            merge_new_columns=(output.get("Tables") or {}).get("AddOrUpdateBehavior") == "MergeNewColumns",
+        )
+        if recrawl == "CRAWL_EVENT_MODE":
+            raise CrawlError("RecrawlBehavior CRAWL_EVENT_MODE (S3 event notifications) is not supported by glueball")
+        if recrawl not in ("CRAWL_EVERYTHING", "CRAWL_NEW_FOLDERS_ONLY"):
+            raise CrawlError(f"Unknown RecrawlBehavior {recrawl!r}")
+        if recrawl == "CRAWL_NEW_FOLDERS_ONLY" and (options.update != "LOG" or options.delete != "LOG"):
+            raise CrawlError("The SchemaChangePolicy.DeleteBehavior and SchemaChangePolicy.UpdateBehavior must be "
+                             "LOG when RecrawlBehavior is CRAWL_NEW_FOLDERS_ONLY")
+        return options
+
+
+@dataclass
+class _Stats:
+    """Sizes and record estimates of a set of objects, scaled from the sampled ones."""
+
+    size: int = 0
+    objects: int = 0
+    sampled_size: int = 0
+    sampled_records: int = 0
+
+    def add(self, other: _Stats) -> None:
+        self.size += other.size
+        self.objects += other.objects
+        self.sampled_size += other.sampled_size
+        self.sampled_records += other.sampled_records
+
+    @property
+    def record_count(self) -> int:
+        if not self.sampled_size:
+            return 0
+        return round(self.sampled_records * self.size / self.sampled_size)
+
+    @property
+    def average_record_size(self) -> int:
+        return round(self.sampled_size / self.sampled_records) if self.sampled_records else 0
+
+
+@dataclass
+class _Payload:
+    """What the engine keeps for a unit: its files, its (first) classification, its statistics."""
+
+    files: list[ObjectEntry]
+    classification: Classification
+    stats: _Stats
+
+
+@dataclass
+class _TableSpec:
+    """A table to write: its TableInput, its partitions, and how far the crawl may change it."""
+
+    database: str
+    name: str
+    table_input: dict[str, Any]
+    partitions: list[dict[str, Any]]           # PartitionInputs (Values, StorageDescriptor, Parameters)
+    location: str
+    catalog_target: bool = False               # an existing table named by a CatalogTarget
+    complete: bool = True                      # every partition is listed (False in incremental crawls)
+    state_key: str = ""
+    state_root: str = ""
+    state_entry: dict[str, Any] | None = None
+
+
+def run_crawl(crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any,
+              previous_state: dict[str, Any] | None, progress: Callable[[str, int, int], None],
+              should_stop: Callable[[], bool], log: Callable[[str], None],
+              object_store: Path | None = None) -> CrawlOutcome:
+    """Run one crawl of ``crawler`` and write what it finds to the Data Catalog through ``glue``.
+
+    Mirrors an AWS Glue crawler run: S3 targets are listed (exclusions, hidden ``_``/``.`` objects
+    skipped), up to ``SampleSize`` files per leaf folder are classified (custom classifiers first),
+    folders are grouped into tables and partitions, and the catalog is created or updated according
+    to the crawler's SchemaChangePolicy, RecrawlPolicy and Configuration. JDBC targets read
+    ``information_schema`` through the catalog connection; catalog targets re-crawl the locations
+    of existing tables and update only those tables.
+
+    Args:
+        crawler: the wire ``Crawler`` (as GetCrawler returns it).
+        classifiers: the wire ``Classifier`` structures of the crawler's custom classifiers, in order.
+        glue: a boto3-compatible Glue client of the caller's account and region.
+        previous_state: the ``state`` of the crawler's previous crawl (for ``CRAWL_NEW_FOLDERS_ONLY``).
+        progress: called as ``progress(stage, done, total)`` for stages listing, classifying, writing.
+        should_stop: polled between folders and between tables.
+        log: receives each log line as it is produced.
+        object_store: the local root of ``s3://`` of the catalog's installation (default:
+            ``$GLUEBALL_HOME/s3``).
+
+    Returns:
+        The counts of tables and partitions created, updated and deleted, the new state and the log.
+
+    Raises:
+        CrawlStopped: ``should_stop()`` turned true; every table written so far is complete.
+        CrawlError: the crawler's definition cannot be run (the crawl FAILED).
+    """
+    crawl = _Crawl(crawler, classifiers, glue, previous_state, progress, should_stop, log)
+    crawl.object_store = object_store
+    return crawl.run()
+
+
+class _Crawl:
+    def __init__(self, crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any,
+                 previous_state: dict[str, Any] | None, progress: Callable[[str, int, int], None],
+                 should_stop: Callable[[], bool], log: Callable[[str], None]) -> None:
+        self.crawler = crawler
+        self.object_store: Path | None = None
+        self.options = _Options.of(crawler)
+        self.classifiers = classifiers
+        self.glue = glue
+        self.previous = previous_state if (previous_state or {}).get("version") == STATE_VERSION else None
+        self.progress = progress
+        self.should_stop = should_stop
+        self._log = log
+        self.outcome = CrawlOutcome()
+        self.incremental = self.options.recrawl == "CRAWL_NEW_FOLDERS_ONLY" and self.previous is not None
+        self._catalog: dict[str, dict[str, dict[str, Any]]] = {}
+        self._claimed: set[tuple[str, str]] = set()
+        self.files_classified = 0
+
+    # ------------------------------------------------------------------------------------ plumbing
+
+    def log(self, message: str) -> None:
+        self.outcome.messages.append(message)
+        self._log(message)
+
+    def _check_stop(self) -> None:
+        if self.should_stop():
+            self.log("Crawl stopped on request")
+            raise CrawlStopped(f"crawler {self.options.name} was stopped")
+
+    def _paginate(self, method: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+        for page in self.glue.get_paginator(method).paginate(**params):
+            yield from page.get(key) or []
+
+    def _tables(self, database: str) -> dict[str, dict[str, Any]]:
+        if database not in self._catalog:
+            try:
+                self._catalog[database] = {t["Name"].lower(): t for t in
+                                           self._paginate("get_tables", "TableList", DatabaseName=database)}
+            except ClientError as exc:
+                if _code(exc) == "EntityNotFoundException":
+                    raise CrawlError(f"Database {database} does not exist") from exc
+                raise
+        return self._catalog[database]
+
+    def _owned(self, table: dict[str, Any]) -> bool:
+        return (table.get("Parameters") or {}).get("UPDATED_BY_CRAWLER") == self.options.name
+
+    # ---------------------------------------------------------------------------------------- run
+
+    def run(self) -> CrawlOutcome:
+        targets = self.crawler.get("Targets") or {}
+        s3_targets = targets.get("S3Targets") or []
+        jdbc_targets = targets.get("JdbcTargets") or []
+        catalog_targets = targets.get("CatalogTargets") or []
+        unsupported = [k for k, v in targets.items() if v and k not in ("S3Targets", "JdbcTargets", "CatalogTargets")]
+        if unsupported:
+            raise CrawlError(f"Crawler targets {', '.join(sorted(unsupported))} are not supported by glueball")
+        if catalog_targets and (s3_targets or jdbc_targets):
+            raise CrawlError("A crawler with CatalogTargets cannot crawl other targets in the same run")
+        if not (s3_targets or jdbc_targets or catalog_targets):
+            raise CrawlError("The crawler has no targets")
+        if not catalog_targets and not self.options.database:
+            raise CrawlError("The crawler has no DatabaseName")
+        if self.incremental:
+            self.log("Incremental crawl (CRAWL_NEW_FOLDERS_ONLY): only folders added since the last crawl are read")
+        specs: list[_TableSpec] = []
+        state: dict[str, Any] = {"version": STATE_VERSION, "s3": {}, "jdbc": {}}
+        for index, target in enumerate(s3_targets):
+            self.progress("listing", index, len(s3_targets))
+            specs.extend(self._crawl_s3(target, state))
+        if s3_targets:
+            self.progress("listing", len(s3_targets), len(s3_targets))
+        for target in catalog_targets:
+            specs.extend(self._crawl_catalog_target(target, state))
+        for target in jdbc_targets:
+            specs.extend(self._crawl_jdbc(target, state))
+        self._write(specs)
+        if not self.incremental and not catalog_targets:
+            self._handle_deleted_tables(specs, s3_targets, jdbc_targets)
+        self.outcome.state = state
+        o = self.outcome
+        self.log(f"Crawl finished: {o.tables_created} tables created, {o.tables_updated} updated, "
+                 f"{o.tables_deleted} deleted; {o.partitions_created} partitions created, "
+                 f"{o.partitions_updated} updated, {o.partitions_deleted} deleted; "
+                 f"{self.files_classified} files classified")
+        return o
+
+    # ---------------------------------------------------------------------------------- S3 targets
+
+    def _list(self, path: str, exclusions: Exclusions, known: set[str]) -> S3Listing:
+        try:
+            listing = list_s3_target(path, exclusions, known, self.should_stop, self.object_store)
+        except TargetError as exc:
+            raise CrawlError(str(exc)) from exc
+        self._check_stop()
+        files = sum(len(f.files) for f in listing.folders)
+        self.log(f"Listed {path}: {files} objects in {len(listing.folders)} folders"
+                 + (f", {listing.excluded} excluded" if listing.excluded else "")
+                 + (f", {listing.hidden} hidden skipped" if listing.hidden else "")
+                 + (f", {listing.skipped_known} known folders skipped" if listing.skipped_known else ""))
+        return listing
+
+    def _crawl_s3(self, target: dict[str, Any], state: dict[str, Any]) -> list[_TableSpec]:
+        path = target.get("Path") or ""
+        if not path.startswith(("s3://", "s3a://", "s3n://")):
+            raise CrawlError(f"S3 target path {path!r} must be an s3:// URI")
+        sample_size = target.get("SampleSize")
+        if sample_size is not None and not 1 <= int(sample_size) <= 249:
+            raise CrawlError(f"SampleSize must be between 1 and 249, not {sample_size}")
+        exclusions = Exclusions(target.get("Exclusions"))
+        bucket, prefix = split_s3_uri(path)
+        include_uri = f"s3://{bucket}/{prefix}".rstrip("/")
+        previous = ((self.previous or {}).get("s3") or {}).get(include_uri) if self.incremental else None
+        known_partitions: set[str] = set()
+        known_roots: set[str] = set()
+        for root, entry in ((previous or {}).get("tables") or {}).items():
+            if entry.get("depth"):
+                known_partitions.update(_join(root, p) for p in entry.get("partitions") or [])
+            else:
+                known_roots.add(root)
+        listing = self._list(path, exclusions, known_partitions)
+        folders = [f for f in listing.folders if f.relative not in known_roots]
+        units = self._classify_folders(folders, sample_size)
+        include_level = 1 + (len(prefix.split("/")) if prefix else 0)
+        groups, extra = self._attach_to_known(units, previous) if previous else ([], units)
+        groups.extend(self._group(extra, include_level))
+        include_name = (prefix.rsplit("/", 1)[-1] if prefix else bucket)
+        known_names = {root: entry["name"] for root, entry in ((previous or {}).get("tables") or {}).items()
+                       if entry.get("name")}
+        for name in known_names.values():
+            self._claimed.add((self.options.database, name.lower()))
+        entry_state: dict[str, Any] = {"tables": {}}
+        if previous:
+            entry_state["tables"] = {root: dict(entry) for root, entry in (previous.get("tables") or {}).items()}
+        state["s3"][include_uri] = entry_state
+        specs = []
+        for group in groups:
+            spec = self._s3_spec(group, include_uri, include_name, exclusions, listing.single_file,
+                                 name=known_names.get(group.root))
+            spec.complete = not self.incremental
+            spec.state_key, spec.state_root = include_uri, group.root
+            spec.state_entry = entry_state["tables"].setdefault(group.root, {"depth": group.depth, "partitions": []})
+            specs.append(spec)
+        return specs
+
+    def _classify_folders(self, folders: list[FolderListing], sample_size: int | None) -> list[Unit]:
+        units: list[Unit] = []
+        total = len(folders)
+        for index, folder in enumerate(folders):
+            self._check_stop()
+            self.progress("classifying", index, total)
+            units.extend(self._classify_folder(folder, sample_size))
+        self.progress("classifying", total, total)
+        return units
+
+    def _classify_folder(self, folder: FolderListing, sample_size: int | None) -> list[Unit]:
+        """Classify up to ``sample_size`` files of a folder (all when unset, as Glue) and cluster them
+        by format; the largest cluster is the folder's unit, the others become file-level tables."""
+        sampled = folder.files if sample_size is None else folder.files[:sample_size]
+        clusters: list[tuple[tuple[str, ...], list[tuple[ObjectEntry, Classification]]]] = []
+        for entry in sampled:
+            result = classify(FileSample(path=entry.path, uri=entry.uri, size=entry.size), self.classifiers)
+            self.files_classified += 1
+            if result is None:
+                self.log(f"UNKNOWN: {entry.uri} matched no classifier and was skipped")
+                continue
+            key = _format_key(result)
+            for cluster_key, members in clusters:
+                if cluster_key == key:
+                    members.append((entry, result))
+                    break
+            else:
+                clusters.append((key, [(entry, result)]))
+        if not clusters:
+            return []
+        clusters.sort(key=lambda c: -len(c[1]))
+        unsampled = folder.files[len(sampled):]
+        units = []
+        for index, (key, members) in enumerate(clusters):
+            stats = _Stats()
+            for entry, result in members:
+                stats.size += entry.size
+                stats.objects += 1
+                stats.sampled_size += entry.size
+                stats.sampled_records += _records(result, entry.size)
+            files = [entry for entry, _ in members]
+            if index == 0:
+                files.extend(unsampled)
+                stats.size += sum(e.size for e in unsampled)
+                stats.objects += len(unsampled)
+            columns = union_columns([result.columns for _, result in members], merge_columns)
+            units.append(Unit(folder.relative, key, columns, name=files[0].name, file_level=index > 0,
+                              data=_Payload(files, members[0][1], stats)))
+            if index > 0:
+                self.log(f"{files[0].uri}: {key[0]} data beside {clusters[0][0][0]} data in "
+                         f"s3 folder {folder.relative or '/'} becomes a table of its own")
+        return units
+
+    def _group(self, units: list[Unit], include_level: int) -> list[TableGroup]:
+        if not units:
+            return []
+        if self.options.table_level is not None:
+            groups, rejected = group_at_level(units, self.options.table_level, include_level, merge_columns)
+            for unit in rejected:
+                self.log(f"Folder {unit.folder or '/'} ({unit.key[0]}) does not fit the table at level "
+                         f"{self.options.table_level} and was skipped")
+            return groups
+        return Grouper(merge_columns, self.options.combine).group(units)
+
+    def _attach_to_known(self, units: list[Unit], previous: dict[str, Any]) -> tuple[list[TableGroup], list[Unit]]:
+        """Incremental crawls: new folders under a known table root at its partition depth are new
+        partitions of that table; the rest are grouped into new tables."""
+        tables = previous.get("tables") or {}
+        attached: dict[str, list[Unit]] = {}
+        rest: list[Unit] = []
+        for unit in units:
+            for root, entry in tables.items():
+                depth = entry.get("depth") or 0
+                root_parts = root.split("/") if root else []
+                if depth and unit.parts[:len(root_parts)] == root_parts and len(unit.parts) == len(root_parts) + depth:
+                    attached.setdefault(root, []).append(unit)
+                    break
+            else:
+                rest.append(unit)
+        groups = []
+        for root, members in attached.items():
+            entry = tables[root]
+            group = TableGroup(root, members, entry["depth"], union_columns([u.columns for u in members],
+                                                                          merge_columns))
+            group.partition_keys = entry.get("keys") or [f"partition_{i}" for i in range(entry["depth"])]
+            groups.append(group)
+        return groups, rest
+
+    def _s3_spec(self, group: TableGroup, include_uri: str, include_name: str, exclusions: Exclusions,
+                 single_file: bool = False, database: str | None = None, name: str | None = None) -> _TableSpec:
+        database = database or self.options.database
+        first: _Payload = group.units[0].data
+        stats = _Stats()
+        for unit in group.units:
+            stats.add(unit.data.stats)
+        if group.file_level or (single_file and not group.root):
+            location = first.files[0].uri if len(first.files) == 1 else _dir_uri(include_uri, group.units[0].folder)
+            base = first.files[0].name
+        else:
+            location = _dir_uri(include_uri, group.root)
+            base = group.root.rsplit("/", 1)[-1] if group.root else include_name
+        if name is None:
+            name = self._table_name(database, self.options.prefix + sanitize_name(base), location)
+        classification = first.classification
+        parameters = self._file_parameters(classification, stats)
+        if exclusions:
+            parameters["exclusions"] = json.dumps([f"{include_uri}/{p.lstrip('/')}" for p in exclusions.patterns])
+        table_input = {
+            "Name": name,
+            "StorageDescriptor": _storage(group.columns, location, classification, parameters),
+            "PartitionKeys": [{"Name": key, "Type": "string"} for key in group.partition_keys],
+            "TableType": "EXTERNAL_TABLE",
+            "Parameters": parameters,
+        }
+        partitions = []
+        if group.depth:
+            for unit in group.units:
+                payload: _Payload = unit.data
+                part_params = self._file_parameters(payload.classification, payload.stats)
+                part_location = _dir_uri(include_uri, unit.folder)
+                partitions.append({
+                    "Values": group.partition_values(unit),
+                    "StorageDescriptor": _storage(unit.columns, part_location, payload.classification, part_params),
+                    "Parameters": part_params,
+                })
+        return _TableSpec(database, name, table_input, partitions, location)
+
+    def _file_parameters(self, classification: Classification, stats: _Stats) -> dict[str, str]:
+        parameters = {str(k): str(v) for k, v in (classification.parameters or {}).items()}
+        parameters.setdefault("classification", classification.classification)
+        parameters.setdefault("compressionType", "none")
+        parameters.update({
+            "typeOfData": "file",
+            "recordCount": str(stats.record_count),
+            "averageRecordSize": str(stats.average_record_size),
+            "sizeKey": str(stats.size),
+            "objectCount": str(stats.objects),
+            "UPDATED_BY_CRAWLER": self.options.name,
+            "CrawlerSchemaSerializerVersion": "1.0",
+            "CrawlerSchemaDeserializerVersion": "1.0",
+        })
+        return parameters
+
+    def _table_name(self, database: str, name: str, location: str) -> str:
+        """The table's name: the folder's, or with a hash of the location appended when a table of
+        that name belongs to someone else or another table of this crawl already took it."""
+        existing = self._tables(database).get(name.lower())
+        taken = (database, name.lower()) in self._claimed
+        if taken or (existing is not None and not self._owned(existing)):
+            suffixed = f"{name}_{hashlib.md5(location.encode()).hexdigest()[:8]}"
+            reason = "another table of this crawl" if taken else "a table not created by this crawler"
+            self.log(f"Table name {name} is used by {reason}; the table for {location} is named {suffixed}")
+            name = suffixed
+        self._claimed.add((database, name.lower()))
+        return name
+
+    # ----------------------------------------------------------------------------- catalog targets
+
+    def _crawl_catalog_target(self, target: dict[str, Any], state: dict[str, Any]) -> list[_TableSpec]:
+        database = target.get("DatabaseName") or self.options.database
+        specs = []
+        for table_name in target.get("Tables") or []:
+            table = self._tables(database).get(table_name.lower())
+            if table is None:
+                raise CrawlError(f"Catalog target table {database}.{table_name} does not exist")
+            location = (table.get("StorageDescriptor") or {}).get("Location") or ""
+            if not location.startswith(("s3://", "s3a://", "s3n://")):
+                raise CrawlError(f"Catalog target table {database}.{table_name} has no s3:// location")
+            bucket, prefix = split_s3_uri(location)
+            include_uri = f"s3://{bucket}/{prefix}".rstrip("/")
+            previous = ((self.previous or {}).get("s3") or {}).get(include_uri) if self.incremental else None
+            known = {_join("", p) for p in ((previous or {}).get("tables") or {}).get("", {}).get("partitions") or []}
+            listing = self._list(location, Exclusions(None), known)
+            units = [u for u in self._classify_folders(listing.folders, None) if not u.file_level]
+            include_level = 1 + (len(prefix.split("/")) if prefix else 0)
+            groups, rejected = group_at_level(units, include_level, include_level, merge_columns)
+            for unit in rejected:
+                self.log(f"Folder {unit.folder or '/'} does not match table {table_name} and was skipped")
+            entry_state: dict[str, Any] = {"tables": {}}
+            if previous:
+                entry_state["tables"] = {r: dict(e) for r, e in (previous.get("tables") or {}).items()}
+            state["s3"][include_uri] = entry_state
+            if not groups:
+                self.log(f"No data found for catalog table {database}.{table_name} at {location}")
+                continue
+            group = groups[0]
+            existing_keys = [k["Name"] for k in table.get("PartitionKeys") or []]
+            if existing_keys and len(existing_keys) == group.depth:
+                group.partition_keys = existing_keys
+            self._claimed.add((database, table["Name"].lower()))
+            spec = self._s3_spec(group, include_uri, table["Name"], Exclusions(None), database=database,
+                                 name=table["Name"])
+            spec.catalog_target = True
+            spec.complete = not self.incremental
+            spec.state_key, spec.state_root = include_uri, ""
+            spec.state_entry = entry_state["tables"].setdefault("", {"depth": group.depth, "partitions": []})
+            specs.append(spec)
+        return specs
+
+    # ---------------------------------------------------------------------------------------- JDBC
+
+    def _crawl_jdbc(self, target: dict[str, Any], state: dict[str, Any]) -> list[_TableSpec]:
+        connection_name = target.get("ConnectionName") or ""
+        try:
+            connection = self.glue.get_connection(Name=connection_name, HidePassword=False)["Connection"]
+        except ClientError as exc:
+            raise CrawlError(f"Connection {connection_name!r} of the JDBC target: {exc}") from exc
+        properties = connection.get("ConnectionProperties") or {}
+        self.progress("listing", 0, 1)
+        try:
+            url, tables = list_jdbc_tables(properties, target.get("Path") or "", Exclusions(target.get("Exclusions")))
+        except TargetError as exc:
+            raise CrawlError(str(exc)) from exc
+        self.log(f"JDBC target {connection_name}/{target.get('Path')}: {len(tables)} tables")
+        classification = "postgresql" if url.engine == "postgresql" else "mysql"
+        specs = []
+        names = []
+        for table in tables:
+            location = ".".join(p for p in (table.database, table.schema, table.name) if p is not None)
+            base = "_".join(p for p in (table.database, table.schema, table.name) if p is not None)
+            name = self._table_name(self.options.database, self.options.prefix + sanitize_name(base), location)
+            names.append(name)
+            parameters = {
+                "classification": classification,
+                "connectionName": connection_name,
+                "typeOfData": "table",
+                "compressionType": "none",
+                "UPDATED_BY_CRAWLER": self.options.name,
+                "CrawlerSchemaSerializerVersion": "1.0",
+                "CrawlerSchemaDeserializerVersion": "1.0",
+            }
+            descriptor = {
+                "Columns": [{"Name": n, "Type": t} for n, t in table.columns],
+                "Location": location,
+                "Compressed": False,
+                "NumberOfBuckets": -1,
+                "SerdeInfo": {"Parameters": {}},
+                "BucketColumns": [],
+                "SortColumns": [],
+                "Parameters": dict(parameters),
+                "StoredAsSubDirectories": False,
+            }
+            table_input = {"Name": name, "StorageDescriptor": descriptor, "PartitionKeys": [],
+                           "TableType": "EXTERNAL_TABLE", "Parameters": parameters}
+            specs.append(_TableSpec(self.options.database, name, table_input, [], location))
+        state["jdbc"].setdefault(connection_name, []).extend(names)
+        return specs
+
+    # ------------------------------------------------------------------------------------- writing
+
+    def _write(self, specs: list[_TableSpec]) -> None:
+        total = len(specs)
+        for index, spec in enumerate(specs):
+            self._check_stop()
+            self.progress("writing", index, total)
+            self._write_table(spec)
+        self.progress("writing", total, total)
+
+    def _write_table(self, spec: _TableSpec) -> None:
+        """Create or update one table, then its partitions: a stop never leaves a table half-written."""
+        tables = self._tables(spec.database)
+        existing = tables.get(spec.name.lower())
+        if existing is None:
+            try:
+                self.glue.create_table(DatabaseName=spec.database, TableInput=spec.table_input)
+            except ClientError as exc:
+                if _code(exc) != "AlreadyExistsException":
+                    raise
+                existing = self.glue.get_table(DatabaseName=spec.database, Name=spec.name)["Table"]
+            else:
+                self.outcome.tables_created += 1
+                self.log(f"Created table {spec.database}.{spec.name} at {spec.location}")
+                table_columns = spec.table_input["StorageDescriptor"]["Columns"]
+                tables[spec.name.lower()] = {**spec.table_input, "DatabaseName": spec.database}
+                self._create_partition_index(spec)
+                self._write_partitions(spec, table_columns, {})
+                return
+        table_columns = self._update_table(spec, existing)
+        current = {}
+        if spec.table_input.get("PartitionKeys") or existing.get("PartitionKeys"):
+            current = {tuple(p["Values"]): p for p in self._paginate(
+                "get_partitions", "Partitions", DatabaseName=spec.database, TableName=spec.name)}
+        self._write_partitions(spec, table_columns, current)
+
+    def _create_partition_index(self, spec: _TableSpec) -> None:
+        """Glue crawlers add a partition index on the partition keys of the tables they create."""
+        keys = [k["Name"] for k in spec.table_input.get("PartitionKeys") or []][:3]
+        if not keys:
+            return
+        try:
+            self.glue.create_partition_index(DatabaseName=spec.database, TableName=spec.name,
+                                             PartitionIndex={"Keys": keys, "IndexName": "crawler_partition_index"})
+        except ClientError as exc:
+            self.log(f"No partition index on {spec.name}: {_code(exc)}")
+
+    def _update_table(self, spec: _TableSpec, existing: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply the UpdateBehavior to a changed schema; returns the columns the table has afterwards."""
+        old_sd = existing.get("StorageDescriptor") or {}
+        old_columns = old_sd.get("Columns") or []
+        new_input = spec.table_input
+        new_sd = new_input["StorageDescriptor"]
+        columns = new_sd["Columns"]
+        if self.options.merge_new_columns or spec.catalog_target:
+            known = {c["Name"].lower() for c in old_columns}
+            columns = list(old_columns) + [c for c in columns if c["Name"].lower() not in known]
+        old_params = existing.get("Parameters") or {}
+        keys = new_input.get("PartitionKeys") or []
+        if spec.catalog_target and existing.get("PartitionKeys"):
+            keys = existing["PartitionKeys"]
+        changes = []
+        if _column_pairs(columns) != _column_pairs(old_columns):
+            changes.append("columns")
+        if _column_pairs(keys) != _column_pairs(existing.get("PartitionKeys") or []):
+            changes.append("partition keys")
+        for label, old, new in (("classification", old_params.get("classification"),
+                                 new_input["Parameters"].get("classification")),
+                                ("location", old_sd.get("Location"), new_sd.get("Location")),
+                                ("format", old_sd.get("InputFormat"), new_sd.get("InputFormat"))):
+            if old != new and not (spec.catalog_target and label != "columns" and old):
+                changes.append(label)
+        deprecated = "DEPRECATED_BY_CRAWLER" in old_params
+        if not changes and not deprecated:
+            return old_columns
+        if self.options.update != "UPDATE_IN_DATABASE" or self.incremental:
+            self.log(f"Table {spec.database}.{spec.name} changed ({', '.join(changes) or 'data is back'}); "
+                     "not updated (SchemaChangePolicy.UpdateBehavior LOG)")
+            return old_columns
+        table_input = _table_input(existing)
+        if spec.catalog_target:
+            sd = dict(table_input.get("StorageDescriptor") or {})
+            sd["Columns"] = columns
+            for member in ("InputFormat", "OutputFormat", "SerdeInfo"):  # fill what a hand-made table lacks
+                if not sd.get(member) and new_sd.get(member):
+                    sd[member] = new_sd[member]
+            table_input["StorageDescriptor"] = sd
+            table_input["PartitionKeys"] = keys
+            params = dict(table_input.get("Parameters") or {})
+            params.update({k: v for k, v in new_input["Parameters"].items() if k != "UPDATED_BY_CRAWLER"})
+            table_input["Parameters"] = params
+        else:
+            table_input.update({k: v for k, v in new_input.items() if k != "Name"})
+            table_input["StorageDescriptor"] = {**new_sd, "Columns": columns}
+        params = dict(table_input.get("Parameters") or {})
+        params.pop("DEPRECATED_BY_CRAWLER", None)
+        table_input["Parameters"] = params
+        self.glue.update_table(DatabaseName=spec.database, TableInput=table_input)
+        self.outcome.tables_updated += 1
+        self.log(f"Updated table {spec.database}.{spec.name} ({', '.join(changes) or 'data is back'}): "
+                 "a new table version")
+        return columns
+
+    def _write_partitions(self, spec: _TableSpec, table_columns: list[dict[str, Any]],
+                          current: dict[tuple[str, ...], dict[str, Any]]) -> None:
+        to_create: list[dict[str, Any]] = []
+        to_update: list[dict[str, Any]] = []
+        seen: set[tuple[str, ...]] = set()
+        update = self.options.update == "UPDATE_IN_DATABASE" and not self.incremental
+        for partition in spec.partitions:
+            values = tuple(partition["Values"])
+            seen.add(values)
+            if self.options.inherit_partitions:
+                partition = {**partition, "StorageDescriptor": {**partition["StorageDescriptor"],
+                                                                "Columns": table_columns}}
+            old = current.get(values)
+            if old is None:
+                to_create.append(partition)
+            elif update and _partition_changed(old, partition):
+                to_update.append(partition)
+        created = 0
+        for chunk in _chunks(to_create, PARTITION_BATCH):
+            response = self.glue.batch_create_partition(DatabaseName=spec.database, TableName=spec.name,
+                                                        PartitionInputList=chunk)
+            errors = response.get("Errors") or []
+            for error in errors:
+                detail = error.get("ErrorDetail") or {}
+                if detail.get("ErrorCode") != "AlreadyExistsException":
+                    self.log(f"Partition {error.get('PartitionValues')} of {spec.name}: {detail.get('ErrorMessage')}")
+            created += len(chunk) - len(errors)
+        for chunk in _chunks(to_update, PARTITION_BATCH):
+            entries = [{"PartitionValueList": p["Values"], "PartitionInput": p} for p in chunk]
+            response = self.glue.batch_update_partition(DatabaseName=spec.database, TableName=spec.name,
+                                                        Entries=entries)
+            self.outcome.partitions_updated += len(chunk) - len(response.get("Errors") or [])
+        self.outcome.partitions_created += created
+        if created or to_update:
+            self.log(f"Table {spec.name}: {created} partitions created, {len(to_update)} updated")
+        gone = [values for values in current if values not in seen] if spec.complete else []
+        if gone:
+            self._handle_deleted_partitions(spec, gone)
+        if spec.state_entry is not None:
+            root_len = len(spec.state_root.split("/")) if spec.state_root else 0
+            partitions = set(spec.state_entry.get("partitions") or [])
+            if spec.complete:
+                partitions = set()
+            for partition in spec.partitions:
+                uri = partition["StorageDescriptor"]["Location"].rstrip("/")
+                relative = uri[len(spec.state_key) + 1:] if uri.startswith(spec.state_key + "/") else ""
+                partitions.add("/".join(relative.split("/")[root_len:]))
+            spec.state_entry["partitions"] = sorted(partitions)
+            spec.state_entry["name"] = spec.name
+            spec.state_entry["keys"] = [k["Name"] for k in spec.table_input.get("PartitionKeys") or []]
+
+    def _handle_deleted_partitions(self, spec: _TableSpec, gone: list[tuple[str, ...]]) -> None:
+        behavior = "LOG" if spec.catalog_target else self.options.delete
+        if behavior == "DELETE_FROM_DATABASE":
+            for chunk in _chunks(gone, DELETE_BATCH):
+                response = self.glue.batch_delete_partition(
+                    DatabaseName=spec.database, TableName=spec.name,
+                    PartitionsToDelete=[{"Values": list(values)} for values in chunk])
+                self.outcome.partitions_deleted += len(chunk) - len(response.get("Errors") or [])
+            self.log(f"Table {spec.name}: {len(gone)} partitions whose data is gone were deleted")
+        else:
+            self.log(f"Table {spec.name}: {len(gone)} partitions whose data is gone were kept "
+                     f"(DeleteBehavior {behavior}): {', '.join('/'.join(v) for v in gone[:10])}")
+
+    def _handle_deleted_tables(self, specs: list[_TableSpec], s3_targets: list[dict[str, Any]],
+                               jdbc_targets: list[dict[str, Any]]) -> None:
+        """Tables this crawler made for its targets whose data is gone: DeleteBehavior applies."""
+        produced = {(s.database, s.name.lower()) for s in specs}
+        roots = []
+        for target in s3_targets:
+            bucket, prefix = split_s3_uri(target.get("Path") or "")
+            roots.append(f"s3://{bucket}/{prefix}".rstrip("/"))
+        connections = {t.get("ConnectionName") for t in jdbc_targets}
+        database = self.options.database
+        for key, table in sorted(self._tables(database).items()):
+            if (database, key) in produced or not self._owned(table):
+                continue
+            location = (table.get("StorageDescriptor") or {}).get("Location") or ""
+            params = table.get("Parameters") or {}
+            ours = any(location == root or location.startswith(root + "/") for root in roots) or (
+                params.get("connectionName") in connections and params.get("typeOfData") == "table")
+            if not ours:
+                continue
+            behavior = self.options.delete
+            if behavior == "DELETE_FROM_DATABASE":
+                self.glue.delete_table(DatabaseName=database, Name=table["Name"])
+                self.outcome.tables_deleted += 1
+                self.log(f"Deleted table {database}.{table['Name']}: its data at {location} is gone")
+            elif behavior == "DEPRECATE_IN_DATABASE" and "DEPRECATED_BY_CRAWLER" not in params:
+                table_input = _table_input(table)
+                table_input["Parameters"] = {**params, "DEPRECATED_BY_CRAWLER": str(int(time.time()))}
+                self.glue.update_table(DatabaseName=database, TableInput=table_input)
+                self.outcome.tables_updated += 1
+                self.log(f"Deprecated table {database}.{table['Name']}: its data at {location} is gone")
+            elif behavior == "LOG":
+                self.log(f"Table {database}.{table['Name']}: its data at {location} is gone (DeleteBehavior LOG)")
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _join(root: str, relative: str) -> str:
+    return f"{root}/{relative}" if root and relative else root or relative
+
+
+def _dir_uri(include_uri: str, relative: str) -> str:
+    return f"{include_uri}/{relative}/" if relative else f"{include_uri}/"
+
+
+def _format_key(result: Classification) -> tuple[str, ...]:
+    """What files must share to be one table: format, compression, delimiter, header, classifier."""
+    params = result.parameters or {}
+    return (result.classification, params.get("compressionType", "none"), params.get("delimiter", ""),
+            params.get("skip.header.line.count", ""), result.custom_classifier or "")
+
+
+def _records(result: Classification, size: int) -> int:
+    if result.record_count is not None:
+        return int(result.record_count)
+    if result.average_record_size:
+        return max(1, round(size / result.average_record_size))
+    return 0
+
+
+def _storage(columns: list[tuple[str, str]], location: str, classification: Classification,
+             parameters: dict[str, str]) -> dict[str, Any]:
+    serde = classification.serde or {}
+    return {
+        "Columns": [{"Name": name, "Type": type_} for name, type_ in columns],
+        "Location": location,
+        "InputFormat": classification.input_format,
+        "OutputFormat": classification.output_format,
+        "Compressed": parameters.get("compressionType", "none") != "none",
+        "NumberOfBuckets": -1,
+        "SerdeInfo": {"SerializationLibrary": serde.get("SerializationLibrary", ""),
+                      "Parameters": dict(serde.get("Parameters") or {})},
+        "BucketColumns": [],
+        "SortColumns": [],
+        "Parameters": dict(parameters),
+        "StoredAsSubDirectories": False,
+    }
+
+
+def _column_pairs(columns: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(c["Name"].lower(), (c.get("Type") or "").lower()) for c in columns]
+
+
+def _partition_changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    old_sd, new_sd = old.get("StorageDescriptor") or {}, new["StorageDescriptor"]
+    return (_column_pairs(old_sd.get("Columns") or []) != _column_pairs(new_sd["Columns"])
+            or old_sd.get("Location") != new_sd["Location"]
+            or old_sd.get("InputFormat") != new_sd.get("InputFormat"))
+
+
+def _table_input(table: dict[str, Any]) -> dict[str, Any]:
+    """A Table as GetTable returns it, reduced to the members a TableInput takes."""
+    return {k: table[k] for k in TABLE_INPUT_KEYS if k in table}
+
+
+def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]

@@ -1,0 +1,94 @@
+"""The HTTP server: an ASGI application handing every request to the edge (:mod:`glueball.edge.router`).
+
+Point reads — operations that fetch one entity by its key (``GetTable``,
+``GetDatabase``, ...) — cost one indexed lookup and run directly on the event
+loop: handing them to a thread costs more than serving them. Everything else
+(writes, listings, searches, batches) runs on a thread pool, so that a slow
+call does not hold up the others and concurrent writers really race in the
+store. ``--workers N`` runs N such processes on one port for more cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from glueball.edge.router import Edge
+from glueball.edge.wire import WireRequest, WireResponse
+
+_MAX_BODY = 32 * 1024 * 1024
+_JSON = "application/x-amz-json-1.1"
+Scope = dict[str, Any]
+
+POINT_READS = frozenset({
+    "GetDatabase", "GetTable", "GetTableVersion", "GetPartition", "GetConnection",
+    "GetUserDefinedFunction", "GetTags",
+})
+
+
+class EdgeAsgiApp:
+    """Serves ``edge``; ``on_shutdown`` closes what the composition root built (runners, store)."""
+
+    def __init__(self, edge: Edge, on_shutdown: Any = None, workers: int = 8) -> None:
+        self.edge = edge
+        self.on_shutdown = on_shutdown
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="glue-api")
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        query = scope.get("query_string", b"").decode("latin-1")
+        if (scope["method"] == "GET" and scope["path"] in ("/", "/health") and not query
+                and "authorization" not in headers and "x-amz-target" not in headers):
+            await self._send(send, WireResponse(200, b'{"status":"ok"}', "health", "application/json"))
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > _MAX_BODY:
+                await self._send(send, WireResponse(
+                    413, b'{"__type":"SerializationException","message":"Body too large"}', "", _JSON))
+                return
+            if not message.get("more_body"):
+                break
+        client = scope.get("client")
+        request = WireRequest(scope["method"], scope["path"], query, headers, bytes(body),
+                              client[0] if client else None)
+        target = headers.get("x-amz-target")
+        if (target or "").partition(".")[2] in POINT_READS:
+            response = self.edge.handle(request)
+        else:
+            loop = asyncio.get_running_loop()
+            response = await loop.run_in_executor(self.pool, self.edge.handle, request)
+        await self._send(send, response)
+
+    @staticmethod
+    async def _send(send: Any, response: WireResponse) -> None:
+        headers = [
+            (b"content-type", response.content_type.encode()),
+            (b"content-length", str(len(response.body)).encode()),
+            (b"x-amzn-requestid", response.request_id.encode()),
+        ]
+        headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.headers]
+        await send({"type": "http.response.start", "status": response.status, "headers": headers})
+        await send({"type": "http.response.body", "body": response.body})
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.pool.shutdown(wait=True)
+                if self.on_shutdown is not None:
+                    self.on_shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+

@@ -1,0 +1,69 @@
+"""What every protocol does for the edge."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import botocore.model
+
+from glueball.edge.wire import WireRequest, WireResponse
+from glueball.errors import ServiceError
+
+
+class Protocol(ABC):
+    """The wire form of one service: how its requests are read and its answers and errors written.
+
+    Args:
+        model: the service's botocore model (None for an unmodelled service, whose handlers
+            validate their own input).
+    """
+
+    def __init__(self, model: botocore.model.ServiceModel | None) -> None:
+        self.model = model
+
+    @abstractmethod
+    def operation(self, request: WireRequest) -> str:
+        """The operation ``request`` asks for.
+
+        Raises:
+            ServiceError: the request names no operation, or one the service does not have,
+                with the protocol's code.
+        """
+
+    @abstractmethod
+    def parameters(self, request: WireRequest, operation: str) -> Any:
+        """The operation's input as plain values (before model validation).
+
+        Raises:
+            ServiceError: the request cannot be read (the protocol's serialization error).
+        """
+
+    @abstractmethod
+    def answer(self, operation: str, result: dict[str, Any], request_id: str) -> WireResponse:
+        """The wire response of a handler's result."""
+
+    @abstractmethod
+    def error(self, error: ServiceError, request_id: str) -> WireResponse:
+        """The wire response of an error, in this protocol's form."""
+
+    def unknown_operation(self, message: str) -> ServiceError:
+        """The error for an operation this service does not have (or glueball does not implement)."""
+        return _Unknown(message)
+
+    def internal_error(self, message: str) -> ServiceError:
+        """The error answered for a bug of glueball's (a 500 that names the request)."""
+        return _Internal(message)
+
+    def validation_error(self, error: ServiceError) -> ServiceError:
+        """An error reading or validating the input, as this protocol names it (JSON keeps Glue's codes)."""
+        return error
+
+
+class _Unknown(ServiceError):
+    code = "UnknownOperationException"
+
+
+class _Internal(ServiceError):
+    code = "InternalFailure"
+    status = 500

@@ -1,0 +1,244 @@
+"""The edge: which service a request is for, its protocol, validation, the handler, the wire answer.
+
+A request is routed by what identifies its service on the wire, in this order:
+
+1. ``X-Amz-Target: <prefix>.<Operation>`` — AWS JSON services (``AWSGlue`` is Glue,
+   ``Glueball`` glueball's own operations);
+2. the SigV4 credential scope's service (``.../us-east-1/sts/aws4_request``), in the
+   ``Authorization`` header or a presigned URL's ``X-Amz-Credential``;
+3. for an unsigned query-protocol request, its ``Version`` parameter (each query service has
+   its own API version);
+4. otherwise the default service (Glue), whose protocol then names what is missing.
+
+The service's protocol reads the operation and its parameters, the service's botocore model
+validates them, the handler the composition root mounted answers, and the protocol writes the
+answer or the error. This is the one place where an exception becomes a wire error: a
+:class:`~glueball.errors.ServiceError` in the protocol's form, anything else a 500 with the
+request id (logged with its trace). The edge imports no area.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import botocore.model
+
+from glueball.api.identity import Caller
+from glueball.api.operations import Handler, Operations, Request
+from glueball.api.pagination import serving
+from glueball.edge.model import service_model
+from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestProtocol
+from glueball.edge.protocols.query import FORM, QueryError, form_pairs
+from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
+from glueball.edge.validation import validate
+from glueball.edge.wire import WireRequest, WireResponse
+from glueball.errors import SerializationException, ServiceError
+
+log = logging.getLogger("glueball.edge")
+
+Guard = Callable[[Caller, str, Request], None]
+
+
+@dataclass
+class _Mounted:
+    handler: Handler
+    needs: Any
+
+
+@dataclass
+class Service:
+    """One service the edge answers: its model, protocol and mounted operations."""
+
+    name: str
+    protocol: Protocol
+    model: botocore.model.ServiceModel | None
+    label: str
+    guard: Guard | None = None
+    validates: bool = True
+    operations: dict[str, _Mounted] = field(default_factory=dict)
+
+    def qualified(self, operation: str) -> str:
+        return f"{self.label}.{operation}"
+
+
+class Edge:
+    """Routes requests to the services mounted on it; answers every request, never raises.
+
+    Args:
+        accounts: maps access keys to accounts (the caller of each request).
+        region: the region of requests whose credential scope names none.
+    """
+
+    def __init__(self, accounts: AccountDirectory, region: str) -> None:
+        self.accounts = accounts
+        self.region = region
+        self.services: dict[str, Service] = {}
+        self._by_target: dict[str, Service] = {}
+        self._by_version: dict[str, Service] = {}
+        self._by_signing_name: dict[str, Service] = {}
+        self._default: Service | None = None
+
+    # -- wiring (the composition root)
+
+    def add_json_service(self, name: str, target_prefix: str, validates: bool = True, guard: Guard | None = None,
+                         default: bool = False) -> Service:
+        """Serve ``name`` over AWS JSON 1.1 for ``X-Amz-Target: <target_prefix>.*``.
+
+        With ``validates`` False the model names the operations (and serves clients) but the
+        handlers check their own input (glueball's own operations, whose messages say more than
+        the model's constraints can).
+        """
+        model = service_model(name)
+        service = Service(name, JsonProtocol(model, target_prefix), model, target_prefix, guard, validates=validates)
+        self.services[name] = service
+        self._by_signing_name.setdefault(str(model.signing_name), service)
+        self._by_target[target_prefix] = service
+        if default:
+            self._default = service
+        return service
+
+    def add_query_service(self, name: str, guard: Guard | None = None) -> Service:
+        """Serve ``name`` over the query protocol (signed with scope ``name``, or by its API version)."""
+        model = service_model(name)
+        service = Service(name, QueryProtocol(model), model, name, guard)
+        self.services[name] = service
+        self._by_signing_name[str(model.signing_name)] = service
+        self._by_version[str(model.api_version)] = service
+        return service
+
+    def add_rest_service(self, name: str, guard: Guard | None = None) -> Service:
+        """Serve ``name`` over its REST protocol (REST-JSON or REST-XML), for requests signed for it."""
+        model = service_model(name)
+        if model.protocol not in ("rest-json", "rest-xml"):
+            raise ValueError(f"{name} speaks {model.protocol}, not a REST protocol")
+        service = Service(name, RestProtocol(model), model, name, guard)
+        self.services[name] = service
+        self._by_signing_name[str(model.signing_name)] = service
+        return service
+
+    def mount(self, operations: Operations, needs: Any) -> None:
+        """Answer ``operations`` with their handlers, each given ``needs``.
+
+        Raises:
+            ValueError: the service is not added, an operation is not in its model, or is mounted twice.
+        """
+        service = self.services.get(operations.service)
+        if service is None:
+            raise ValueError(f"no service {operations.service!r} on this edge")
+        for name, handler in operations.handlers.items():
+            if service.model is not None and name not in service.model.operation_names:
+                raise ValueError(f"{name} is not an operation of the {service.name} service model")
+            if name in service.operations:
+                raise ValueError(f"{service.name}:{name} is mounted twice")
+            service.operations[name] = _Mounted(handler, needs)
+
+    def implemented(self, service: str) -> frozenset[str]:
+        """The operations of ``service`` that have a handler."""
+        found = self.services.get(service)
+        return frozenset(found.operations) if found is not None else frozenset()
+
+    # -- serving
+
+    def handle(self, request: WireRequest) -> WireResponse:
+        """Serve one request in its service's protocol; never raises."""
+        request_id = str(uuid.uuid4())
+        scope = credential_scope(request.header("authorization"), request.query)
+        service = self._route(request, scope)
+        if service is None:
+            return self._unroutable(request, request_id)
+        protocol = service.protocol
+        operation = None
+        try:
+            operation = protocol.operation(request)
+            mounted = self._mounted(service, operation)
+            try:
+                params = protocol.parameters(request, operation)
+            except ServiceError as err:  # unreadable input, named as the protocol names it
+                raise protocol.validation_error(err) from err
+            params = self._validated(service, operation, params)
+            caller = self.accounts.caller(scope, self.region)
+            if service.guard is not None:
+                service.guard(caller, operation, params)
+            with serving(service.qualified(operation)):
+                result = mounted.handler(mounted.needs, caller, params)
+            return protocol.answer(operation, result, request_id)
+        except ServiceError as err:
+            return protocol.error(err, request_id)
+        except Exception as exc:  # a bug of ours: answer as the service does, keep the trace in the log
+            where = service.qualified(operation) if operation else service.name
+            log.exception("%s failed (request %s)", where, request_id)
+            return protocol.error(protocol.internal_error(f"Internal error in {where}: {type(exc).__name__}"),
+                                  request_id)
+
+    def _route(self, request: WireRequest, scope: CredentialScope | None) -> Service | None:
+        target = request.header("x-amz-target")
+        if target:
+            return self._by_target.get(target.partition(".")[0])
+        if scope is not None:
+            return self._by_signing_name.get(scope.service)
+        if request.content_type == FORM or "Action=" in request.query:
+            try:
+                versions = [v for k, v in form_pairs(request) if k == "Version"]
+            except QueryError:
+                versions = []
+            return self._by_version.get(versions[0]) if versions else None
+        return self._default
+
+    def _unroutable(self, request: WireRequest, request_id: str) -> WireResponse:
+        target = request.header("x-amz-target")
+        scope = credential_scope(request.header("authorization"), request.query)
+        if target:
+            what = f"Unknown operation {target}"
+        elif scope is not None:
+            what = f"glueball does not serve the service {scope.service!r}"
+        else:
+            what = "The request names no service glueball serves (no X-Amz-Target, credential scope or Version)"
+        if request.content_type == FORM or "Action=" in request.query:
+            try:
+                form_pairs(request)
+            except QueryError as err:  # unreadable: say so rather than that the service is unknown
+                return _QUERY_ERRORS.error(err, request_id)
+            return _QUERY_ERRORS.error(QueryError("InvalidAction", what), request_id)
+        return _JSON_ERRORS.error(_JSON_ERRORS.unknown_operation(what), request_id)
+
+    @staticmethod
+    def _mounted(service: Service, operation: str) -> _Mounted:
+        mounted = service.operations.get(operation)
+        if mounted is not None:
+            return mounted
+        protocol = service.protocol
+        if service.model is not None and operation in service.model.operation_names:
+            raise protocol.unknown_operation(
+                f"{service.qualified(operation)} is not implemented by glueball; see docs/IMPLEMENTATION_COVERAGE.md")
+        if isinstance(protocol, QueryProtocol):
+            version = service.model.api_version if service.model is not None else ""
+            raise protocol.unknown_operation(f"Could not find operation {operation} for version {version}")
+        raise protocol.unknown_operation(f"Unknown operation {service.qualified(operation)}")
+
+    @staticmethod
+    def _validated(service: Service, operation: str, params: Any) -> Request:
+        if service.model is None or not service.validates:  # the handler validates its input
+            if not isinstance(params, dict):
+                raise SerializationException(f"{service.qualified(operation)} expects a JSON object")
+            return params
+        try:
+            validate(service.model.operation_model(operation).input_shape, params)
+        except ServiceError as err:
+            raise service.protocol.validation_error(err) from err
+        return params if isinstance(params, dict) else {}
+
+
+class _UnmodelledQuery(QueryProtocol):
+    """Writes query-protocol errors for requests that reached no query service."""
+
+    def __init__(self) -> None:
+        Protocol.__init__(self, None)
+        self.namespace = ""
+
+
+_QUERY_ERRORS = _UnmodelledQuery()
+_JSON_ERRORS = JsonProtocol(None, "")

@@ -1,0 +1,1 @@
+"""Identity: STS (and, with the identity work, IAM users, roles and policies)."""

@@ -1,0 +1,307 @@
+"""Running jobs: one driver process per run, watched by a background thread of the server.
+
+StartJobRun records a STARTING run (:meth:`JobRunService.begin`) and hands it to a
+daemon thread, so the request returns at once. The thread launches the driver
+(:mod:`glueball.jobs.launcher`), moves the run to RUNNING with the driver's pid,
+and watches it:
+
+- exit 0 -> SUCCEEDED; exit N -> FAILED with the script's exception (the last
+  traceback line of ``error.log``) or ``Command failed with exit code N``; killed by
+  a signal -> FAILED (``... was killed (signal 9)``);
+- past ``Timeout`` (minutes; ``GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS`` for tests) -> the
+  process group gets SIGTERM, then SIGKILL after a grace period -> TIMEOUT;
+- BatchStopJobRun moved the run to STOPPING (any server) -> the same ending -> STOPPED;
+- FAILED or TIMEOUT with attempts left under ``MaxRetries`` -> a new run
+  ``<first run id>_attempt_<n>`` with ``Attempt`` + 1 and ``PreviousRunId``.
+
+A run that ends FAILED, TIMEOUT or STOPPED has an uncommitted bookmark withdrawn
+(``BookmarkService.discard_uncommitted``). Its metrics (ExecutionTime, DPUSeconds, and
+rows/bytes read and written from Spark's event log) are recorded with the end state
+and written to ``metrics.json`` in the run's log directory.
+
+A process records itself (host, pid, boot id) and a heartbeat on the runs it watches,
+and each run's driver (host, pid, start time). At start-up (:func:`reconcile`), runs
+whose watcher is gone are settled: a driver still alive on this host is watched again
+(its exit status is then unknown: a traceback in its error log means FAILED, else
+SUCCEEDED); otherwise the run ends FAILED ("server restarted during the run"), or
+STOPPED if it was stopping.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import update
+
+from glueball.errors import GlueError
+from glueball.jobs.bookmarks import BookmarkService
+from glueball.jobs.eventlog import EventLogError, run_metrics
+from glueball.jobs.launcher import LaunchError, LaunchPlan, plan_launch, spawn
+from glueball.jobs.models import PYTHON_SHELL, RETRIED_STATES, Driver, JobRun, JobRunState, RunMetrics
+from glueball.jobs.service import JobRunService, beat
+from glueball.jobs.store import active_runs, to_run
+from glueball.store.schema import JobRow, JobRunRow
+from glueball.store.scoped import Scope
+from glueball.supervise.process import (
+    DriverProcess,
+    error_message,
+    host_name,
+    process_start,
+    signal_group,
+    timeout_unit_seconds,
+)
+from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
+
+if TYPE_CHECKING:
+    from glueball.config import Settings
+    from glueball.store.engine import Store
+
+log = logging.getLogger("glueball.jobs")
+
+RESTARTED_MESSAGE = "server restarted during the run"
+
+
+class JobRunner:
+    """The job runs of one process: launches their drivers, watches them (:mod:`glueball.supervise`)."""
+
+    def __init__(self, store: Store, settings: Settings, on_end: Callable[[], None]) -> None:
+        self.store = store
+        self.settings = settings
+        self.on_end = on_end
+        self.supervisor = Supervisor("job run", lambda runs: beat(store, runs))
+        self.identity = self.supervisor.identity
+        self._scopes: dict[str, tuple[Scope, str | None, JobRun]] = {}
+
+    # -- entry points
+
+    def start(self, scope: Scope, access_key: str | None, name: str, request: dict[str, Any],
+              trigger_name: str | None = None, workflow_run_id: str | None = None,
+              fire_id: int | None = None) -> str:
+        """StartJobRun: a STARTING run whose driver a background thread launches; returns the run id.
+
+        A trigger starts runs with its name, and within a workflow run with the run's id and the fire's.
+
+        Raises:
+            EntityNotFoundException, InvalidInputException, ConcurrentRunsExceededException: as StartJobRun.
+        """
+        _, run = JobRunService(self.store, scope).begin(name, request, self.identity, access_key,
+                                                            self.settings.logs, trigger_name,
+                                                            workflow_run_id=workflow_run_id, fire_id=fire_id)
+        self._track(scope, access_key, run)
+        self.supervisor.thread(f"job-run-{run.run_id[:12]}", self._run, run.run_id)
+        return run.run_id
+
+    def signal_stop(self, drivers: list[Driver]) -> None:
+        """After BatchStopJobRun or DeleteJob: stop the drivers now (watchers elsewhere notice through the store)."""
+        for driver in drivers:
+            if not self.supervisor.stop(driver.run_id) and driver.pid is not None and \
+                    DriverProcess(driver.host, driver.pid, driver.start).alive():
+                signal_group(driver.pid, signal.SIGTERM)
+
+    def adopt(self, scope: Scope, access_key: str | None, run: JobRun, driver: Driver) -> None:
+        """Watch a live driver that a stopped process launched (reconciliation)."""
+        self._track(scope, access_key, run)
+        self.supervisor.thread(f"job-run-{run.run_id[:12]}", self._run, run.run_id, driver)
+
+    def active(self) -> list[str]:
+        return self.supervisor.active()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until this process watches no run (retries included); False on timeout."""
+        return self.supervisor.wait_idle(timeout)
+
+    def close(self) -> None:
+        self.supervisor.close()
+
+    # -- internals
+
+    def _track(self, scope: Scope, access_key: str | None, run: JobRun) -> None:
+        self._scopes[run.run_id] = (scope, access_key, run)
+        self.supervisor.track(run.run_id)
+
+    def _untrack(self, run_id: str) -> None:
+        self._scopes.pop(run_id, None)
+        self.supervisor.untrack(run_id)
+
+    def _run(self, run_id: str, adopted: Driver | None = None) -> None:
+        scope, access_key, run = self._scopes[run_id]
+        retry: JobRun | None = None
+        try:
+            retry = self._execute(scope, access_key, run, adopted)
+        except Exception:
+            log.exception("job run %s of job %s could not be run or recorded", run_id, run.job_name)
+            try:
+                self._finish(scope, run, JobRunState.FAILED, "internal error of glueball while running the job",
+                             None, [])
+            except Exception:
+                log.exception("recording the failure of job run %s failed", run_id)
+        finally:
+            if retry is None:
+                self._untrack(run_id)
+                self.on_end()
+        if retry is not None:
+            self._retry(scope, access_key, retry)
+
+    def _retry(self, scope: Scope, access_key: str | None, ended: JobRun) -> None:
+        try:
+            _, run = JobRunService(self.store, scope).begin(
+                ended.job_name, {}, self.identity, access_key, self.settings.logs, ended.trigger_name,
+                retry_of=ended)
+        except GlueError as err:
+            log.warning("retry of job run %s was not started: %s: %s", ended.run_id, err.code, err.message)
+            self._untrack(ended.run_id)
+            self.on_end()
+            return
+        self._track(scope, access_key, run)
+        self._untrack(ended.run_id)
+        self._run(run.run_id)
+
+    def _execute(self, scope: Scope, access_key: str | None, run: JobRun, adopted: Driver | None) -> JobRun | None:
+        """Launch (or re-attach to) the driver and watch it to its end; the ended run if it is to be retried."""
+        service = JobRunService(self.store, scope)
+        plan: LaunchPlan | None = None
+        proc: subprocess.Popen[bytes] | None = None
+        recorded: DriverProcess | None = None
+        if adopted is None:
+            if service.state(run.run_id) is JobRunState.STOPPING:  # stopped before it launched
+                return self._finish(scope, run, JobRunState.STOPPED, None, None, [])
+            settings = self.settings
+            try:
+                plan = plan_launch(run, settings.home, settings.endpoint or None,
+                                   scope.region, access_key, settings.store_url)
+                proc = spawn(plan)
+            except (LaunchError, OSError) as exc:
+                return self._finish(scope, run, JobRunState.FAILED, str(exc), None, [])
+            pid = proc.pid
+            service.mark_running(run.run_id, host_name(), pid, process_start(pid))
+        else:
+            assert adopted.pid is not None
+            pid = adopted.pid
+            recorded = DriverProcess(adopted.host, adopted.pid, adopted.start)
+        stop = self.supervisor.track(run.run_id)
+        ending = watch_driver(pid, proc, recorded, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
+                              stop, lambda: service.state(run.run_id) in (JobRunState.STOPPING, None))
+        code = ending.code
+        error_log = Path(run.log_dir or ".") / "error.log"
+        if ending.timed_out:
+            outcome, message = JobRunState.TIMEOUT, (f"Job run {run.run_id} exceeded its Timeout of "
+                                                     f"{run.timeout_minutes} minute(s) and was stopped")
+        elif ending.stopped:
+            outcome, message = JobRunState.STOPPED, None
+        elif code is None:  # an adopted driver: its exit status is not ours to read
+            message = error_message(error_log)
+            outcome = JobRunState.FAILED if message else JobRunState.SUCCEEDED
+        elif code == 0:
+            outcome, message = JobRunState.SUCCEEDED, None
+        elif code < 0:
+            outcome, message = JobRunState.FAILED, f"Job run driver (pid {pid}) was killed (signal {-code})"
+        else:
+            outcome = JobRunState.FAILED
+            message = error_message(error_log) or f"Command failed with exit code {code}"
+        return self._finish(scope, run, outcome, message, code, plan.event_dirs if plan else
+                            [Path(run.log_dir or ".") / "events"])
+
+    def _finish(self, scope: Scope, run: JobRun, outcome: JobRunState, message: str | None, code: int | None,
+                event_dirs: list[Path]) -> JobRun | None:
+        execution_time = max(0, math.ceil(time.time() - run.started_on))
+        metrics, dpu_seconds = RunMetrics(), None
+        spark = _spark_metrics(run, event_dirs)
+        if spark is not None:
+            metrics, dpu_seconds = spark
+        if dpu_seconds is None:
+            dpu_seconds = round(execution_time * float(run.spec.get("MaxCapacity") or 0.0), 3)
+        service = JobRunService(self.store, scope)
+        final = service.finish(run.run_id, outcome, message, execution_time, dpu_seconds, metrics.to_json())
+        if run.log_dir:
+            try:
+                summary = {"JobRunState": final.value if final else None, "ExitCode": code,
+                           "ExecutionTime": execution_time, "DPUSeconds": dpu_seconds, **metrics.to_json()}
+                Path(run.log_dir).mkdir(parents=True, exist_ok=True)
+                (Path(run.log_dir) / "metrics.json").write_text(json.dumps(summary, indent=2) + "\n")
+            except OSError:
+                log.warning("could not write the metrics of job run %s", run.run_id, exc_info=True)
+        if final is None:
+            return None
+        log.info("job run %s of job %s ended %s%s", run.run_id, run.job_name, final.value,
+                 f": {message}" if message and final is not JobRunState.STOPPED else "")
+        if final in (JobRunState.FAILED, JobRunState.TIMEOUT, JobRunState.STOPPED):
+            _discard_bookmark(self.store, scope, run)
+        if final in RETRIED_STATES and run.attempt < run.max_retries:
+            try:
+                return service.get(run.job_name, run.run_id)
+            except GlueError:  # the job was deleted meanwhile
+                return None
+        return None
+
+
+def _spark_metrics(run: JobRun, event_dirs: list[Path]) -> tuple[RunMetrics, float | None] | None:
+    """Rows and bytes read and written and DPU-seconds from the run's Spark event logs, if any."""
+    if run.spec["Command"]["Name"] == PYTHON_SHELL:
+        return None
+    logs: list[Path] = []
+    for directory in event_dirs:
+        if directory.is_dir():
+            logs += [p for p in directory.iterdir() if p.stat().st_mtime >= run.started_on - 1]
+    if not logs:
+        return None
+    try:
+        spark = run_metrics(logs)
+    except (EventLogError, OSError, ValueError):
+        log.warning("could not read the event log of job run %s", run.run_id, exc_info=True)
+        return None
+    metrics = RunMetrics(records_read=spark.records_read, bytes_read=spark.bytes_read,
+                         records_written=spark.records_written, bytes_written=spark.bytes_written,
+                         executor_seconds=round(spark.executor_seconds, 3))
+    return metrics, (round(spark.dpu_seconds, 3) if spark.applications else None)
+
+
+def _discard_bookmark(store: Store, scope: Scope, run: JobRun) -> None:
+    try:
+        BookmarkService(store, scope).discard_uncommitted(run.job_name, run.run_id)
+    except Exception:
+        log.warning("could not withdraw the bookmark commit of job run %s", run.run_id, exc_info=True)
+
+
+def reconcile(store: Store, runner: JobRunner) -> list[str]:
+    """At start-up: settle the runs whose watching process is gone; returns their run ids.
+
+    A driver still alive on this host is watched again by this process; otherwise the run
+    ends FAILED ("server restarted during the run"), or STOPPED if it was stopping.
+    """
+    with store.read() as session:
+        rows = [(row, session.get(JobRow, row.job_id)) for row in active_runs(session)]
+    orphans = [Orphan(row.run_id, row.runner, row.heartbeat,
+                      DriverProcess(row.driver_host, row.driver_pid, row.driver_start) if row.driver_pid else None,
+                      (row, job)) for row, job in rows if job is not None]
+
+    def claim(orphan: Orphan[Any]) -> bool:
+        with store.write() as session:
+            moved = session.execute(
+                update(JobRunRow).where(JobRunRow.run_id == orphan.run_id, JobRunRow.runner == orphan.runner)
+                .values(runner=runner.identity, heartbeat=time.time())
+                .execution_options(synchronize_session=False)).rowcount  # type: ignore[attr-defined]
+        return bool(moved == 1)
+
+    def adopt(orphan: Orphan[Any]) -> None:
+        row, job = orphan.item
+        runner.adopt(Scope(job.account_id, job.region), row.access_key, to_run(row, job.name), Driver.of(row))
+
+    def settle(orphan: Orphan[Any]) -> bool:
+        row, job = orphan.item
+        scope = Scope(job.account_id, job.region)
+        final = JobRunService(store, scope).finish(row.run_id, JobRunState.FAILED, RESTARTED_MESSAGE,
+                                                       max(0, math.ceil(time.time() - row.started_on)), None, None)
+        if final is None:
+            return False
+        _discard_bookmark(store, scope, to_run(row, job.name))
+        return True
+
+    return reconcile_orphans(orphans, claim, adopt, settle, "job run")
