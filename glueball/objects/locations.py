@@ -102,7 +102,7 @@ def to_spark_path(uri: str, root: Path | None = None) -> str:
     if is_s3(uri):
         location = parse_s3(uri)
         if os.environ.get("GLUEBALL_S3_ENDPOINT"):
-            return f"s3a://{location.bucket}/{location.key}"
+            return "s3a://" + location.uri.removeprefix("s3://")
         return str(location.local(root))
     if uri.startswith("file://"):
         return uri[len("file://"):]
