@@ -31,7 +31,7 @@ from glueball.catalog import taggable as _catalog_taggable  # noqa: F401 - datab
 from glueball.catalog.area import OPERATIONS as CATALOG_OPERATIONS
 from glueball.catalog.area import CatalogNeeds
 from glueball.clock import SchedulerClock
-from glueball.config import Settings
+from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.connections import handlers as _connections  # noqa: F401
 from glueball.connections.area import OPERATIONS as CONNECTION_OPERATIONS
 from glueball.connections.area import ConnectionNeeds
@@ -51,8 +51,13 @@ from glueball.edge.sigv4 import AccountDirectory
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import AccessDeniedException
+from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
-from glueball.iam.area import STS_OPERATIONS, IdentityNeeds
+from glueball.iam.area import IAM_OPERATIONS, STS_OPERATIONS, IdentityNeeds
+from glueball.iam.authorizer import Authorizer
+from glueball.iam.credentials import Identities
+from glueball.iam.policies import PolicyService
+from glueball.iam.service import IamService
 from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
 from glueball.jobs import handlers as _jobs  # noqa: F401
 from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
@@ -106,6 +111,10 @@ class Glueball:
         self.crawls = CrawlRunner(self.store, self.settings,
                                   lambda key, region: self.client(access_key=key, region=region), self.action_ended)
         self.jobs = JobRunner(self.store, self.settings, self.action_ended)
+        self.iam = IamService(self.store)
+        self.policies = PolicyService(self.iam)
+        self.identities = Identities(self.iam, self.policies)
+        self.authorizer = Authorizer(self.iam, self.identities)
         self.edge = self._wire()
 
     def reconcile(self) -> None:
@@ -119,10 +128,19 @@ class Glueball:
         reconcile_job_runs(self.store, self.jobs)
 
     def _wire(self) -> Edge:
-        edge = Edge(self.accounts, self.settings.region)
-        edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=own_catalog_only, default=True)
-        edge.add_json_service("glueball", INTERNAL_TARGET_PREFIX, validates=False)
+        enforce = self.settings.auth == "iam"
+        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None)
+        glue_guard = own_catalog_only
+        if enforce:
+            def glue_guard(caller: Caller, operation: str, request: Request) -> None:
+                own_catalog_only(caller, operation, request)
+                self.authorizer.glue_guard(caller, operation, request)
+
+        edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True)
+        edge.add_json_service("glueball", INTERNAL_TARGET_PREFIX, validates=False,
+                              guard=self.authorizer.internal_guard if enforce else None)
         edge.add_query_service("sts")
+        edge.add_query_service("iam", guard=self.authorizer.iam_guard if enforce else None)
         store_only = CatalogNeeds(self.store)
         edge.mount(CATALOG_OPERATIONS, store_only)
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
@@ -137,8 +155,26 @@ class Glueball:
         workflows = self.workflow_needs()
         edge.mount(WORKFLOW_OPERATIONS, workflows)
         edge.mount(WORKFLOW_INTERNAL_OPERATIONS, workflows)
-        edge.mount(STS_OPERATIONS, IdentityNeeds())
+        identity = IdentityNeeds(self.iam, self.policies, self.identities)
+        edge.mount(STS_OPERATIONS, identity)
+        edge.mount(IAM_OPERATIONS, identity)
         return edge
+
+    def ensure_root_key(self, account_id: str = DEFAULT_ACCOUNT_ID) -> tuple[str, str] | None:
+        """With ``--auth iam``, the account's root access key on first start: created, written to
+        ``$GLUEBALL_HOME/credentials`` (an AWS shared-credentials file, mode 0600, profile ``glueball``)
+        and returned once; None when the account already has one."""
+        if self.iam.has_root_key(account_id):
+            return None
+        key = self.iam.create_access_key(account_id, None)
+        assert key.secret is not None
+        path = self.settings.home / "credentials"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(f"[glueball]\naws_access_key_id = {key.access_key_id}\n"
+                      f"aws_secret_access_key = {key.secret}\n")
+        os.chmod(path, 0o600)
+        return key.access_key_id, key.secret
 
     def workflow_needs(self) -> WorkflowNeeds:
         return WorkflowNeeds(self.store, self.clock, self.jobs, self.crawls, self.action_ended)
@@ -228,7 +264,7 @@ def create_app() -> Any:
 
     config = json.loads(os.environ[_SETTINGS_ENV])
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
-                        endpoint=config.get("endpoint", ""))
+                        endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"))
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
@@ -256,7 +292,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
         return
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
-        "endpoint": glue.settings.endpoint,
+        "endpoint": glue.settings.endpoint, "auth": glue.settings.auth,
         "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

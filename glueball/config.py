@@ -26,12 +26,15 @@ class Settings:
         region: the region assumed for requests that carry no SigV4 credential scope.
         endpoint: the URL of this installation's own server (``glueball server`` sets it), given to the
             job runs it launches as ``GLUEBALL_ENDPOINT``; empty in embedded use.
+        auth: ``off`` (every access key acts as its account's root, signatures unchecked: the embedded
+            default) or ``iam`` (SigV4 verified, identity-based policies enforced).
     """
 
     home: Path = field(default_factory=default_home)
     store_url: str = field(default_factory=lambda: os.environ.get("GLUEBALL_STORE", ""))
     region: str = DEFAULT_REGION
     endpoint: str = ""
+    auth: str = "off"
 
     @property
     def database_url(self) -> str:

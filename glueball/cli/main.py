@@ -43,11 +43,14 @@ def version() -> None:
               help="Server processes sharing the port (the store keeps them consistent).")
 @click.option("--scheduler/--no-scheduler", default=True, show_default=True,
               help="Run the scheduler (trigger schedules, crawler schedules, workflow runs) in this server.")
+@click.option("--auth", type=click.Choice(["off", "iam"]), default="off", show_default=True, envvar="GLUEBALL_AUTH",
+              help="off: every access key acts as its account's root, signatures unchecked. iam: SigV4 verified, "
+                   "IAM and STS served and enforced; the first start creates the root access key.")
 @click.option("--clock-file", type=click.Path(dir_okay=False), default=None, envvar="GLUEBALL_CLOCK_FILE",
               help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
                    "(tests and rehearsals).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
-           access_keys: tuple[str, ...], workers: int, scheduler: bool, clock_file: str | None) -> None:
+           access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, clock_file: str | None) -> None:
     """Serve the Glue web API at POST / (AWS JSON 1.1), and STS's GetCallerIdentity (query protocol)."""
     from glueball.app import Glueball, serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
@@ -55,7 +58,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
     own_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     own_host = f"[{own_host}]" if ":" in own_host else own_host
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
-                        endpoint=f"http://{own_host}:{port}")
+                        endpoint=f"http://{own_host}:{port}", auth=auth)
     mappings = list(access_keys) + [m for m in os.environ.get("GLUEBALL_ACCESS_KEYS", "").split(",") if m]
     try:
         directory = AccountDirectory(parse_key_mappings(mappings))
@@ -65,11 +68,22 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         os.environ["GLUEBALL_CLOCK_FILE"] = clock_file  # the scheduler's clock, in every worker process
     glue = Glueball(settings, directory)
     log_to_home(settings)
+    if auth == "iam":
+        created = glue.ensure_root_key()
+        if created is not None:  # shown once; the file keeps it (0600)
+            click.echo(f"created the root access key of account {glue.accounts.default_account}:\n"
+                       f"  aws_access_key_id     = {created[0]}\n  aws_secret_access_key = {created[1]}\n"
+                       f"saved to {settings.home / 'credentials'} (profile glueball); it is not shown again",
+                       err=True)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"listening on {host}: reachable from other machines"
+                   + ("" if auth == "iam" else " with --auth off: anyone who reaches the port can do anything"),
+                   err=True)
     logging.getLogger("glueball").info("serving on %s:%s with %s worker(s), store %s", host, port, workers,
                                        glue.store.engine.url.render_as_string())
-    click.echo(f"glueball {__version__} serving the Glue API on http://{host}:{port}/ "
-               f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s))",
-               err=True)
+    click.echo(f"glueball {__version__} serving the Glue API (and IAM, STS) on http://{host}:{port}/ "
+               f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s), "
+               f"auth {auth})", err=True)
     serve(glue, host, port, workers, scheduler)
 
 
@@ -95,11 +109,12 @@ def run(script: str, script_args: tuple[str, ...]) -> None:
     raise SystemExit(run_script(plan))
 
 
+from glueball.cli.accounts import accounts  # noqa: E402
 from glueball.cli.crawl import crawl  # noqa: E402
 from glueball.cli.jobs import jobs, logs  # noqa: E402
 from glueball.cli.workflows import workflows  # noqa: E402
 
-for command in (crawl, jobs, logs, workflows):
+for command in (accounts, crawl, jobs, logs, workflows):
     cli.add_command(command)
 
 

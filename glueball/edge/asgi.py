@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import quote
 
 from glueball.edge.router import Edge
 from glueball.edge.wire import WireRequest, WireResponse
@@ -58,8 +59,9 @@ class EdgeAsgiApp:
             if not message.get("more_body"):
                 break
         client = scope.get("client")
-        request = WireRequest(scope["method"], scope["path"], query, headers, bytes(body),
-                              client[0] if client else None)
+        raw_path = scope.get("raw_path")  # as sent, percent-encoded: what REST routes match and SigV4 signed
+        path = raw_path.decode("latin-1").partition("?")[0] if raw_path else quote(scope["path"], safe="/~")
+        request = WireRequest(scope["method"], path, query, headers, bytes(body), client[0] if client else None)
         target = headers.get("x-amz-target")
         if (target or "").partition(".")[2] in POINT_READS:
             response = self.edge.handle(request)

@@ -50,6 +50,10 @@ def to_wire_request(request: AWSPreparedRequest) -> WireRequest:
     url = urlsplit(request.url)
     headers = {name.lower(): value.decode("latin-1") if isinstance(value, bytes) else str(value)
                for name, value in request.headers.items()}
+    if "host" not in headers:  # what an HTTP client sends (and what SigV4 signed): no default port
+        default_port = {"http": 80, "https": 443}.get(url.scheme)
+        host = url.hostname or ""
+        headers["host"] = host if url.port in (None, default_port) else f"{host}:{url.port}"
     return WireRequest(str(request.method), url.path or "/", url.query, headers, _body(request), "127.0.0.1")
 
 

@@ -19,6 +19,7 @@ request id (logged with its trace). The edge imports no area.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import uuid
 from collections.abc import Callable
@@ -27,12 +28,13 @@ from typing import Any
 
 import botocore.model
 
-from glueball.api.identity import Caller
+from glueball.api.identity import Caller, KeyHolder
 from glueball.api.operations import Handler, Operations, Request
 from glueball.api.pagination import serving
 from glueball.edge.model import service_model
 from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestProtocol
 from glueball.edge.protocols.query import FORM, QueryError, form_pairs
+from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
@@ -41,6 +43,7 @@ from glueball.errors import SerializationException, ServiceError
 log = logging.getLogger("glueball.edge")
 
 Guard = Callable[[Caller, str, Request], None]
+KeyLookup = Callable[[str], KeyHolder | None]
 
 
 @dataclass
@@ -69,13 +72,17 @@ class Edge:
     """Routes requests to the services mounted on it; answers every request, never raises.
 
     Args:
-        accounts: maps access keys to accounts (the caller of each request).
+        accounts: maps access keys to accounts (the caller of each request) when signatures are not
+            verified (``--auth off``).
         region: the region of requests whose credential scope names none.
+        keys: with ``--auth iam``, what the server knows of an access key: every request must then be
+            signed with a key it knows, and the caller is that key's holder.
     """
 
-    def __init__(self, accounts: AccountDirectory, region: str) -> None:
+    def __init__(self, accounts: AccountDirectory, region: str, keys: KeyLookup | None = None) -> None:
         self.accounts = accounts
         self.region = region
+        self.keys = keys
         self.services: dict[str, Service] = {}
         self._by_target: dict[str, Service] = {}
         self._by_version: dict[str, Service] = {}
@@ -153,6 +160,7 @@ class Edge:
         protocol = service.protocol
         operation = None
         try:
+            caller = self._caller(request, service, scope)  # authentication comes before anything is read
             operation = protocol.operation(request)
             mounted = self._mounted(service, operation)
             try:
@@ -160,7 +168,6 @@ class Edge:
             except ServiceError as err:  # unreadable input, named as the protocol names it
                 raise protocol.validation_error(err) from err
             params = self._validated(service, operation, params)
-            caller = self.accounts.caller(scope, self.region)
             if service.guard is not None:
                 service.guard(caller, operation, params)
             with serving(service.qualified(operation)):
@@ -173,6 +180,27 @@ class Edge:
             log.exception("%s failed (request %s)", where, request_id)
             return protocol.error(protocol.internal_error(f"Internal error in {where}: {type(exc).__name__}"),
                                   request_id)
+
+    def _caller(self, request: WireRequest, service: Service, scope: CredentialScope | None) -> Caller:
+        """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
+        if self.keys is None:
+            caller = self.accounts.caller(scope, self.region)
+            return Caller(caller.access_key, caller.account_id, caller.region, source_ip=request.source_ip)
+        try:
+            signed = read_signature(request)
+            holder = self.keys(signed.access_key)
+            key = None
+            if holder is not None and holder.active:
+                key = SecretKey(holder.secret, holder.session_token, holder.expires_at)
+            verify(request, signed, key, dt.datetime.now(dt.UTC), s3_style=service.name == "s3")
+        except SignatureFailure as failure:
+            # the log names the key id and why, never a secret
+            key_id = scope.access_key if scope is not None else "-"
+            log.warning("refused %s request signed with key %s: %s", service.name, key_id, failure)
+            raise service.protocol.auth_error(failure.kind.value, failure.message) from None
+        assert holder is not None
+        return Caller(signed.access_key, holder.principal.account_id, signed.region, holder.principal,
+                      request.source_ip, holder.session_tags, holder.restrictions)
 
     def _route(self, request: WireRequest, scope: CredentialScope | None) -> Service | None:
         target = request.header("x-amz-target")

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 
 @dataclass(frozen=True)
 class WireRequest:
-    """One HTTP request: header names lower-cased, the query string undecoded."""
+    """One HTTP request: header names lower-cased, the path and the query string as sent (percent-encoded)."""
 
     method: str
     path: str

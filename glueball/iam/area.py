@@ -1,15 +1,22 @@
-"""The identity area: the STS operations it serves (query protocol) and what they need."""
+"""The identity area: the IAM and STS operations it serves (query protocol) and what they need."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from glueball.api.operations import Operations
+from glueball.iam.credentials import Identities
+from glueball.iam.policies import PolicyService
+from glueball.iam.service import IamService
 
+IAM_OPERATIONS = Operations("iam")
 STS_OPERATIONS = Operations("sts")
 
 
 @dataclass(frozen=True, eq=False)
 class IdentityNeeds:
-    """What STS handlers are given: nothing yet — every access key is its account's root
-    until IAM users and roles are served (the identity work adds their store here)."""
+    """What IAM and STS handlers are given: the identity services over the store."""
+
+    iam: IamService
+    policies: PolicyService
+    identities: Identities

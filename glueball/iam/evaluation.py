@@ -24,35 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from glueball.api.identity import Principal, PrincipalKind
 from glueball.iam.conditions import Context, arn_matches, expand, holds
 from glueball.iam.policy import Effect, Policy, Principals, Statement
-
-
-class PrincipalKind(StrEnum):
-    ROOT = "root"
-    USER = "user"
-    ASSUMED_ROLE = "assumed-role"
-    SERVICE = "service"
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who makes a request.
-
-    ``arn`` is what AWS reports as the caller (``arn:aws:iam::111122223333:user/alice``,
-    ``arn:aws:sts::111122223333:assumed-role/Role/session``, ``arn:aws:iam::111122223333:root``);
-    ``role_arn`` the role of an assumed-role session; ``service`` a service principal's name.
-    """
-
-    kind: PrincipalKind
-    account_id: str
-    arn: str
-    role_arn: str | None = None
-    service: str | None = None
-
-    @staticmethod
-    def root(account_id: str) -> Principal:
-        return Principal(PrincipalKind.ROOT, account_id, f"arn:aws:iam::{account_id}:root")
 
 
 class Decision(StrEnum):

@@ -132,9 +132,9 @@ def test_services_glueball_does_not_serve_get_their_protocols_error(sts_server: 
     assert status == 400
     assert json.loads(answer) == {"__type": "UnknownOperationException",
                                   "message": "glueball does not serve the service 'athena'"}
-    status, answer, _ = post(sts_server, "Action=ListUsers&Version=2010-05-08", headers={**FORM, "Authorization":
-                             athena.replace("/athena/", "/iam/")})
-    assert status == 400 and xml_error(answer)[1:] == ("InvalidAction", "glueball does not serve the service 'iam'")
+    status, answer, _ = post(sts_server, "Action=ListTopics&Version=2010-03-31", headers={**FORM, "Authorization":
+                             athena.replace("/athena/", "/sns/")})
+    assert status == 400 and xml_error(answer)[1:] == ("InvalidAction", "glueball does not serve the service 'sns'")
     status, answer, _ = post(sts_server, "Action=ListUsers&Version=1999-01-01")
     assert status == 400 and xml_error(answer)[1] == "InvalidAction"
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from glueball.iam.evaluation import Decision, Principal, PrincipalKind, Request, authorize, context_of, trust_allows
+from glueball.api.identity import Principal, PrincipalKind
+from glueball.iam.evaluation import Decision, Request, authorize, context_of, trust_allows
 from glueball.iam.policy import PolicyKind, parse_policy
 
 A = "111122223333"

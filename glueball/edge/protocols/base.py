@@ -55,9 +55,38 @@ class Protocol(ABC):
         """The error answered for a bug of glueball's (a 500 that names the request)."""
         return _Internal(message)
 
+    # how this protocol's services name each kind of refused signature: (code, HTTP status)
+    AUTH_CODES: dict[str, tuple[str, int]] = {
+        "missing": ("MissingAuthenticationTokenException", 403),
+        "malformed": ("InvalidSignatureException", 400),
+        "unknown key": ("UnrecognizedClientException", 400),
+        "bad signature": ("InvalidSignatureException", 400),
+        "skewed": ("InvalidSignatureException", 400),
+        "expired url": ("InvalidSignatureException", 400),
+        "expired token": ("ExpiredTokenException", 400),
+        "invalid token": ("UnrecognizedClientException", 400),
+        "content hash": ("InvalidSignatureException", 400),
+        "denied": ("AccessDeniedException", 400),
+    }
+
+    def auth_error(self, kind: str, message: str) -> ServiceError:
+        """A refused signature (``kind`` of :class:`glueball.edge.signing.FailureKind`) or a refused
+        authorization (``denied``), with this protocol's code for it."""
+        code, status = self.AUTH_CODES[kind]
+        return AuthError(code, message, status)
+
     def validation_error(self, error: ServiceError) -> ServiceError:
         """An error reading or validating the input, as this protocol names it (JSON keeps Glue's codes)."""
         return error
+
+
+class AuthError(ServiceError):
+    """A request refused by authentication or authorization, with the protocol's code."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
 
 
 class _Unknown(ServiceError):

@@ -114,6 +114,19 @@ class QueryProtocol(Protocol):
         parts.append(f"</{operation}Response>")
         return WireResponse(200, "".join(parts).encode("utf-8", "backslashreplace"), request_id, CONTENT_TYPE)
 
+    AUTH_CODES = {
+        "missing": ("MissingAuthenticationToken", 403),
+        "malformed": ("IncompleteSignature", 400),
+        "unknown key": ("InvalidClientTokenId", 403),
+        "bad signature": ("SignatureDoesNotMatch", 403),
+        "skewed": ("SignatureDoesNotMatch", 403),
+        "expired url": ("SignatureDoesNotMatch", 403),
+        "expired token": ("ExpiredToken", 403),
+        "invalid token": ("InvalidClientTokenId", 403),
+        "content hash": ("SignatureDoesNotMatch", 403),
+        "denied": ("AccessDenied", 403),
+    }
+
     def error(self, error: ServiceError, request_id: str) -> WireResponse:
         kind = "Sender" if error.sender_fault else "Receiver"
         body = (f'<ErrorResponse xmlns="{self.namespace}"><Error><Type>{kind}</Type>'

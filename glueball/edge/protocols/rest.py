@@ -131,6 +131,25 @@ class RestProtocol(Protocol):
                                          f"{request.method} {request.path}")
         return matched[0].operation
 
+    _S3_AUTH_CODES = {
+        "missing": ("AccessDenied", 403),
+        "malformed": ("AuthorizationHeaderMalformed", 400),
+        "unknown key": ("InvalidAccessKeyId", 403),
+        "bad signature": ("SignatureDoesNotMatch", 403),
+        "skewed": ("RequestTimeTooSkewed", 403),
+        "expired url": ("AccessDenied", 403),
+        "expired token": ("ExpiredToken", 400),
+        "invalid token": ("InvalidToken", 400),
+        "content hash": ("XAmzContentSHA256Mismatch", 400),
+        "denied": ("AccessDenied", 403),
+    }
+
+    def auth_error(self, kind: str, message: str) -> ServiceError:
+        if self.xml:
+            code, status = self._S3_AUTH_CODES[kind]
+            return RestError(code, message, status)
+        return super().auth_error(kind, message)
+
     def unknown_operation(self, message: str) -> ServiceError:
         if self.xml:
             return RestError("NotImplemented", message, 501)

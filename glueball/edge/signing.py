@@ -1,0 +1,299 @@
+"""Verifying AWS Signature Version 4, in the ``Authorization`` header or a presigned URL.
+
+The server rebuilds what the client signed, as the SigV4 documentation defines it:
+
+- the canonical request: method, canonical URI, canonical query string, the signed headers
+  (lower-cased names, sorted, values trimmed with inner runs of spaces folded, one per line), the
+  list of signed header names, and the payload hash. The canonical URI is the path as sent; every
+  service but S3 normalises it (``.``/``..`` segments, repeated ``/``) and percent-encodes it
+  once more. The payload hash is ``X-Amz-Content-SHA256`` when sent (S3; checked against the body
+  unless it is ``UNSIGNED-PAYLOAD``), ``UNSIGNED-PAYLOAD`` for S3's presigned URLs, else the SHA-256
+  of the body;
+- the string to sign: ``AWS4-HMAC-SHA256``, the request time, the credential scope, the hex
+  SHA-256 of the canonical request;
+- the signing key: HMAC-SHA256 chained over ``AWS4<secret>``, date, region, service,
+  ``aws4_request``.
+
+The request time must be within five minutes of the server's clock (header form), or the
+presigned URL within its ``X-Amz-Expires`` (at most seven days). Failures are
+:class:`SignatureFailure` values naming the kind of failure; each protocol turns them into its
+service's own error code (``InvalidSignatureException`` for JSON services, ``SignatureDoesNotMatch``
+for the query protocol and S3, ...). Secret keys are never part of a message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from urllib.parse import parse_qsl, quote, unquote
+
+from glueball.edge.wire import WireRequest
+
+ALGORITHM = "AWS4-HMAC-SHA256"
+UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"
+MAX_SKEW = dt.timedelta(minutes=5)
+MAX_PRESIGN_SECONDS = 7 * 24 * 3600
+_TIME = "%Y%m%dT%H%M%SZ"
+
+
+class FailureKind(StrEnum):
+    MISSING = "missing"  # no signature at all
+    MALFORMED = "malformed"  # a signature that cannot be read
+    UNKNOWN_KEY = "unknown key"
+    BAD_SIGNATURE = "bad signature"
+    SKEWED = "skewed"  # the request time is too far from the server's
+    EXPIRED_URL = "expired url"  # a presigned URL past its X-Amz-Expires
+    EXPIRED_TOKEN = "expired token"
+    INVALID_TOKEN = "invalid token"  # a session token that is not this key's
+    CONTENT_HASH = "content hash"  # X-Amz-Content-SHA256 is not the body's
+
+
+class SignatureFailure(Exception):
+    """Why a request's signature was refused (the message is safe to send and to log)."""
+
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Signed:
+    """What a request's signature says, before it is checked."""
+
+    access_key: str
+    date: str
+    region: str
+    service: str
+    signed_headers: tuple[str, ...]
+    signature: str
+    request_time: dt.datetime
+    session_token: str | None
+    presigned: bool
+    expires: int | None = None
+
+    @property
+    def scope(self) -> str:
+        return f"{self.date}/{self.region}/{self.service}/aws4_request"
+
+
+@dataclass(frozen=True)
+class SecretKey:
+    """A key the server holds: its secret, and for temporary credentials the session token and expiry."""
+
+    secret: str
+    session_token: str | None = None
+    expires_at: float | None = None  # epoch seconds
+
+
+_AUTH_PART = re.compile(r"\s*(Credential|SignedHeaders|Signature)\s*=\s*([^,\s]*)\s*")
+
+
+def read_signature(request: WireRequest) -> Signed:
+    """The SigV4 elements of ``request`` (header or presigned form).
+
+    Raises:
+        SignatureFailure: MISSING when the request carries no signature, MALFORMED when it cannot
+            be read.
+    """
+    authorization = request.header("authorization")
+    if authorization is not None:
+        return _from_header(request, authorization)
+    query = dict(parse_qsl(request.query, keep_blank_values=True))
+    if "X-Amz-Signature" in query or "X-Amz-Credential" in query:
+        return _from_query(query)
+    raise SignatureFailure(FailureKind.MISSING, "Missing Authentication Token")
+
+
+def _from_header(request: WireRequest, authorization: str) -> Signed:
+    algorithm, _, rest = authorization.strip().partition(" ")
+    if algorithm != ALGORITHM:
+        raise SignatureFailure(FailureKind.MALFORMED,
+                               f"Unsupported authorization type {algorithm!r}: glueball accepts {ALGORITHM}")
+    parts: dict[str, str] = {}
+    for piece in rest.split(","):
+        match = _AUTH_PART.fullmatch(piece)
+        if match is None:
+            raise SignatureFailure(FailureKind.MALFORMED, f"Authorization header requires 'Credential', "
+                                   f"'SignedHeaders' and 'Signature' parameters; cannot read {piece.strip()!r}")
+        parts[match.group(1)] = match.group(2)
+    missing = [name for name in ("Credential", "SignedHeaders", "Signature") if not parts.get(name)]
+    if missing:
+        raise SignatureFailure(FailureKind.MALFORMED,
+                               f"Authorization header requires '{missing[0]}' parameter. Authorization={ALGORITHM}")
+    stamp = request.header("x-amz-date") or request.header("date")
+    if not stamp:
+        raise SignatureFailure(FailureKind.MALFORMED,
+                               "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
+    return _signed(parts["Credential"], parts["SignedHeaders"], parts["Signature"], stamp,
+                   request.header("x-amz-security-token"), presigned=False)
+
+
+def _from_query(query: dict[str, str]) -> Signed:
+    if query.get("X-Amz-Algorithm") != ALGORITHM:
+        raise SignatureFailure(FailureKind.MALFORMED, f"X-Amz-Algorithm must be {ALGORITHM}")
+    missing = [name for name in ("X-Amz-Credential", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Signature")
+               if not query.get(name)]
+    if missing:
+        raise SignatureFailure(FailureKind.MALFORMED, f"The presigned URL lacks {missing[0]}")
+    expires_text = query.get("X-Amz-Expires", str(MAX_PRESIGN_SECONDS))
+    if not expires_text.isdigit() or int(expires_text) > MAX_PRESIGN_SECONDS:
+        raise SignatureFailure(FailureKind.MALFORMED, "X-Amz-Expires must be a number of seconds from 1 to 604800")
+    signed = _signed(query["X-Amz-Credential"], query["X-Amz-SignedHeaders"], query["X-Amz-Signature"],
+                     query["X-Amz-Date"], query.get("X-Amz-Security-Token"), presigned=True)
+    return Signed(**{**signed.__dict__, "expires": int(expires_text)})
+
+
+def _signed(credential: str, headers: str, signature: str, stamp: str, token: str | None,
+            presigned: bool) -> Signed:
+    pieces = credential.split("/")
+    if len(pieces) != 5 or pieces[4] != "aws4_request" or not all(pieces):
+        raise SignatureFailure(FailureKind.MALFORMED, f"Credential should be scoped to a valid region and service, "
+                               f"as <key>/<date>/<region>/<service>/aws4_request; got {'/'.join(pieces[1:])!r}")
+    key, date, region, service, _ = pieces
+    request_time = _parse_time(stamp)
+    if request_time is None:
+        raise SignatureFailure(FailureKind.MALFORMED, f"Invalid request time {stamp!r}: expected ISO 8601 basic "
+                               f"format (YYYYMMDD'T'HHMMSS'Z')")
+    if request_time.strftime("%Y%m%d") != date:
+        raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"Date in Credential scope does not match YYYYMMDD from "
+                               f"ISO-8601 version of date from HTTP: '{date}' != "
+                               f"'{request_time.strftime('%Y%m%d')}', from '{stamp}'.")
+    names = tuple(headers.split(";"))
+    if names != tuple(sorted(n.lower() for n in names)) or "host" not in names:
+        raise SignatureFailure(FailureKind.MALFORMED, "SignedHeaders must be the lower-cased header names, sorted "
+                               "and separated by ';', and include 'host'")
+    return Signed(key, date, region, service, names, signature.lower(), request_time, token, presigned)
+
+
+def _parse_time(stamp: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.strptime(stamp, _TIME).replace(tzinfo=dt.UTC)
+    except ValueError:
+        pass
+    try:  # the HTTP Date header form
+        from email.utils import parsedate_to_datetime
+
+        parsed = parsedate_to_datetime(stamp)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return parsed.astimezone(dt.UTC) if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.datetime,
+           s3_style: bool = False) -> None:
+    """Check ``signed`` against ``request`` with the server's ``key`` for it (None: unknown).
+
+    ``s3_style``: the service signs its path as sent, without normalising it (S3).
+
+    Raises:
+        SignatureFailure: the first check that fails, in AWS's order: key, token, time, signature.
+    """
+    if key is None:
+        raise SignatureFailure(FailureKind.UNKNOWN_KEY, "The security token included in the request is invalid.")
+    if key.session_token is not None:
+        if signed.session_token is None or not hmac.compare_digest(signed.session_token, key.session_token):
+            raise SignatureFailure(FailureKind.INVALID_TOKEN, "The security token included in the request is invalid.")
+        if key.expires_at is not None and now.timestamp() >= key.expires_at:
+            raise SignatureFailure(FailureKind.EXPIRED_TOKEN, "The security token included in the request is expired")
+    elif signed.session_token is not None:
+        raise SignatureFailure(FailureKind.INVALID_TOKEN, "The security token included in the request is invalid.")
+    if signed.presigned:
+        expires = signed.expires or 0
+        if now > signed.request_time + dt.timedelta(seconds=expires):
+            raise SignatureFailure(FailureKind.EXPIRED_URL, f"Request has expired: the URL was valid for {expires} "
+                                   f"seconds from {signed.request_time.strftime(_TIME)}")
+        if signed.request_time - now > MAX_SKEW:
+            raise SignatureFailure(FailureKind.SKEWED, "Request is not yet valid")
+    elif abs(now - signed.request_time) > MAX_SKEW:
+        earlier = signed.request_time < now
+        bound = now - MAX_SKEW if earlier else now + MAX_SKEW
+        raise SignatureFailure(FailureKind.SKEWED, f"Signature {'expired' if earlier else 'not yet current'}: "
+                               f"{signed.request_time.strftime(_TIME)} is now "
+                               f"{'earlier' if earlier else 'later'} than {bound.strftime(_TIME)} "
+                               f"({now.strftime(_TIME)} {'-' if earlier else '+'} 5 min.)")
+    canonical = canonical_request(request, signed, s3_style)
+    to_sign = "\n".join([ALGORITHM, signed.request_time.strftime(_TIME), signed.scope,
+                         hashlib.sha256(canonical.encode()).hexdigest()])
+    expected = hmac.new(signing_key(key.secret, signed), to_sign.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, signed.signature):
+        raise SignatureFailure(FailureKind.BAD_SIGNATURE,
+                               "The request signature we calculated does not match the signature you provided. "
+                               "Check your AWS Secret Access Key and signing method. Consult the service "
+                               "documentation for details.")
+
+
+def signing_key(secret: str, signed: Signed) -> bytes:
+    key = ("AWS4" + secret).encode()
+    for part in (signed.date, signed.region, signed.service, "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    return key
+
+
+def canonical_request(request: WireRequest, signed: Signed, s3_style: bool = False) -> str:
+    """The canonical request of ``request`` as its client built it to sign."""
+    headers = []
+    for name in signed.signed_headers:
+        value = request.header(name)
+        if value is None:
+            raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"The header {name!r} is signed but not sent")
+        headers.append(f"{name}:{' '.join(value.split())}\n")
+    return "\n".join([
+        request.method.upper(),
+        canonical_uri(request.path, s3_style),
+        canonical_query(request.query, signed.presigned),
+        "".join(headers),
+        ";".join(signed.signed_headers),
+        _payload_hash(request, signed, s3_style),
+    ])
+
+
+def canonical_uri(path: str, s3_style: bool) -> str:
+    """``path`` is as sent (percent-encoded)."""
+    if not path:
+        return "/"
+    if s3_style:
+        return path
+    segments: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if segments:
+                segments.pop()
+        elif segment and segment != ".":
+            segments.append(segment)
+    trailing = "/" if path.endswith("/") and segments else ""
+    return quote("/" + "/".join(segments) + trailing, safe="/~")
+
+
+def canonical_query(query: str, presigned: bool) -> str:
+    pairs = []
+    for piece in query.split("&") if query else []:
+        name, _, value = piece.partition("=")
+        name, value = unquote(name), unquote(value)
+        if presigned and name == "X-Amz-Signature":
+            continue
+        pairs.append((quote(name, safe="-_.~"), quote(value, safe="-_.~")))
+    return "&".join(f"{name}={value}" for name, value in sorted(pairs))
+
+
+def _payload_hash(request: WireRequest, signed: Signed, s3_style: bool) -> str:
+    declared = request.header("x-amz-content-sha256")
+    if declared is not None:
+        if re.fullmatch(r"[0-9a-f]{64}", declared) and declared != hashlib.sha256(request.body).hexdigest():
+            raise SignatureFailure(FailureKind.CONTENT_HASH,
+                                   "The provided 'x-amz-content-sha256' header does not match what was computed.")
+        return declared
+    if signed.presigned and s3_style:  # S3's presigned URLs sign no payload; other services' sign the body
+        return UNSIGNED_PAYLOAD
+    return hashlib.sha256(request.body).hexdigest()
+
+
+KeyLookup = Callable[[str], SecretKey | None]

@@ -1,0 +1,136 @@
+"""What each request asks permission for: its IAM action, the resource ARNs it touches, and the
+request's own condition keys.
+
+Glue (the AWS Glue Developer Guide, "Specifying AWS Glue resource ARNs"): every Data Catalog
+operation needs the catalog, and the database and table it names (``GetTable`` needs
+``catalog``, ``database/db`` and ``table/db/t``; listing a database's tables needs
+``table/db/*``); jobs, crawlers, triggers, workflows, connections, data quality rulesets and
+sessions have ARNs of their own; operations that name no resource need ``*``. Requests that carry
+tags set ``aws:RequestTag/*`` and ``aws:TagKeys``; requests that name NETWORK connections set
+``glue:VpcIds``, ``glue:SubnetIds`` and ``glue:SecurityGroupIds`` from those connections.
+
+IAM: the user, group, role or policy the request names (``iam:CreateUser`` on
+``arn:aws:iam::<account>:user/<path><name>``), else ``*``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+CATALOG_TABLE_OPS_WITHOUT_TABLE = frozenset({"GetTables", "BatchDeleteTable", "GetTableVersions"})
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One request's question to the policy evaluator."""
+
+    action: str
+    resources: tuple[str, ...]
+    context: Mapping[str, str | list[str] | None] = field(default_factory=dict)
+
+
+def _tag_context(tags: Mapping[str, str] | None) -> dict[str, str | list[str] | None]:
+    if not tags:
+        return {}
+    context: dict[str, str | list[str] | None] = {"aws:TagKeys": list(tags)}
+    context.update({f"aws:RequestTag/{key}": value for key, value in tags.items()})
+    return context
+
+
+def glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
+    """The action, resources and request keys of a Glue ``operation``."""
+    base = f"arn:aws:glue:{region}:{account_id}"
+    catalog = f"{base}:catalog"
+    resources: list[str] = []
+    database = request.get("DatabaseName") or (request.get("DatabaseInput") or {}).get("Name")
+    if operation in ("GetDatabase", "DeleteDatabase", "UpdateDatabase"):
+        database = request.get("Name")
+    table = request.get("TableName") or (request.get("TableInput") or {}).get("Name")
+    if operation in ("GetTable", "DeleteTable"):
+        table = request.get("Name")
+    if database:
+        resources += [catalog, f"{base}:database/{database}"]
+        if table:
+            resources.append(f"{base}:table/{database}/{table}")
+        elif operation in CATALOG_TABLE_OPS_WITHOUT_TABLE or "TablesToDelete" in request:
+            resources.append(f"{base}:table/{database}/*")
+        function = request.get("FunctionName") or (request.get("FunctionInput") or {}).get("FunctionName")
+        if function:
+            resources.append(f"{base}:userDefinedFunction/{database}/{function}")
+    elif operation in ("GetDatabases", "SearchTables", "GetCatalogImportStatus"):
+        resources += [catalog, f"{base}:database/*"]
+    for kind, names in _named(operation, request).items():
+        if kind == "connection":  # connections live in the catalog
+            resources.append(catalog)
+        resources += [f"{base}:{kind}/{name}" for name in names]
+    if "ResourceArn" in request:
+        resources.append(str(request["ResourceArn"]))
+    return Ask(f"glue:{operation}", tuple(dict.fromkeys(resources)) or ("*",), _tag_context(request.get("Tags")))
+
+
+# which request members name which kind of resource, per operation family
+_NAMES: dict[str, tuple[str, ...]] = {
+    "job": ("JobName", "JobNames", "Job"),
+    "crawler": ("CrawlerName", "CrawlerNames", "Crawler"),
+    "trigger": ("TriggerName", "TriggerNames", "Trigger"),
+    "workflow": ("WorkflowName", "Workflow"),
+    "connection": ("ConnectionName", "ConnectionNameList"),
+    "dataQualityRuleset": ("RulesetName", "RulesetNames"),
+    "session": ("SessionId",),
+}
+_NAME_OPERATIONS: dict[str, tuple[str, ...]] = {
+    "job": ("CreateJob", "UpdateJob", "DeleteJob", "GetJob"),
+    "crawler": ("CreateCrawler", "UpdateCrawler", "DeleteCrawler", "GetCrawler", "StartCrawler", "StopCrawler",
+                "UpdateCrawlerSchedule", "StartCrawlerSchedule", "StopCrawlerSchedule"),
+    "trigger": ("CreateTrigger", "UpdateTrigger", "DeleteTrigger", "GetTrigger", "StartTrigger", "StopTrigger"),
+    "workflow": ("CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow", "GetWorkflow", "StartWorkflowRun",
+                 "StopWorkflowRun", "ResumeWorkflowRun", "GetWorkflowRun", "GetWorkflowRuns",
+                 "GetWorkflowRunProperties", "PutWorkflowRunProperties"),
+    "connection": ("CreateConnection", "UpdateConnection", "DeleteConnection", "GetConnection"),
+    "dataQualityRuleset": ("CreateDataQualityRuleset", "UpdateDataQualityRuleset", "DeleteDataQualityRuleset",
+                           "GetDataQualityRuleset"),
+    "session": ("CreateSession", "GetSession", "DeleteSession", "StopSession", "RunStatement", "GetStatement",
+                "ListStatements", "CancelStatement"),
+}
+
+
+def _named(operation: str, request: Mapping[str, Any]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for kind, members in _NAMES.items():
+        names: list[str] = []
+        for member in members:
+            value = request.get(member)
+            if isinstance(value, str):
+                names.append(value)
+            elif isinstance(value, list):
+                names += [v for v in value if isinstance(v, str)]
+        if operation in _NAME_OPERATIONS[kind]:
+            single = request.get("Name") or request.get("Id")
+            if isinstance(single, str):
+                names.append(single)
+            for nested in ("ConnectionInput",):
+                if kind == "connection" and isinstance(request.get(nested), dict) and request[nested].get("Name"):
+                    names.append(request[nested]["Name"])
+        if names:
+            found[kind] = names
+    return found
+
+
+def iam_ask(operation: str, request: Mapping[str, Any], account_id: str,
+            path_of: Callable[[str, str], str | None]) -> Ask:
+    """The action and resources of an IAM ``operation``; ``path_of(kind, name)`` finds an existing
+    entity's path (a new one's comes with the request)."""
+    resources: list[str] = []
+    for member, kind in (("UserName", "user"), ("GroupName", "group"), ("RoleName", "role")):
+        name = request.get(member)
+        if name:
+            path = request.get("Path") or path_of(kind, name) or "/"
+            resources.append(f"arn:aws:iam::{account_id}:{kind}{path}{name}")
+    if request.get("PolicyArn"):
+        resources.append(str(request["PolicyArn"]))
+    elif operation == "CreatePolicy":
+        resources.append(f"arn:aws:iam::{account_id}:policy{request.get('Path') or '/'}{request['PolicyName']}")
+    tags = {t["Key"]: t["Value"] for t in request.get("Tags") or []}
+    return Ask(f"iam:{operation}", tuple(resources) or ("*",), _tag_context(tags))

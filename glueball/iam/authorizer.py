@@ -1,0 +1,66 @@
+"""Authorization of requests with ``--auth iam``: the caller's identity-based policies (and an assumed
+role's session policy) evaluated for the request's action and resources.
+
+The composition root installs :meth:`Authorizer.glue_guard` and :meth:`Authorizer.iam_guard` on
+the edge. A refusal names the principal, the action, the resource and what decided, as AWS's
+messages do: ``User: arn:aws:iam::111122223333:user/alice is not authorized to perform:
+glue:GetTable on resource: arn:aws:glue:us-east-1:111122223333:table/sales/orders because no
+identity-based policy allows the glue:GetTable action``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from glueball.api.identity import Caller
+from glueball.errors import AccessDeniedException, ServiceError
+from glueball.iam.actions import Ask, glue_ask, iam_ask
+from glueball.iam.credentials import Identities
+from glueball.iam.errors import IamAccessDenied
+from glueball.iam.evaluation import Decision, Request, authorize, context_of
+from glueball.iam.models import Kind
+from glueball.iam.policy import Policy
+from glueball.iam.service import IamService
+
+
+class Authorizer:
+    """Decides, per request, whether the caller may do what it asks."""
+
+    def __init__(self, iam: IamService, identities: Identities) -> None:
+        self.iam = iam
+        self.identities = identities
+
+    def check(self, caller: Caller, ask: Ask, resource_account: str, deny: Callable[[str], ServiceError]) -> None:
+        """Raise ``deny(message)`` unless ``caller`` may do ``ask`` in ``resource_account``."""
+        principal = caller.who
+        context = dict(self.identities.context(principal, caller.session_tags, caller.source_ip))
+        context.update(context_of(ask.context))
+        request = Request(principal, ask.action, ask.resources, resource_account, context)
+        outcome = authorize(request, self.identities.policies(principal))
+        if outcome.allowed and isinstance(caller.restrictions, Policy):
+            narrowed = authorize(request, [caller.restrictions])
+            if not narrowed.allowed:
+                reason = ("with an explicit deny in a session policy" if narrowed.decision is Decision.EXPLICIT_DENY
+                          else f"because no session policy allows the {ask.action} action")
+                outcome = type(narrowed)(narrowed.decision, narrowed.resource, reason)
+        if not outcome.allowed:
+            raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
+                       f"{outcome.resource} {outcome.reason}")
+
+    def glue_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        self.check(caller, glue_ask(operation, request, caller.account_id, caller.region), caller.account_id,
+                   AccessDeniedException)
+
+    def internal_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        """glueball's own ``Glueball.*`` operations: the action ``glueball:<Operation>`` on ``*``."""
+        self.check(caller, Ask(f"glueball:{operation}", ("*",)), caller.account_id, AccessDeniedException)
+
+    def iam_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        def path_of(kind: str, name: str) -> str | None:
+            with self.iam.store.read() as session:
+                row = self.iam.find_row(session, caller.account_id, Kind(kind), name)
+                return row.path if row is not None else None
+
+        self.check(caller, iam_ask(operation, request, caller.account_id, path_of), caller.account_id,
+                   IamAccessDenied)

@@ -1,0 +1,51 @@
+"""IAM's and STS's error codes, with the HTTP statuses of their models (a test checks both)."""
+
+from __future__ import annotations
+
+from glueball.errors import ServiceError
+
+
+class IamError(ServiceError):
+    """Base of the errors IAM and STS clients receive."""
+
+
+class NoSuchEntity(IamError):
+    code, status = "NoSuchEntity", 404
+
+
+class EntityAlreadyExists(IamError):
+    code, status = "EntityAlreadyExists", 409
+
+
+class MalformedPolicyDocument(IamError):
+    code, status = "MalformedPolicyDocument", 400
+
+
+class DeleteConflict(IamError):
+    code, status = "DeleteConflict", 409
+
+
+class LimitExceeded(IamError):
+    code, status = "LimitExceeded", 409
+
+
+class InvalidInput(IamError):
+    code, status = "InvalidInput", 400
+
+
+class StsAccessDenied(IamError):
+    """STS's ``AccessDenied`` (AssumeRole refused): a protocol-level code, not a modelled shape."""
+
+    code, status = "AccessDenied", 403
+
+
+class IamAccessDenied(IamError):
+    """IAM's ``AccessDenied``: a protocol-level code, not a modelled shape."""
+
+    code, status = "AccessDenied", 403
+
+
+# (service, code) -> (shape name in the model or None for protocol-level codes)
+MODELLED = {"iam": (NoSuchEntity, EntityAlreadyExists, MalformedPolicyDocument, DeleteConflict, LimitExceeded,
+                    InvalidInput),
+            "sts": (MalformedPolicyDocument,)}
