@@ -35,6 +35,7 @@ from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.connections import handlers as _connections  # noqa: F401
 from glueball.connections.area import OPERATIONS as CONNECTION_OPERATIONS
 from glueball.connections.area import ConnectionNeeds
+from glueball.connections.service import ConnectionService
 from glueball.crawlers import handlers as _crawlers  # noqa: F401
 from glueball.crawlers.area import OPERATIONS as CRAWLER_OPERATIONS
 from glueball.crawlers.area import CrawlerNeeds
@@ -50,7 +51,7 @@ from glueball.edge.router import Edge
 from glueball.edge.sigv4 import AccountDirectory
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
-from glueball.errors import AccessDeniedException
+from glueball.errors import AccessDeniedException, GlueError
 from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
 from glueball.iam.area import IAM_OPERATIONS, STS_OPERATIONS, IdentityNeeds
@@ -67,6 +68,7 @@ from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.runtime.client import boto3_session
 from glueball.store.engine import Store
+from glueball.store.scoped import Scope
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
 from glueball.tagging.area import TaggingNeeds
@@ -114,7 +116,7 @@ class Glueball:
         self.iam = IamService(self.store)
         self.policies = PolicyService(self.iam)
         self.identities = Identities(self.iam, self.policies)
-        self.authorizer = Authorizer(self.iam, self.identities)
+        self.authorizer = Authorizer(self.iam, self.identities, self.connection_network)
         self.edge = self._wire()
 
     def reconcile(self) -> None:
@@ -159,6 +161,28 @@ class Glueball:
         edge.mount(STS_OPERATIONS, identity)
         edge.mount(IAM_OPERATIONS, identity)
         return edge
+
+    def connection_network(self, account_id: str, region: str, names: list[str]) -> dict[str, list[str]]:
+        """``glue:VpcIds``, ``glue:SubnetIds`` and ``glue:SecurityGroupIds`` of the named connections (those
+        with a subnet; the subnet's VPC as declared with ``--subnet-vpc``). An unknown connection adds none."""
+        vpcs: list[str] = []
+        subnets: list[str] = []
+        groups: list[str] = []
+        connections = ConnectionService(self.store, Scope(account_id, region))
+        for name in names:
+            try:
+                physical = connections.get(name).physical
+            except GlueError:
+                continue
+            if physical is None or not physical.subnet_id:
+                continue
+            subnets.append(physical.subnet_id)
+            groups += physical.security_group_ids
+            vpc = self.settings.subnet_vpcs.get(physical.subnet_id)
+            if vpc:
+                vpcs.append(vpc)
+        found = {"glue:VpcIds": vpcs, "glue:SubnetIds": subnets, "glue:SecurityGroupIds": groups}
+        return {key: list(dict.fromkeys(values)) for key, values in found.items() if values}
 
     def ensure_root_key(self, account_id: str = DEFAULT_ACCOUNT_ID) -> tuple[str, str] | None:
         """With ``--auth iam``, the account's root access key on first start: created, written to
@@ -264,7 +288,8 @@ def create_app() -> Any:
 
     config = json.loads(os.environ[_SETTINGS_ENV])
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
-                        endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"))
+                        endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"),
+                        subnet_vpcs=config.get("subnet_vpcs", {}))
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
@@ -292,7 +317,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
         return
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
-        "endpoint": glue.settings.endpoint, "auth": glue.settings.auth,
+        "endpoint": glue.settings.endpoint, "auth": glue.settings.auth, "subnet_vpcs": glue.settings.subnet_vpcs,
         "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

@@ -28,6 +28,8 @@ class Settings:
             job runs it launches as ``GLUEBALL_ENDPOINT``; empty in embedded use.
         auth: ``off`` (every access key acts as its account's root, signatures unchecked: the embedded
             default) or ``iam`` (SigV4 verified, identity-based policies enforced).
+        subnet_vpcs: the VPC of each subnet connections name (glueball has no VPCs of its own): gives
+            ``glue:VpcIds`` to requests that use those connections.
     """
 
     home: Path = field(default_factory=default_home)
@@ -35,6 +37,7 @@ class Settings:
     region: str = DEFAULT_REGION
     endpoint: str = ""
     auth: str = "off"
+    subnet_vpcs: dict[str, str] = field(default_factory=dict)  # subnet id -> the VPC it belongs to (--subnet-vpc)
 
     @property
     def database_url(self) -> str:

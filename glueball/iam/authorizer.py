@@ -23,13 +23,38 @@ from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
 from glueball.iam.service import IamService
 
+# (account, region, connection names) -> glue:VpcIds / glue:SubnetIds / glue:SecurityGroupIds of those connections
+NetworkLookup = Callable[[str, str, list[str]], dict[str, list[str]]]
+
+
+def connection_names(operation: str, request: Mapping[str, Any]) -> list[str]:
+    """The connections a job or session request names (``Connections.Connections``, also inside ``JobUpdate``)."""
+    holder = request.get("JobUpdate") if operation == "UpdateJob" else request
+    connections = (holder or {}).get("Connections") or {}
+    return [str(name) for name in connections.get("Connections") or []]
+
+
+def passed_role(operation: str, request: Mapping[str, Any]) -> str | None:
+    """The role a request hands to Glue (a job's, crawler's, session's or data quality run's ``Role``)."""
+    if operation == "UpdateJob":
+        return (request.get("JobUpdate") or {}).get("Role")
+    if operation == "UpdateCrawler" or operation.startswith(("Create", "Start")):
+        role = request.get("Role")
+        return str(role) if role else None
+    return None
+
 
 class Authorizer:
-    """Decides, per request, whether the caller may do what it asks."""
+    """Decides, per request, whether the caller may do what it asks.
 
-    def __init__(self, iam: IamService, identities: Identities) -> None:
+    ``network`` tells the VPCs, subnets and security groups of named connections (glueball keeps no
+    VPCs: the VPC of a subnet is what the operator declared with ``--subnet-vpc``).
+    """
+
+    def __init__(self, iam: IamService, identities: Identities, network: NetworkLookup | None = None) -> None:
         self.iam = iam
         self.identities = identities
+        self.network = network
 
     def check(self, caller: Caller, ask: Ask, resource_account: str, deny: Callable[[str], ServiceError]) -> None:
         """Raise ``deny(message)`` unless ``caller`` may do ``ask`` in ``resource_account``."""
@@ -49,8 +74,25 @@ class Authorizer:
                        f"{outcome.resource} {outcome.reason}")
 
     def glue_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
-        self.check(caller, glue_ask(operation, request, caller.account_id, caller.region), caller.account_id,
-                   AccessDeniedException)
+        ask = glue_ask(operation, request, caller.account_id, caller.region)
+        names = connection_names(operation, request)
+        if names and self.network is not None:
+            ask = Ask(ask.action, ask.resources, {**ask.context,
+                                                  **self.network(caller.account_id, caller.region, names)})
+        self.check(caller, ask, caller.account_id, AccessDeniedException)
+        role = passed_role(operation, request)
+        if role is not None:
+            arn = self.role_arn(caller.account_id, role)
+            self.check(caller, Ask("iam:PassRole", (arn,), {"iam:PassedToService": "glue.amazonaws.com"}),
+                       arn.split(":")[4], AccessDeniedException)
+
+    def role_arn(self, account_id: str, role: str) -> str:
+        """A role named by name (Glue accepts either) as its ARN, with its path when IAM knows it."""
+        if role.startswith("arn:"):
+            return role
+        with self.iam.store.read() as session:
+            row = self.iam.find_row(session, account_id, Kind.ROLE, role)
+        return f"arn:aws:iam::{account_id}:role{row.path if row is not None else '/'}{role}"
 
     def internal_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
         """glueball's own ``Glueball.*`` operations: the action ``glueball:<Operation>`` on ``*``."""

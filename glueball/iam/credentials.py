@@ -197,7 +197,8 @@ class Identities:
                 raise StsAccessDenied(f"User: {caller.arn} is not authorized to perform: sts:TagSession on "
                                       f"resource: {role_arn} {tag_reason}")
         if through_account or caller.account_id != role.account_id:
-            outcome = authorize(Request(caller, "sts:AssumeRole", (role_arn,), role.account_id, context),
+            # the trust policy (the role's resource policy) has allowed it: now the caller's own side
+            outcome = authorize(Request(caller, "sts:AssumeRole", (role_arn,), caller.account_id, context),
                                 self.policies(caller))
             if not outcome.allowed:
                 raise StsAccessDenied(f"{refused} {outcome.reason}")

@@ -1,0 +1,270 @@
+"""Identity end to end on a real ``glueball server --auth iam``, through boto3 and the AWS CLI only.
+
+Two accounts on one server: account B's roles and policies are created with ``aws iam`` from JSON
+documents, a user of account A assumes B's ``GlueSessionCreationRole`` (both sides allow it),
+``CreateJob`` without a connection is denied by the VpcIds rule and allowed with the NETWORK
+connection ``session_vpc``, the job is tagged and found by tag. Around it: bad signatures, unknown
+keys, expired tokens and old request times are refused with each service's code, and the log
+records the refusals without a secret.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import boto3
+import botocore.config
+import pytest
+from botocore.exceptions import ClientError
+
+from tests.helpers import ServerProcess
+
+ACCOUNT_A, ACCOUNT_B = "123456789012", "444455556666"
+CONFIG = botocore.config.Config(retries={"max_attempts": 1})
+
+
+def client(server: ServerProcess, service: str, key: str, secret: str, token: str | None = None) -> Any:
+    return boto3.client(service, endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id=key,
+                        aws_secret_access_key=secret, aws_session_token=token, config=CONFIG)
+
+
+def code_of(call: Any, *args: Any, **kwargs: Any) -> tuple[str, str, int]:
+    with pytest.raises(ClientError) as caught:
+        call(*args, **kwargs)
+    error = caught.value.response
+    return error["Error"]["Code"], error["Error"]["Message"], error["ResponseMetadata"]["HTTPStatusCode"]
+
+
+@pytest.fixture(scope="module")
+def iam_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, dict[str, tuple[str, str]]]]:
+    home = tmp_path_factory.mktemp("iam-home")
+    created = subprocess.run([sys.executable, "-m", "glueball", "accounts", "create", ACCOUNT_B, "--home", str(home)],
+                             capture_output=True, text=True, check=True).stdout
+    b_key = created.split("aws_access_key_id = ")[1].split()[0]
+    b_secret = created.split("aws_secret_access_key = ")[1].split()[0]
+    server = ServerProcess(home, extra_args=("--auth", "iam", "--subnet-vpc", "subnet-0aa=vpc-0abc")).start()
+    profile = configparser.ConfigParser()
+    profile.read(home / "credentials")
+    a_key = profile["glueball"]["aws_access_key_id"]
+    a_secret = profile["glueball"]["aws_secret_access_key"]
+    yield server, {"A": (a_key, a_secret), "B": (b_key, b_secret)}
+    server.stop()
+
+
+def test_the_first_start_creates_the_root_key_once(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    credentials = server.home / "credentials"
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    printed = (server.home / "server.log").read_text()
+    assert printed.count(keys["A"][1]) == 1  # shown once on the console
+    assert keys["A"][1] not in (server.home / "logs" / "server.log").read_text()
+    server.stop()
+    server.start()  # a second start makes no new key and shows none
+    assert (server.home / "server.log").read_text().count("created the root access key") == 1
+    sts = client(server, "sts", *keys["A"])
+    assert sts.get_caller_identity()["Arn"] == f"arn:aws:iam::{ACCOUNT_A}:root"
+
+
+def test_signatures_are_verified_with_each_services_codes(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    key, secret = keys["A"]
+    assert code_of(client(server, "glue", key, "wrong").get_databases)[0] == "InvalidSignatureException"
+    assert code_of(client(server, "sts", key, "wrong").get_caller_identity)[:1] == ("SignatureDoesNotMatch",)
+    assert code_of(client(server, "iam", key, "wrong").list_users)[2] == 403
+    assert code_of(client(server, "glue", "AKIAUNKNOWN000000000", secret).get_databases)[0] \
+        == "UnrecognizedClientException"
+    assert code_of(client(server, "sts", "AKIAUNKNOWN000000000", secret).get_caller_identity)[0] \
+        == "InvalidClientTokenId"
+    status, answer = server.raw("GetDatabases", {})
+    assert status == 403 and answer["__type"] == "MissingAuthenticationTokenException"
+    old = datetime.now(UTC) - timedelta(minutes=20)
+    with mock.patch("botocore.auth.get_current_datetime", return_value=old.replace(tzinfo=None)):
+        error, message, _ = code_of(client(server, "glue", key, secret).get_databases)
+    assert error == "InvalidSignatureException" and message.startswith("Signature expired: ")
+    log = (server.home / "logs" / "server.log").read_text()
+    assert "refused glue request signed with key AKIAUNKNOWN000000000: unknown key" in log
+    assert secret not in log
+
+
+def _iam_cli(server: ServerProcess, key: tuple[str, str], *args: str) -> Any:
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=key[0], AWS_SECRET_ACCESS_KEY=key[1], AWS_DEFAULT_REGION="us-east-1")
+    env.pop("AWS_PROFILE", None)
+    result = subprocess.run([sys.executable, "-m", "awscli", *args, "--endpoint-url", server.endpoint],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout) if result.stdout.strip() else {}
+
+
+SESSION_POLICY = {  # account B: Glue, but sessions and jobs only inside the approved VPC, and PassRole
+    "Version": "2012-10-17",
+    "Statement": [
+        {"Sid": "GlueWork", "Effect": "Allow", "Action": ["glue:*"], "Resource": "*"},
+        {"Sid": "DenyOutsideApprovedVpc", "Effect": "Deny", "Action": ["glue:CreateSession", "glue:CreateJob"],
+         "Resource": "*", "Condition": {"ForAnyValue:StringNotEquals": {"glue:VpcIds": ["vpc-0abc"]}}},
+        {"Sid": "DenyWithoutVpc", "Effect": "Deny", "Action": ["glue:CreateSession", "glue:CreateJob"],
+         "Resource": "*", "Condition": {"Null": {"glue:VpcIds": "true"}}},
+        {"Sid": "PassGlueRole", "Effect": "Allow", "Action": "iam:PassRole",
+         "Resource": f"arn:aws:iam::{ACCOUNT_B}:role/AWSGlueServiceRole-blog"},
+    ],
+}
+TRUST_ACCOUNT_A = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_A}:root"}, "Action": "sts:AssumeRole"}]}
+TRUST_GLUE = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "glue.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+ASSUME_B = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": "sts:AssumeRole",
+     "Resource": f"arn:aws:iam::{ACCOUNT_B}:role/GlueSessionCreationRole"}]}
+
+
+def test_the_seed_scenario_across_two_accounts(iam_server: tuple[ServerProcess, Any], tmp_path: Path) -> None:
+    server, keys = iam_server
+    files = {}
+    for name, document in {"session": SESSION_POLICY, "trust-a": TRUST_ACCOUNT_A, "trust-glue": TRUST_GLUE,
+                           "assume-b": ASSUME_B}.items():
+        files[name] = tmp_path / f"{name}.json"
+        files[name].write_text(json.dumps(document, indent=2))
+    # account B, with the AWS CLI: the policy and the two roles
+    policy = _iam_cli(server, keys["B"], "iam", "create-policy", "--policy-name", "CustomCreateSessionPolicy",
+                      "--policy-document", f"file://{files['session']}")["Policy"]
+    assert policy["Arn"] == f"arn:aws:iam::{ACCOUNT_B}:policy/CustomCreateSessionPolicy"
+    role = _iam_cli(server, keys["B"], "iam", "create-role", "--role-name", "GlueSessionCreationRole",
+                    "--assume-role-policy-document", f"file://{files['trust-a']}")["Role"]
+    assert role["AssumeRolePolicyDocument"] == TRUST_ACCOUNT_A  # sent URL-encoded, decoded by the CLI
+    _iam_cli(server, keys["B"], "iam", "attach-role-policy", "--role-name", "GlueSessionCreationRole",
+             "--policy-arn", policy["Arn"])
+    _iam_cli(server, keys["B"], "iam", "create-role", "--role-name", "AWSGlueServiceRole-blog",
+             "--assume-role-policy-document", f"file://{files['trust-glue']}")
+    glue_b = client(server, "glue", *keys["B"])
+    glue_b.create_connection(ConnectionInput={
+        "Name": "session_vpc", "ConnectionType": "NETWORK", "ConnectionProperties": {},
+        "PhysicalConnectionRequirements": {"SubnetId": "subnet-0aa", "SecurityGroupIdList": ["sg-01"],
+                                           "AvailabilityZone": "us-east-1a"}})
+    # account A: a user with keys whose policy lets it assume B's role
+    _iam_cli(server, keys["A"], "iam", "create-user", "--user-name", "analyst")
+    analyst_key = _iam_cli(server, keys["A"], "iam", "create-access-key", "--user-name", "analyst")["AccessKey"]
+    analyst = (analyst_key["AccessKeyId"], analyst_key["SecretAccessKey"])
+    assert code_of(client(server, "sts", *analyst).assume_role, RoleArn=role["Arn"],
+                   RoleSessionName="s1")[0] == "AccessDenied"  # B trusts A, but A has not allowed it yet
+    assume = _iam_cli(server, keys["A"], "iam", "create-policy", "--policy-name", "AssumeRoleAccountBPolicy",
+                      "--policy-document", f"file://{files['assume-b']}")["Policy"]
+    _iam_cli(server, keys["A"], "iam", "attach-user-policy", "--user-name", "analyst", "--policy-arn", assume["Arn"])
+    assumed = _iam_cli(server, analyst, "sts", "assume-role", "--role-arn", role["Arn"],
+                       "--role-session-name", "analyst-session")
+    credentials = assumed["Credentials"]
+    session = (credentials["AccessKeyId"], credentials["SecretAccessKey"], credentials["SessionToken"])
+    assert assumed["AssumedRoleUser"]["Arn"] == \
+        f"arn:aws:sts::{ACCOUNT_B}:assumed-role/GlueSessionCreationRole/analyst-session"
+    assert client(server, "sts", *session).get_caller_identity()["Account"] == ACCOUNT_B
+    glue = client(server, "glue", *session)
+    job = {"Role": "AWSGlueServiceRole-blog", "Command": {"Name": "glueetl", "ScriptLocation": "s3://b/job.py"}}
+    error, message, _ = code_of(glue.create_job, Name="outside", **job)
+    assert error == "AccessDeniedException"
+    assert message == (f"User: arn:aws:sts::{ACCOUNT_B}:assumed-role/GlueSessionCreationRole/analyst-session is not "
+                       f"authorized to perform: glue:CreateJob on resource: arn:aws:glue:us-east-1:{ACCOUNT_B}:job/"
+                       f"outside with an explicit deny in an identity-based policy")
+    glue.create_job(Name="inside", Connections={"Connections": ["session_vpc"]},
+                    Tags={"team": "analytics", "billing": "bi-42"}, **job)
+    assert glue.list_jobs(Tags={"team": "analytics"})["JobNames"] == ["inside"]
+    assert glue_b.get_job(JobName="inside")["Job"]["Connections"] == {"Connections": ["session_vpc"]}
+    # the job's role must be passable: a role the policy does not name is refused
+    _iam_cli(server, keys["B"], "iam", "create-role", "--role-name", "OtherRole",
+             "--assume-role-policy-document", f"file://{files['trust-glue']}")
+    error, message, _ = code_of(glue.create_job, Name="other", Connections={"Connections": ["session_vpc"]},
+                                **{**job, "Role": "OtherRole"})
+    assert error == "AccessDeniedException" and "iam:PassRole" in message
+    # account A's own catalog is out of the session's reach
+    assert code_of(glue.get_databases, CatalogId=ACCOUNT_A)[0] == "AccessDeniedException"
+
+
+def test_expired_session_tokens_are_refused(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    iam_b = client(server, "iam", *keys["B"])
+    iam_b.create_role(RoleName="Short", AssumeRolePolicyDocument=json.dumps(TRUST_ACCOUNT_A))
+    iam_a = client(server, "iam", *keys["A"])
+    iam_a.create_user(UserName="shorty")
+    iam_a.put_user_policy(UserName="shorty", PolicyName="assume", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]}))
+    key = iam_a.create_access_key(UserName="shorty")["AccessKey"]
+    sts = client(server, "sts", key["AccessKeyId"], key["SecretAccessKey"])
+    assert code_of(sts.assume_role, RoleArn=f"arn:aws:iam::{ACCOUNT_B}:role/Short", RoleSessionName="s1",
+                   DurationSeconds=7200)[0] == "ValidationError"  # beyond the role's MaxSessionDuration
+    creds = sts.assume_role(RoleArn=f"arn:aws:iam::{ACCOUNT_B}:role/Short", RoleSessionName="s1",
+                            DurationSeconds=900)["Credentials"]
+    token = (creds["AccessKeyId"], creds["SecretAccessKey"], creds["SessionToken"])
+    assert client(server, "sts", *token).get_caller_identity()["Arn"].endswith(":assumed-role/Short/s1")
+    with sqlite3.connect(server.home / "glueball.db") as db:
+        db.execute("UPDATE sts_session SET expires_at = 1 WHERE access_key_id = ?", (creds["AccessKeyId"],))
+    assert code_of(client(server, "glue", *token).get_databases)[0] == "ExpiredTokenException"
+    assert code_of(client(server, "sts", *token).get_caller_identity)[0] == "ExpiredToken"
+    assert code_of(client(server, "glue", creds["AccessKeyId"], creds["SecretAccessKey"]).get_databases)[0] \
+        == "UnrecognizedClientException"  # temporary keys need their token
+
+
+def test_user_policies_decide_with_named_action_resource_and_reason(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    root_glue = client(server, "glue", *keys["A"])
+    for name in ("sales", "hr"):
+        root_glue.create_database(DatabaseInput={"Name": name})
+    iam = client(server, "iam", *keys["A"])
+    iam.create_user(UserName="alice", Tags=[{"Key": "team", "Value": "sales"}])
+    iam.put_user_policy(UserName="alice", PolicyName="read-own-team", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Action": ["glue:GetDatabase", "glue:GetTables"],
+            "Resource": [f"arn:aws:glue:*:{ACCOUNT_A}:catalog",
+                         f"arn:aws:glue:*:{ACCOUNT_A}:database/${{aws:PrincipalTag/team}}",
+                         f"arn:aws:glue:*:{ACCOUNT_A}:table/${{aws:PrincipalTag/team}}/*"]}]}))
+    key = iam.create_access_key(UserName="alice")["AccessKey"]
+    alice = client(server, "glue", key["AccessKeyId"], key["SecretAccessKey"])
+    assert alice.get_database(Name="sales")["Database"]["Name"] == "sales"
+    assert alice.get_tables(DatabaseName="sales")["TableList"] == []
+    error, message, _ = code_of(alice.get_database, Name="hr")
+    assert error == "AccessDeniedException" and message == (
+        f"User: arn:aws:iam::{ACCOUNT_A}:user/alice is not authorized to perform: glue:GetDatabase on resource: "
+        f"arn:aws:glue:us-east-1:{ACCOUNT_A}:database/hr because no identity-based policy allows the "
+        f"glue:GetDatabase action")
+    assert code_of(alice.create_database, DatabaseInput={"Name": "x"})[0] == "AccessDeniedException"
+    deny = iam.create_policy(PolicyName="no-sales", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "glue:*",
+                                                "Resource": "arn:aws:glue:*:*:database/sales"}]}))["Policy"]
+    iam.attach_user_policy(UserName="alice", PolicyArn=deny["Arn"])
+    error, message, _ = code_of(alice.get_database, Name="sales")
+    assert message.endswith("with an explicit deny in an identity-based policy")
+    assert code_of(client(server, "iam", key["AccessKeyId"], key["SecretAccessKey"]).list_users)[0] == "AccessDenied"
+
+
+def test_iam_errors_are_iams(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    iam = client(server, "iam", *keys["A"])
+    iam.create_user(UserName="dup")
+    assert code_of(iam.create_user, UserName="DUP")[::2] == ("EntityAlreadyExists", 409)
+    assert code_of(iam.get_user, UserName="nobody")[::2] == ("NoSuchEntity", 404)
+    error, message, status = code_of(iam.create_policy, PolicyName="bad", PolicyDocument='{"Statement": []}')
+    assert (error, status) == ("MalformedPolicyDocument", 400)
+    iam.create_access_key(UserName="dup")
+    assert code_of(iam.delete_user, UserName="dup")[:2] == (
+        "DeleteConflict", "Cannot delete entity, must delete access keys first.")
+    arn = iam.create_policy(PolicyName="versions", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "glue:Get*", "Resource": "*"}]}))[
+        "Policy"]["Arn"]
+    document = json.dumps({"Version": "2012-10-17",
+                           "Statement": [{"Effect": "Allow", "Action": "glue:List*", "Resource": "*"}]})
+    for _ in range(4):
+        iam.create_policy_version(PolicyArn=arn, PolicyDocument=document, SetAsDefault=True)
+    assert code_of(iam.create_policy_version, PolicyArn=arn, PolicyDocument=document)[0] == "LimitExceeded"
+    assert iam.get_policy(PolicyArn=arn)["Policy"]["DefaultVersionId"] == "v5"
+    assert code_of(iam.delete_policy_version, PolicyArn=arn, VersionId="v5")[0] == "DeleteConflict"
+    assert iam.get_policy_version(PolicyArn=arn, VersionId="v1")["PolicyVersion"]["Document"]["Statement"][0][
+        "Action"] == "glue:Get*"
+    assert [v["VersionId"] for v in iam.list_policy_versions(PolicyArn=arn)["Versions"]] == [
+        "v5", "v4", "v3", "v2", "v1"]
