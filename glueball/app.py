@@ -56,7 +56,7 @@ from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
 from glueball.iam.area import IAM_OPERATIONS, STS_OPERATIONS, IdentityNeeds
 from glueball.iam.authorizer import Authorizer
-from glueball.iam.credentials import Identities
+from glueball.iam.credentials import Identities, RunIdentityError
 from glueball.iam.policies import PolicyService
 from glueball.iam.service import IamService
 from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
@@ -66,6 +66,7 @@ from glueball.jobs.area import OPERATIONS as JOB_OPERATIONS
 from glueball.jobs.area import JobNeeds
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
+from glueball.jobs.launcher import LaunchError
 from glueball.runtime.client import boto3_session
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
@@ -110,13 +111,13 @@ class Glueball:
         self.clock = SchedulerClock()
         self.scheduler: Scheduler | None = None
         self.serves_runs = False  # until reconcile(): what a stopped process left running is not ours
-        self.crawls = CrawlRunner(self.store, self.settings,
-                                  lambda key, region: self.client(access_key=key, region=region), self.action_ended)
-        self.jobs = JobRunner(self.store, self.settings, self.action_ended)
         self.iam = IamService(self.store)
         self.policies = PolicyService(self.iam)
         self.identities = Identities(self.iam, self.policies)
         self.authorizer = Authorizer(self.iam, self.identities, self.connection_network)
+        enforced = self.settings.auth == "iam"
+        self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
+        self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None)
         self.edge = self._wire()
 
     def reconcile(self) -> None:
@@ -151,7 +152,8 @@ class Glueball:
         jobs = JobNeeds(self.store, self.jobs)
         edge.mount(JOB_OPERATIONS, jobs)
         edge.mount(JOB_INTERNAL_OPERATIONS, jobs)
-        quality = DataQualityNeeds(self.store, self.settings, check_data_quality_result, lambda: self.serves_runs)
+        quality = DataQualityNeeds(self.store, self.settings, check_data_quality_result, lambda: self.serves_runs,
+                                   self.run_identity if enforce else None)
         edge.mount(DQ_OPERATIONS, quality)
         edge.mount(DQ_INTERNAL_OPERATIONS, quality)
         workflows = self.workflow_needs()
@@ -161,6 +163,25 @@ class Glueball:
         edge.mount(STS_OPERATIONS, identity)
         edge.mount(IAM_OPERATIONS, identity)
         return edge
+
+    def run_identity(self, scope: Scope, role: str, run_id: str, seconds: float) -> tuple[str, str, str]:
+        """With ``--auth iam``, the temporary credentials a run (job run, data quality run, crawl) acts with:
+        its role's, minted for it.
+
+        Raises:
+            LaunchError: the run cannot act as its role (no such role, or it does not trust Glue).
+        """
+        try:
+            return self.identities.run_credentials(scope.account_id, role, run_id, seconds)
+        except RunIdentityError as exc:
+            raise LaunchError(str(exc)) from exc
+
+    def crawl_client(self, scope: Scope, access_key: str | None, role: str, crawl_id: str) -> Any:
+        """The Glue client a crawl writes the catalog with: as its role with ``--auth iam``."""
+        if self.settings.auth != "iam":
+            return self.client(access_key=access_key, region=scope.region)
+        key, secret, token = self.run_identity(scope, role, crawl_id, 24 * 3600)
+        return embedded_client(self, "glue", key, scope.region, secret, token)
 
     def connection_network(self, account_id: str, region: str, names: list[str]) -> dict[str, list[str]]:
         """``glue:VpcIds``, ``glue:SubnetIds`` and ``glue:SecurityGroupIds`` of the named connections (those
@@ -232,7 +253,7 @@ class Glueball:
 
 
 def embedded_client(glue: Glueball, service: str = "glue", access_key: str | None = None,
-                    region: str | None = None) -> Any:
+                    region: str | None = None, secret: str | None = None, token: str | None = None) -> Any:
     """A real boto3 client of ``service`` whose requests ``glue`` answers in-process.
 
     The request is built, signed and its answer parsed by boto3 itself (so shapes, paginators,
@@ -241,7 +262,8 @@ def embedded_client(glue: Glueball, service: str = "glue", access_key: str | Non
     """
     client = boto3_session().client(
         service, region_name=region or glue.settings.region, endpoint_url="http://glueball.embedded",
-        aws_access_key_id=access_key or "embedded", aws_secret_access_key="embedded",
+        aws_access_key_id=access_key or "embedded", aws_secret_access_key=secret or "embedded",
+        aws_session_token=token,
         config=botocore.client.Config(retries={"max_attempts": 1}),
     )
     answer_in_process(client, glue.handle)

@@ -52,6 +52,7 @@ class Caller:
     source_ip: str | None = None
     session_tags: tuple[tuple[str, str], ...] = field(default=())
     restrictions: object = None  # what else narrows the caller's rights (KeyHolder.restrictions)
+    run_id: str | None = None  # the caller is the driver of this run (credentials the server gave it)
 
     @property
     def who(self) -> Principal:
@@ -71,3 +72,4 @@ class KeyHolder:
     session_tags: tuple[tuple[str, str], ...] = ()
     active: bool = True
     restrictions: object = None
+    run_id: str | None = None  # the run whose driver the server gave these credentials to

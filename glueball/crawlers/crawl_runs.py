@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from glueball.config import Settings
     from glueball.store.engine import Store
 
-# a Glue client answered by the installation the crawl runs in: (access key, region) -> boto3 client
-GlueClientFactory = Callable[[str | None, str], Any]
+# a Glue client answered by the installation the crawl runs in, acting for the crawl:
+# (scope, the starting caller's access key, the crawler's role, the crawl id) -> boto3 client
+GlueClientFactory = Callable[[Scope, str | None, str, str], Any]
 
 log = logging.getLogger("glueball.crawlers")
 
@@ -206,7 +207,7 @@ class CrawlRunner:
         try:
             crawl_log(f"Crawler {name}: crawl {crawl_id} started (log group {LOG_GROUP}, log stream {name})")
             engine = _engine()
-            glue = self.client(access_key, scope.region)
+            glue = self.client(scope, access_key, str(begun.crawler.spec.get("Role") or ""), crawl_id)
             crawler = glue.get_crawler(Name=name)["Crawler"]
             classifiers = []
             for classifier_name in crawler.get("Classifiers") or []:

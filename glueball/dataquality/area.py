@@ -25,9 +25,12 @@ class DataQualityNeeds:
             (the edge's model validator), raising the edge's validation error.
         serves_runs: whether this process serves runs (and so settles those a stopped process
             left); False in an embedded installation inside a driver.
+        run_identity: with ``--auth iam``, (scope, role, run id, seconds) -> the temporary credentials a
+            run's driver acts with (raises the launcher's LaunchError when it cannot act as its role).
     """
 
     store: Store
     settings: Settings
     check_result: Callable[[Any], None]
     serves_runs: Callable[[], bool]
+    run_identity: Callable[[Any, str, str, float], tuple[str, str, str]] | None = None

@@ -200,7 +200,7 @@ class Edge:
             raise service.protocol.auth_error(failure.kind.value, failure.message) from None
         assert holder is not None
         return Caller(signed.access_key, holder.principal.account_id, signed.region, holder.principal,
-                      request.source_ip, holder.session_tags, holder.restrictions)
+                      request.source_ip, holder.session_tags, holder.restrictions, holder.run_id)
 
     def _route(self, request: WireRequest, scope: CredentialScope | None) -> Service | None:
         target = request.header("x-amz-target")

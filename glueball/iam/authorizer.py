@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from glueball.api.identity import Caller
+from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
 from glueball.iam.actions import Ask, glue_ask, iam_ask
 from glueball.iam.credentials import Identities
@@ -95,7 +95,19 @@ class Authorizer:
         return f"arn:aws:iam::{account_id}:role{row.path if row is not None else '/'}{role}"
 
     def internal_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
-        """glueball's own ``Glueball.*`` operations: the action ``glueball:<Operation>`` on ``*``."""
+        """glueball's own ``Glueball.*`` operations are the drivers': a run's credentials (those the server
+        gave it, and only for that run), or the account's root; anyone else needs ``glueball:<Operation>``
+        allowed, and only to read."""
+        if caller.who.kind is PrincipalKind.ROOT:
+            return
+        named_run = request.get("RunId") or request.get("JobRunId")
+        if caller.run_id is not None:
+            if named_run is not None and str(named_run)[:64] != caller.run_id:  # session names keep 64 characters
+                raise AccessDeniedException(f"The credentials of run {caller.run_id} cannot act for run {named_run}")
+            return
+        if not operation.startswith("Get"):
+            raise AccessDeniedException(f"Glueball.{operation} is for the drivers of runs: it takes the credentials "
+                                        f"the server gave the run")
         self.check(caller, Ask(f"glueball:{operation}", ("*",)), caller.account_id, AccessDeniedException)
 
     def iam_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:

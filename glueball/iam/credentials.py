@@ -33,6 +33,11 @@ _ROLE_ARN = re.compile(r"arn:aws:iam::(?P<account>\d{12}):role(?P<path>/(?:[^/]+
 MIN_DURATION = 900
 CHAINED_MAX_DURATION = 3600
 _CACHE_SECONDS = 1.0
+GLUE_SERVICE = "glue.amazonaws.com"  # the principal whose runs act as their role; marks the sessions it minted
+
+
+class RunIdentityError(ValueError):
+    """A run cannot act as its role (no such role, or the role does not trust Glue)."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,11 @@ class Identities:
                 f"arn:aws:sts::{role.account_id}:assumed-role/{role.name}/{found.session_name}",
                 role_arn=f"arn:aws:iam::{role.account_id}:role{role.path}{role.name}",
                 unique_id=f"{role.unique_id}:{found.session_name}", name=found.session_name)
+            run_id = found.session_name if found.source_arn == GLUE_SERVICE else None
             narrowed = parse_policy(found.session_policy) if found.session_policy else None
             return KeyHolder(found.secret, principal, found.session_token, found.expires_at,
                                  tuple((t["Key"], t["Value"]) for t in found.session_tags),
-                                 restrictions=narrowed)
+                                 restrictions=narrowed, run_id=run_id)
 
     # -- what a principal may do
 
@@ -147,6 +153,38 @@ class Identities:
         """Drop cached policies (after IAM changes made in this process)."""
         with self._lock:
             self._known.clear()
+
+    # -- the identity of runs
+
+    def run_credentials(self, account_id: str, role: str, run_id: str, seconds: float) -> tuple[str, str, str]:
+        """Temporary credentials of ``role`` for the run ``run_id`` (a job run, crawl or data quality run),
+        valid ``seconds``: what the run's driver signs its requests with, acting as its role.
+
+        Raises:
+            RunIdentityError: the role does not exist in ``account_id`` (name or ARN), or its trust
+                policy does not let Glue (``glue.amazonaws.com``) assume it.
+        """
+        match = _ROLE_ARN.fullmatch(role)
+        account, name = (match["account"], match["name"]) if match else (account_id, role)
+        with self.store.read() as session:
+            row = self.iam.find_row(session, account, Kind.ROLE, name)
+        if row is None or row.trust_policy is None:
+            raise RunIdentityError(f"The role {role} does not exist in account {account}: with --auth iam a run acts "
+                                   f"as its role")
+        glue = Principal(PrincipalKind.SERVICE, account_id, GLUE_SERVICE, service=GLUE_SERVICE)
+        allowed, _, reason = trust_allows(parse_policy(row.trust_policy, PolicyKind.TRUST), glue, "sts:AssumeRole",
+                                          context_of({}))
+        if not allowed:
+            raise RunIdentityError(f"Glue cannot assume the role {role} {reason}: its trust policy must allow the "
+                                   f"service principal {GLUE_SERVICE}")
+        stamp = now()
+        key = SessionRow(access_key_id=new_id(SESSION_KEY_PREFIX), secret=new_secret(),
+                         session_token=secrets.token_urlsafe(96), account_id=row.account_id, role_id=row.id,
+                         session_name=run_id[:64], source_arn=GLUE_SERVICE, session_tags=[], session_policy=None,
+                         expires_at=stamp + seconds, create_time=stamp)
+        with self.store.write() as session:
+            session.add(key)
+        return key.access_key_id, key.secret, key.session_token
 
     # -- STS
 

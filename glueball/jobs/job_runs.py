@@ -69,13 +69,20 @@ log = logging.getLogger("glueball.jobs")
 RESTARTED_MESSAGE = "server restarted during the run"
 
 
+# (scope, role, run id, seconds) -> temporary credentials the run's driver acts with (--auth iam);
+# raises LaunchError when the run cannot act as its role
+RunIdentity = Callable[[Scope, str, str, float], tuple[str, str, str]]
+
+
 class JobRunner:
     """The job runs of one process: launches their drivers, watches them (:mod:`glueball.supervise`)."""
 
-    def __init__(self, store: Store, settings: Settings, on_end: Callable[[], None]) -> None:
+    def __init__(self, store: Store, settings: Settings, on_end: Callable[[], None],
+                 run_identity: RunIdentity | None = None) -> None:
         self.store = store
         self.settings = settings
         self.on_end = on_end
+        self.run_identity = run_identity
         self.supervisor = Supervisor("job run", lambda runs: beat(store, runs))
         self.identity = self.supervisor.identity
         self._scopes: dict[str, tuple[Scope, str | None, JobRun]] = {}
@@ -175,8 +182,12 @@ class JobRunner:
                 return self._finish(scope, run, JobRunState.STOPPED, None, None, [])
             settings = self.settings
             try:
+                credentials = None
+                if self.run_identity is not None:
+                    credentials = self.run_identity(scope, str(run.spec.get("Role") or ""), run.run_id,
+                                                    run.timeout_minutes * timeout_unit_seconds() + 600)
                 plan = plan_launch(run, settings.home, settings.endpoint or None,
-                                   scope.region, access_key, settings.store_url)
+                                   scope.region, access_key, settings.store_url, credentials)
                 proc = spawn(plan)
             except (LaunchError, OSError) as exc:
                 return self._finish(scope, run, JobRunState.FAILED, str(exc), None, [])

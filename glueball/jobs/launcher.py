@@ -130,7 +130,7 @@ def _python(arguments: dict[str, str], home: Path) -> str:
 
 
 def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, access_key: str | None,
-                store_url: str = "") -> LaunchPlan:
+                store_url: str = "", credentials: tuple[str, str, str] | None = None) -> LaunchPlan:
     """The driver's command line and environment for ``run``.
 
     Raises:
@@ -183,8 +183,12 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     env.update({"AWS_REGION": region, "AWS_DEFAULT_REGION": region, "PYTHONUNBUFFERED": "1"})
     if endpoint:
         env["AWS_ENDPOINT_URL_GLUE"] = endpoint
-        env["AWS_ACCESS_KEY_ID"] = access_key or env.get("AWS_ACCESS_KEY_ID") or "glueball"
-        env.setdefault("AWS_SECRET_ACCESS_KEY", "glueball")
+        if credentials is not None:  # the run acts as its role (--auth iam): temporary credentials of that role
+            env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = credentials
+        else:
+            env["AWS_ACCESS_KEY_ID"] = access_key or env.get("AWS_ACCESS_KEY_ID") or "glueball"
+            env.setdefault("AWS_SECRET_ACCESS_KEY", "glueball")
+            env.pop("AWS_SESSION_TOKEN", None)
     return LaunchPlan(argv, env, directory, directory / "output.log", directory / "error.log", event_dirs)
 
 

@@ -92,6 +92,7 @@ def _create(service: str) -> Any:
             service, endpoint_url=endpoint, region_name=region,
             aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "glueball"),
             aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "glueball"),
+            aws_session_token=os.environ.get("AWS_SESSION_TOKEN"),
         )
     module, _, function = os.environ.get(EMBEDDED_FACTORY_ENV, DEFAULT_EMBEDDED_FACTORY).partition(":")
     return getattr(importlib.import_module(module), function)(service)

@@ -268,3 +268,100 @@ def test_iam_errors_are_iams(iam_server: tuple[ServerProcess, Any]) -> None:
         "Action"] == "glue:Get*"
     assert [v["VersionId"] for v in iam.list_policy_versions(PolicyArn=arn)["Versions"]] == [
         "v5", "v4", "v3", "v2", "v1"]
+
+
+JOB_SCRIPT = '''
+import boto3
+from botocore.exceptions import ClientError
+glue = boto3.client("glue")
+sts = boto3.client("sts", endpoint_url=__import__("os").environ["AWS_ENDPOINT_URL_GLUE"])
+print("caller", sts.get_caller_identity()["Arn"])
+print("public", glue.get_database(Name="public")["Database"]["Name"])
+try:
+    glue.get_database(Name="secret")
+except ClientError as exc:
+    print("secret", exc.response["Error"]["Code"])
+'''
+
+
+def _run_to_end(glue: Any, name: str, run_id: str) -> Any:
+    from tests.helpers import wait_for
+
+    def ended() -> Any:
+        run = glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]
+        return run if run["JobRunState"] in ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT", "STOPPED") else None
+
+    return wait_for(ended, 60, f"run {run_id} to end")
+
+
+def test_a_job_run_acts_as_its_role(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    glue = client(server, "glue", *keys["A"])
+    for name in ("public", "secret"):
+        glue.create_database(DatabaseInput={"Name": name})
+    iam = client(server, "iam", *keys["A"])
+    iam.create_role(RoleName="GlueJobRole", AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
+    iam.put_role_policy(RoleName="GlueJobRole", PolicyName="public-only", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Action": "glue:GetDatabase",
+            "Resource": [f"arn:aws:glue:*:{ACCOUNT_A}:catalog", f"arn:aws:glue:*:{ACCOUNT_A}:database/public"]}]}))
+    script = server.home / "s3" / "scripts" / "as_role.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(JOB_SCRIPT)
+    command = {"Name": "pythonshell", "ScriptLocation": "s3://scripts/as_role.py", "PythonVersion": "3.9"}
+    glue.create_job(Name="as-role", Role="GlueJobRole", Command=command, MaxCapacity=0.0625)
+    run = _run_to_end(glue, "as-role", glue.start_job_run(JobName="as-role")["JobRunId"])
+    assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+    output = (server.home / "logs" / "jobs" / "as-role" / run["Id"] / "output.log").read_text()
+    assert f"caller arn:aws:sts::{ACCOUNT_A}:assumed-role/GlueJobRole/{run['Id'][:64]}\n" in output
+    assert "public public" in output and "secret AccessDeniedException" in output
+    # a role that does not exist, or does not trust Glue: the run fails and says why
+    iam.create_role(RoleName="NotForGlue", AssumeRolePolicyDocument=json.dumps(TRUST_ACCOUNT_A))
+    for role, why in (("NoSuchRole", "does not exist"), ("NotForGlue", "must allow the service principal")):
+        glue.create_job(Name=f"job-{role}", Role=role, Command=command, MaxCapacity=0.0625)
+        run = _run_to_end(glue, f"job-{role}", glue.start_job_run(JobName=f"job-{role}")["JobRunId"])
+        assert run["JobRunState"] == "FAILED" and why in run["ErrorMessage"]
+
+
+def test_the_drivers_operations_take_a_runs_credentials(iam_server: tuple[ServerProcess, Any]) -> None:
+    from glueball.runtime.client import boto3_session
+
+    server, keys = iam_server
+    iam = client(server, "iam", *keys["A"])
+    iam.create_user(UserName="mallory")
+    iam.put_user_policy(UserName="mallory", PolicyName="all", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+    key = iam.create_access_key(UserName="mallory")["AccessKey"]
+    internal = boto3_session().client("glueball", endpoint_url=server.endpoint, region_name="us-east-1",
+                                      aws_access_key_id=key["AccessKeyId"],
+                                      aws_secret_access_key=key["SecretAccessKey"], config=CONFIG)
+    error, message, _ = code_of(internal.notify_event, WorkflowName="wf", EventId="e1")
+    assert error == "AccessDeniedException" and "takes the credentials the server gave the run" in message
+
+
+def test_a_crawl_writes_the_catalog_as_its_role(iam_server: tuple[ServerProcess, Any]) -> None:
+    from tests.helpers import wait_for
+
+    server, keys = iam_server
+    data = server.home / "s3" / "landing" / "orders" / "orders.csv"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text("id,amount\n1,2.5\n2,3.0\n")
+    glue = client(server, "glue", *keys["A"])
+    glue.create_database(DatabaseInput={"Name": "landing"})
+    iam = client(server, "iam", *keys["A"])
+    for role, actions in (("CrawlerRole", ["glue:*"]), ("ReadOnlyCrawlerRole", ["glue:Get*"])):
+        iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
+        iam.put_role_policy(RoleName=role, PolicyName="catalog", PolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}))
+        glue.create_crawler(Name=f"crawl-{role}", Role=role, DatabaseName="landing",
+                            Targets={"S3Targets": [{"Path": "s3://landing/orders/"}]})
+        glue.start_crawler(Name=f"crawl-{role}")
+
+    def ended(name: str) -> Any:
+        crawler = glue.get_crawler(Name=name)["Crawler"]
+        return crawler.get("LastCrawl") if crawler["State"] == "READY" and crawler.get("LastCrawl") else None
+
+    assert wait_for(lambda: ended("crawl-CrawlerRole"), 60, "the crawl")["Status"] == "SUCCEEDED"
+    assert [t["Name"] for t in glue.get_tables(DatabaseName="landing")["TableList"]] == ["orders"]
+    refused = wait_for(lambda: ended("crawl-ReadOnlyCrawlerRole"), 60, "the crawl")
+    assert refused["Status"] == "FAILED" and "AccessDenied" in refused["ErrorMessage"]
