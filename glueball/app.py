@@ -311,7 +311,8 @@ def create_app() -> Any:
     config = json.loads(os.environ[_SETTINGS_ENV])
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
                         endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"),
-                        subnet_vpcs=config.get("subnet_vpcs", {}))
+                        subnet_vpcs=config.get("subnet_vpcs", {}),
+                        allow_local_scripts=config.get("allow_local_scripts", False))
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
@@ -340,6 +341,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
         "endpoint": glue.settings.endpoint, "auth": glue.settings.auth, "subnet_vpcs": glue.settings.subnet_vpcs,
+        "allow_local_scripts": glue.settings.allow_local_scripts,
         "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

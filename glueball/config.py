@@ -28,6 +28,9 @@ class Settings:
             job runs it launches as ``GLUEBALL_ENDPOINT``; empty in embedded use.
         auth: ``off`` (every access key acts as its account's root, signatures unchecked: the embedded
             default) or ``iam`` (SigV4 verified, identity-based policies enforced).
+        allow_local_scripts: whether jobs may name scripts and ``--extra-py-files`` by local path (code
+            that runs as the server's user). Embedded use allows it; ``glueball server`` only with
+            ``--allow-local-scripts``: otherwise scripts come from the object store (``s3://``).
         subnet_vpcs: the VPC of each subnet connections name (glueball has no VPCs of its own): gives
             ``glue:VpcIds`` to requests that use those connections.
     """
@@ -38,6 +41,7 @@ class Settings:
     endpoint: str = ""
     auth: str = "off"
     subnet_vpcs: dict[str, str] = field(default_factory=dict)  # subnet id -> the VPC it belongs to (--subnet-vpc)
+    allow_local_scripts: bool = True  # jobs may run files of the server's machine (glueball server: opt-in)
 
     @property
     def database_url(self) -> str:

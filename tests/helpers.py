@@ -46,10 +46,12 @@ def unique(prefix: str = "t") -> str:
 class ServerProcess:
     """A `glueball server` subprocess on a free port, restartable on the same home and store."""
 
-    def __init__(self, home: Path, store_url: str = "", extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(self, home: Path, store_url: str = "", extra_args: tuple[str, ...] = (),
+                 local_scripts: bool = True) -> None:
         self.home = home
         self.store_url = store_url
-        self.extra_args = extra_args
+        # most tests write their job scripts as local files; a server refuses them unless told
+        self.extra_args = (*extra_args, "--allow-local-scripts") if local_scripts else extra_args
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -46,6 +46,9 @@ def version() -> None:
 @click.option("--auth", type=click.Choice(["off", "iam"]), default="off", show_default=True, envvar="GLUEBALL_AUTH",
               help="off: every access key acts as its account's root, signatures unchecked. iam: SigV4 verified, "
                    "IAM and STS served and enforced; the first start creates the root access key.")
+@click.option("--allow-local-scripts", is_flag=True, default=False,
+              help="Let jobs name scripts and --extra-py-files by local path: code that runs as this server's user. "
+                   "Without it scripts come from the object store (s3://).")
 @click.option("--subnet-vpc", "subnet_vpcs", multiple=True, metavar="SUBNET=VPC",
               help="The VPC a subnet belongs to (repeatable): requests using connections in that subnet carry "
                    "glue:VpcIds for IAM conditions. glueball has no VPCs of its own.")
@@ -53,8 +56,8 @@ def version() -> None:
               help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
                    "(tests and rehearsals).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
-           access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, subnet_vpcs: tuple[str, ...],
-           clock_file: str | None) -> None:
+           access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, allow_local_scripts: bool,
+           subnet_vpcs: tuple[str, ...], clock_file: str | None) -> None:
     """Serve the Glue web API at POST / (AWS JSON 1.1), and STS's GetCallerIdentity (query protocol)."""
     from glueball.app import Glueball, serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
@@ -68,7 +71,8 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
             raise click.BadParameter(f"{mapping!r} is not SUBNET=VPC", param_hint="--subnet-vpc")
         vpc_of[subnet] = vpc
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
-                        endpoint=f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of)
+                        endpoint=f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of,
+                        allow_local_scripts=allow_local_scripts)
     mappings = list(access_keys) + [m for m in os.environ.get("GLUEBALL_ACCESS_KEYS", "").split(",") if m]
     try:
         directory = AccountDirectory(parse_key_mappings(mappings))

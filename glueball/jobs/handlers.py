@@ -24,7 +24,7 @@ from glueball.clock import now
 from glueball.errors import InvalidInputException
 from glueball.jobs.area import INTERNAL_OPERATIONS, OPERATIONS, JobNeeds
 from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
-from glueball.jobs.service import JobRunService, JobService, job_spec
+from glueball.jobs.service import JobRunService, JobService, job_spec, refuse_local_files
 from glueball.runtime.streaming.metrics import read_stream_metrics, stream_summary
 from glueball.store.scoped import Scope
 
@@ -90,13 +90,19 @@ def run_wire(run: JobRun) -> dict[str, Any]:
 
 @OPERATIONS.operation("CreateJob")
 def create_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
-    jobs(needs, caller).create(request["Name"], job_spec(request), request.get("Tags"))
+    spec = job_spec(request)
+    if not needs.jobs.settings.allow_local_scripts:
+        refuse_local_files(spec)
+    jobs(needs, caller).create(request["Name"], spec, request.get("Tags"))
     return {"Name": request["Name"]}
 
 
 @OPERATIONS.operation("UpdateJob")
 def update_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
-    jobs(needs, caller).update(request["JobName"], job_spec(request["JobUpdate"]))
+    spec = job_spec(request["JobUpdate"])
+    if not needs.jobs.settings.allow_local_scripts:
+        refuse_local_files(spec)
+    jobs(needs, caller).update(request["JobName"], spec)
     return {"JobName": request["JobName"]}
 
 

@@ -187,7 +187,8 @@ class JobRunner:
                     credentials = self.run_identity(scope, str(run.spec.get("Role") or ""), run.run_id,
                                                     run.timeout_minutes * timeout_unit_seconds() + 600)
                 plan = plan_launch(run, settings.home, settings.endpoint or None,
-                                   scope.region, access_key, settings.store_url, credentials)
+                                   scope.region, access_key, settings.store_url, credentials,
+                                   settings.allow_local_scripts)
                 proc = spawn(plan)
             except (LaunchError, OSError) as exc:
                 return self._finish(scope, run, JobRunState.FAILED, str(exc), None, [])

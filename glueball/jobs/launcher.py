@@ -35,9 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from glueball.errors import InvalidInputException
 from glueball.jobs import resources
 from glueball.jobs.models import PYTHON_SHELL, JobRun
 from glueball.jobs.pyenv import PythonModulesError, job_python
+from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
 from glueball.supervise import driverenv, process
 from glueball.supervise.driverenv import DriverEnv
@@ -130,7 +132,8 @@ def _python(arguments: dict[str, str], home: Path) -> str:
 
 
 def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, access_key: str | None,
-                store_url: str = "", credentials: tuple[str, str, str] | None = None) -> LaunchPlan:
+                store_url: str = "", credentials: tuple[str, str, str] | None = None,
+                local_files: bool = True) -> LaunchPlan:
     """The driver's command line and environment for ``run``.
 
     Raises:
@@ -141,6 +144,11 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     location = command.get("ScriptLocation")
     if not location:
         raise LaunchError(f"Job {run.job_name} has no Command.ScriptLocation")
+    if not local_files:  # a job defined before the server stopped allowing local paths
+        try:
+            refuse_local_files(spec)
+        except InvalidInputException as exc:
+            raise LaunchError(exc.message) from exc
     source = local_path(location, home)
     if not source.is_file():
         raise LaunchError(f"Script {location} does not exist" + (f" ({source})" if location.startswith("s3://")

@@ -140,6 +140,22 @@ def check_capacity(command: str, max_capacity: float | None, worker_type: str | 
                                     f"got {max_capacity}")
 
 
+def refuse_local_files(spec: Spec) -> None:
+    """A server that runs only object-store code (no ``--allow-local-scripts``) refuses local paths.
+
+    Raises:
+        InvalidInputException: ``Command.ScriptLocation`` or an ``--extra-py-files`` entry is a local path.
+    """
+    location = (spec.get("Command") or {}).get("ScriptLocation")
+    extra = [p.strip() for key in ("DefaultArguments", "NonOverridableArguments")
+             for p in ((spec.get(key) or {}).get("--extra-py-files") or "").split(",") if p.strip()]
+    for member, value in [("Command.ScriptLocation", location), *(("--extra-py-files", e) for e in extra)]:
+        if value is not None and not locations.is_s3(value):
+            raise InvalidInputException(f"{member} {value!r} is a file of the server's machine: this server runs "
+                                        f"only code from the object store (s3://); start it with "
+                                        f"--allow-local-scripts to allow local paths")
+
+
 def check_script_location(location: str | None) -> None:
     if location is None:
         return

@@ -190,3 +190,29 @@ def test_a_run_of_a_job_without_its_script_fails_and_keeps_the_overrides(glue: A
     retry = glue.start_job_run(JobName=name, JobRunId=run_id)["JobRunId"]
     again = glue.get_job_run(JobName=name, RunId=retry)["JobRun"]
     assert again["PreviousRunId"] == run_id and again["Attempt"] == 1 and again["Arguments"] == {"--x": "1"}
+
+
+def test_a_server_runs_local_scripts_only_when_told(tmp_path: Any) -> None:
+    from tests.helpers import ServerProcess
+
+    server = ServerProcess(tmp_path, local_scripts=False).start()
+    try:
+        glue = server.client()
+        for command, arguments in (({"Name": "pythonshell", "ScriptLocation": "/etc/passwd"}, {}),
+                                   ({"Name": "pythonshell", "ScriptLocation": "file:///tmp/x.py"}, {}),
+                                   ({"Name": "glueetl", "ScriptLocation": SCRIPT},
+                                    {"--extra-py-files": "s3://libs/a.py,/opt/evil.py"})):
+            with pytest.raises(ClientError) as refused:
+                glue.create_job(Name=unique("job"), Role="r", Command=command, DefaultArguments=arguments)
+            code, message = error_of(refused)
+            assert code == "InvalidInputException" and "--allow-local-scripts" in message
+        name = unique("job")
+        glue.create_job(Name=name, Role="r", Command={"Name": "pythonshell", "ScriptLocation": SCRIPT})
+        with pytest.raises(ClientError) as refused:
+            glue.update_job(JobName=name, JobUpdate={"Role": "r", "Command": {"Name": "pythonshell",
+                                                                              "ScriptLocation": "/bin/sh"}})
+        code, message = error_of(refused)
+        assert code == "InvalidInputException" and "'/bin/sh' is a file of the server's machine" in message
+        assert glue.get_job(JobName=name)["Job"]["Command"]["ScriptLocation"] == SCRIPT  # nothing changed
+    finally:
+        server.stop()
