@@ -52,12 +52,14 @@ from glueball.edge.sigv4 import AccountDirectory
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import AccessDeniedException, GlueError
+from glueball.iam import glue_policy_handlers as _glue_policies  # noqa: F401
 from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
-from glueball.iam.area import IAM_OPERATIONS, STS_OPERATIONS, IdentityNeeds
+from glueball.iam.area import GLUE_POLICY_OPERATIONS, IAM_OPERATIONS, STS_OPERATIONS, IdentityNeeds
 from glueball.iam.authorizer import Authorizer
 from glueball.iam.credentials import Identities, RunIdentityError
 from glueball.iam.policies import PolicyService
+from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
 from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
 from glueball.jobs import handlers as _jobs  # noqa: F401
@@ -114,7 +116,8 @@ class Glueball:
         self.iam = IamService(self.store)
         self.policies = PolicyService(self.iam)
         self.identities = Identities(self.iam, self.policies)
-        self.authorizer = Authorizer(self.iam, self.identities, self.connection_network)
+        self.resource_policies = ResourcePolicies(self.iam)
+        self.authorizer = Authorizer(self.iam, self.identities, self.connection_network, self.resource_policies)
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None)
@@ -133,12 +136,8 @@ class Glueball:
     def _wire(self) -> Edge:
         enforce = self.settings.auth == "iam"
         edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None)
-        glue_guard = own_catalog_only
-        if enforce:
-            def glue_guard(caller: Caller, operation: str, request: Request) -> None:
-                own_catalog_only(caller, operation, request)
-                self.authorizer.glue_guard(caller, operation, request)
-
+        # --auth off: a request names the caller's own catalog; iam: policies decide, resource policies included
+        glue_guard = self.authorizer.glue_guard if enforce else own_catalog_only
         edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True)
         edge.add_json_service("glueball", INTERNAL_TARGET_PREFIX, validates=False,
                               guard=self.authorizer.internal_guard if enforce else None)
@@ -159,9 +158,10 @@ class Glueball:
         workflows = self.workflow_needs()
         edge.mount(WORKFLOW_OPERATIONS, workflows)
         edge.mount(WORKFLOW_INTERNAL_OPERATIONS, workflows)
-        identity = IdentityNeeds(self.iam, self.policies, self.identities)
+        identity = IdentityNeeds(self.iam, self.policies, self.identities, self.resource_policies)
         edge.mount(STS_OPERATIONS, identity)
         edge.mount(IAM_OPERATIONS, identity)
+        edge.mount(GLUE_POLICY_OPERATIONS, identity)
         return edge
 
     def run_identity(self, scope: Scope, role: str, run_id: str, seconds: float) -> tuple[str, str, str]:

@@ -126,11 +126,16 @@ class IllegalWorkflowStateException(GlueError):
     code = "IllegalWorkflowStateException"
 
 
+class ConditionCheckFailureException(GlueError):
+    code = "ConditionCheckFailureException"
+
+
 class IdempotentParameterMismatchException(GlueError):
     code = "IdempotentParameterMismatchException"
 
 
 ALL_ERRORS: tuple[type[GlueError], ...] = (
+    ConditionCheckFailureException,
     EntityNotFoundException,
     AlreadyExistsException,
     InvalidInputException,

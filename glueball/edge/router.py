@@ -42,7 +42,9 @@ from glueball.errors import SerializationException, ServiceError
 
 log = logging.getLogger("glueball.edge")
 
-Guard = Callable[[Caller, str, Request], None]
+# a service's check of a request before its handler; it may answer the caller the request is served
+# for (a cross-account catalog request allowed by a resource policy is served in the catalog's account)
+Guard = Callable[[Caller, str, Request], Caller | None]
 KeyLookup = Callable[[str], KeyHolder | None]
 
 
@@ -169,7 +171,7 @@ class Edge:
                 raise protocol.validation_error(err) from err
             params = self._validated(service, operation, params)
             if service.guard is not None:
-                service.guard(caller, operation, params)
+                caller = service.guard(caller, operation, params) or caller
             with serving(service.qualified(operation)):
                 result = mounted.handler(mounted.needs, caller, params)
             return protocol.answer(operation, result, request_id)

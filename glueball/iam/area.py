@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from glueball.api.operations import Operations
 from glueball.iam.credentials import Identities
 from glueball.iam.policies import PolicyService
+from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
 
 IAM_OPERATIONS = Operations("iam")
 STS_OPERATIONS = Operations("sts")
+GLUE_POLICY_OPERATIONS = Operations("glue")  # the Data Catalog's resource policies
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,3 +22,4 @@ class IdentityNeeds:
     iam: IamService
     policies: PolicyService
     identities: Identities
+    resource_policies: ResourcePolicies

@@ -11,6 +11,7 @@ identity-based policy allows the glue:GetTable action``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
@@ -21,6 +22,7 @@ from glueball.iam.errors import IamAccessDenied
 from glueball.iam.evaluation import Decision, Request, authorize, context_of
 from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
+from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
 
 # (account, region, connection names) -> glue:VpcIds / glue:SubnetIds / glue:SecurityGroupIds of those connections
@@ -51,18 +53,22 @@ class Authorizer:
     VPCs: the VPC of a subnet is what the operator declared with ``--subnet-vpc``).
     """
 
-    def __init__(self, iam: IamService, identities: Identities, network: NetworkLookup | None = None) -> None:
+    def __init__(self, iam: IamService, identities: Identities, network: NetworkLookup | None = None,
+                 resource_policies: ResourcePolicies | None = None) -> None:
         self.iam = iam
         self.identities = identities
         self.network = network
+        self.resource_policies = resource_policies
 
-    def check(self, caller: Caller, ask: Ask, resource_account: str, deny: Callable[[str], ServiceError]) -> None:
-        """Raise ``deny(message)`` unless ``caller`` may do ``ask`` in ``resource_account``."""
+    def check(self, caller: Caller, ask: Ask, resource_account: str, deny: Callable[[str], ServiceError],
+              resource_policies: tuple[Policy, ...] = ()) -> None:
+        """Raise ``deny(message)`` unless ``caller`` may do ``ask`` in ``resource_account`` (whose resource
+        policies are ``resource_policies``)."""
         principal = caller.who
         context = dict(self.identities.context(principal, caller.session_tags, caller.source_ip))
         context.update(context_of(ask.context))
         request = Request(principal, ask.action, ask.resources, resource_account, context)
-        outcome = authorize(request, self.identities.policies(principal))
+        outcome = authorize(request, self.identities.policies(principal), resource_policies)
         if outcome.allowed and isinstance(caller.restrictions, Policy):
             narrowed = authorize(request, [caller.restrictions])
             if not narrowed.allowed:
@@ -73,18 +79,22 @@ class Authorizer:
             raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
                        f"{outcome.resource} {outcome.reason}")
 
-    def glue_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
-        ask = glue_ask(operation, request, caller.account_id, caller.region)
+    def glue_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> Caller | None:
+        """A Glue request: its action on its resources, with the catalog's resource policy. A request for
+        another account's catalog (``CatalogId``) that both sides allow is served in that account."""
+        catalog = str(request.get("CatalogId") or caller.account_id)
+        ask = glue_ask(operation, request, catalog, caller.region)
         names = connection_names(operation, request)
         if names and self.network is not None:
-            ask = Ask(ask.action, ask.resources, {**ask.context,
-                                                  **self.network(caller.account_id, caller.region, names)})
-        self.check(caller, ask, caller.account_id, AccessDeniedException)
+            ask = Ask(ask.action, ask.resources, {**ask.context, **self.network(catalog, caller.region, names)})
+        on_catalog = self.resource_policies.evaluated(catalog, caller.region) if self.resource_policies else ()
+        self.check(caller, ask, catalog, AccessDeniedException, on_catalog)
         role = passed_role(operation, request)
         if role is not None:
             arn = self.role_arn(caller.account_id, role)
             self.check(caller, Ask("iam:PassRole", (arn,), {"iam:PassedToService": "glue.amazonaws.com"}),
                        arn.split(":")[4], AccessDeniedException)
+        return replace(caller, account_id=catalog) if catalog != caller.account_id else None
 
     def role_arn(self, account_id: str, role: str) -> str:
         """A role named by name (Glue accepts either) as its ARN, with its path when IAM knows it."""

@@ -128,3 +128,19 @@ class SessionRow(Base):
     session_policy: Mapped[str | None] = mapped_column(Text)
     expires_at: Mapped[float] = mapped_column(Float)
     create_time: Mapped[float] = mapped_column(Float)
+
+
+class GlueResourcePolicyRow(Base):
+    """A Glue Data Catalog resource policy (PutResourcePolicy): one per catalog, per account and region."""
+
+    __tablename__ = "glue_resource_policy"
+    __table_args__ = (UniqueConstraint("account_id", "region", "resource_arn"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(String(12))
+    region: Mapped[str] = mapped_column(String(64))
+    resource_arn: Mapped[str] = mapped_column(String(2048))
+    policy: Mapped[str] = mapped_column(Text)
+    policy_hash: Mapped[str] = mapped_column(String(64))
+    create_time: Mapped[float] = mapped_column(Float)
+    update_time: Mapped[float] = mapped_column(Float)

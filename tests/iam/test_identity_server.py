@@ -365,3 +365,49 @@ def test_a_crawl_writes_the_catalog_as_its_role(iam_server: tuple[ServerProcess,
     assert [t["Name"] for t in glue.get_tables(DatabaseName="landing")["TableList"]] == ["orders"]
     refused = wait_for(lambda: ended("crawl-ReadOnlyCrawlerRole"), 60, "the crawl")
     assert refused["Status"] == "FAILED" and "AccessDenied" in refused["ErrorMessage"]
+
+
+def test_a_catalog_resource_policy_shares_it_with_another_account(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    owner = client(server, "glue", *keys["A"])
+    owner.create_database(DatabaseInput={"Name": "shared", "Description": "account A's"})
+    owner.create_table(DatabaseName="shared", TableInput={"Name": "orders"})
+    policy = json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_B}:root"},
+        "Action": ["glue:GetDatabase", "glue:GetTable", "glue:GetTables"],
+        "Resource": [f"arn:aws:glue:us-east-1:{ACCOUNT_A}:catalog",
+                     f"arn:aws:glue:us-east-1:{ACCOUNT_A}:database/shared",
+                     f"arn:aws:glue:us-east-1:{ACCOUNT_A}:table/shared/*"]}]})
+    visitor = client(server, "glue", *keys["B"])
+    error, message, _ = code_of(visitor.get_database, CatalogId=ACCOUNT_A, Name="shared")
+    assert error == "AccessDeniedException" and "because no resource-based policy allows" in message
+    digest = owner.put_resource_policy(PolicyInJson=policy, PolicyExistsCondition="NOT_EXIST")["PolicyHash"]
+    assert code_of(owner.put_resource_policy, PolicyInJson=policy, PolicyExistsCondition="NOT_EXIST")[0] \
+        == "ConditionCheckFailureException"
+    stored = owner.get_resource_policy()
+    assert stored["PolicyHash"] == digest and json.loads(stored["PolicyInJson"]) == json.loads(policy)
+    assert code_of(owner.put_resource_policy, PolicyInJson='{"Statement": []}')[0] == "InvalidInputException"
+    # account B reads account A's catalog, and only what the policy grants
+    database = visitor.get_database(CatalogId=ACCOUNT_A, Name="shared")["Database"]
+    assert database["Description"] == "account A's" and database["CatalogId"] == ACCOUNT_A
+    assert [t["Name"] for t in visitor.get_tables(CatalogId=ACCOUNT_A, DatabaseName="shared")["TableList"]] == [
+        "orders"]
+    assert code_of(visitor.delete_table, CatalogId=ACCOUNT_A, DatabaseName="shared", Name="orders")[0] \
+        == "AccessDeniedException"
+    assert code_of(visitor.get_database, Name="shared")[0] == "EntityNotFoundException"  # its own catalog
+    # a user of B needs its own account's permission as well
+    iam_b = client(server, "iam", *keys["B"])
+    iam_b.create_user(UserName="visitor")
+    key = iam_b.create_access_key(UserName="visitor")["AccessKey"]
+    user = client(server, "glue", key["AccessKeyId"], key["SecretAccessKey"])
+    error, message, _ = code_of(user.get_database, CatalogId=ACCOUNT_A, Name="shared")
+    assert "because no identity-based policy allows" in message
+    iam_b.put_user_policy(UserName="visitor", PolicyName="read-a", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "glue:Get*",
+                                                "Resource": f"arn:aws:glue:*:{ACCOUNT_A}:*"}]}))
+    assert user.get_database(CatalogId=ACCOUNT_A, Name="shared")["Database"]["Name"] == "shared"
+    assert code_of(owner.delete_resource_policy, PolicyHashCondition="not-the-hash")[0] \
+        == "ConditionCheckFailureException"
+    owner.delete_resource_policy(PolicyHashCondition=digest)
+    assert code_of(visitor.get_database, CatalogId=ACCOUNT_A, Name="shared")[0] == "AccessDeniedException"
+    assert code_of(owner.get_resource_policy)[0] == "EntityNotFoundException"
