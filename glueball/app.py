@@ -75,6 +75,7 @@ from glueball.store.scoped import Scope
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
 from glueball.tagging.area import TaggingNeeds
+from glueball.tagging.service import tags_of
 from glueball.workflows import handlers as _workflows  # noqa: F401
 from glueball.workflows.area import INTERNAL_OPERATIONS as WORKFLOW_INTERNAL_OPERATIONS
 from glueball.workflows.area import OPERATIONS as WORKFLOW_OPERATIONS
@@ -117,7 +118,8 @@ class Glueball:
         self.policies = PolicyService(self.iam)
         self.identities = Identities(self.iam, self.policies)
         self.resource_policies = ResourcePolicies(self.iam)
-        self.authorizer = Authorizer(self.iam, self.identities, self.connection_network, self.resource_policies)
+        self.authorizer = Authorizer(self.iam, self.identities, self.connection_network, self.resource_policies,
+                                     lambda arns: tags_of(self.store, arns))
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None)

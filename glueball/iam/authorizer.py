@@ -27,6 +27,8 @@ from glueball.iam.service import IamService
 
 # (account, region, connection names) -> glue:VpcIds / glue:SubnetIds / glue:SecurityGroupIds of those connections
 NetworkLookup = Callable[[str, str, list[str]], dict[str, list[str]]]
+# resource ARNs -> the tags of those that have any
+TagLookup = Callable[[list[str]], dict[str, dict[str, str]]]
 
 
 def connection_names(operation: str, request: Mapping[str, Any]) -> list[str]:
@@ -54,11 +56,12 @@ class Authorizer:
     """
 
     def __init__(self, iam: IamService, identities: Identities, network: NetworkLookup | None = None,
-                 resource_policies: ResourcePolicies | None = None) -> None:
+                 resource_policies: ResourcePolicies | None = None, tags: TagLookup | None = None) -> None:
         self.iam = iam
         self.identities = identities
         self.network = network
         self.resource_policies = resource_policies
+        self.tags = tags
 
     def check(self, caller: Caller, ask: Ask, resource_account: str, deny: Callable[[str], ServiceError],
               resource_policies: tuple[Policy, ...] = ()) -> None:
@@ -67,7 +70,12 @@ class Authorizer:
         principal = caller.who
         context = dict(self.identities.context(principal, caller.session_tags, caller.source_ip))
         context.update(context_of(ask.context))
-        request = Request(principal, ask.action, ask.resources, resource_account, context)
+        per_resource = {}
+        if self.tags is not None:
+            tagged = self.tags([r for r in ask.resources if r != "*"])
+            per_resource = {arn: context_of({f"aws:ResourceTag/{k}": v for k, v in tags.items()})
+                            for arn, tags in tagged.items()}
+        request = Request(principal, ask.action, ask.resources, resource_account, context, per_resource)
         outcome = authorize(request, self.identities.policies(principal), resource_policies)
         if outcome.allowed and isinstance(caller.restrictions, Policy):
             narrowed = authorize(request, [caller.restrictions])

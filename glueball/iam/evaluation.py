@@ -57,6 +57,8 @@ class Request:
     resources: tuple[str, ...]
     resource_account: str
     context: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # keys that differ per resource (aws:ResourceTag/* is the tags of the resource being decided)
+    resource_context: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def context_of(keys: Mapping[str, str | Iterable[str] | None]) -> dict[str, tuple[str, ...]]:
@@ -169,8 +171,11 @@ def decide(request: Request, resource: str, identity_policies: Sequence[Policy],
            resource_policies: Sequence[Policy] = ()) -> Outcome:
     """The decision for ``request`` on one ``resource``."""
     principal = request.principal
-    identity = _tally(identity_policies, request.action, resource, request.context, None)
-    on_resource = _tally(resource_policies, request.action, resource, request.context, principal)
+    context = request.context
+    if resource in request.resource_context:
+        context = {**context, **request.resource_context[resource]}
+    identity = _tally(identity_policies, request.action, resource, context, None)
+    on_resource = _tally(resource_policies, request.action, resource, context, principal)
     if identity.deny:
         return Outcome(Decision.EXPLICIT_DENY, resource, "with an explicit deny in an identity-based policy")
     if on_resource.deny:

@@ -148,6 +148,17 @@ def move_tags(session: Session, old_arn: str, new_arn: str) -> None:
     session.flush()
 
 
+def tags_of(store: Store, arns: list[str]) -> dict[str, dict[str, str]]:
+    """The tags of each of ``arns`` that has any (one query): ``aws:ResourceTag/*`` of IAM conditions."""
+    found: dict[str, dict[str, str]] = {}
+    if not arns:
+        return found
+    with store.read() as session:
+        for row in session.scalars(select(TagRow).where(TagRow.resource_arn.in_(arns))):
+            found.setdefault(row.resource_arn, {})[row.key] = row.value
+    return found
+
+
 class TagService:
     """TagResource, UntagResource and GetTags for the resources of one account and region."""
 

@@ -411,3 +411,22 @@ def test_a_catalog_resource_policy_shares_it_with_another_account(iam_server: tu
     owner.delete_resource_policy(PolicyHashCondition=digest)
     assert code_of(visitor.get_database, CatalogId=ACCOUNT_A, Name="shared")[0] == "AccessDeniedException"
     assert code_of(owner.get_resource_policy)[0] == "EntityNotFoundException"
+
+
+def test_resource_tags_decide(iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    glue = client(server, "glue", *keys["A"])
+    command = {"Name": "pythonshell", "ScriptLocation": "s3://scripts/x.py"}
+    glue.create_job(Name="tagged-analytics", Role="r", Command=command, Tags={"team": "analytics"})
+    glue.create_job(Name="tagged-finance", Role="r", Command=command, Tags={"team": "finance"})
+    iam = client(server, "iam", *keys["A"])
+    iam.create_user(UserName="tagreader")
+    iam.put_user_policy(UserName="tagreader", PolicyName="team", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Action": "glue:GetJob", "Resource": "*",
+            "Condition": {"StringEquals": {"aws:ResourceTag/team": "analytics"}}}]}))
+    key = iam.create_access_key(UserName="tagreader")["AccessKey"]
+    reader = client(server, "glue", key["AccessKeyId"], key["SecretAccessKey"])
+    assert reader.get_job(JobName="tagged-analytics")["Job"]["Name"] == "tagged-analytics"
+    error, message, _ = code_of(reader.get_job, JobName="tagged-finance")
+    assert error == "AccessDeniedException" and "job/tagged-finance" in message

@@ -670,3 +670,16 @@ def test_documents_iam_refuses(name: str, document: Any, kind: PolicyKind, messa
 def test_a_single_statement_object_and_string_values_are_accepted() -> None:
     policy = parse_policy('{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"glue:*","Resource":"*"}}')
     assert len(policy.statements) == 1 and policy.statements[0].actions == ("glue:*",)
+
+
+def test_resource_tags_are_each_resources_own() -> None:
+    policy = parse_policy({"Version": "2012-10-17", "Statement": [
+        allow("glue:GetJob", **cond("StringEquals", "aws:ResourceTag/team", "analytics"))]})
+    tagged, other = JOB, f"arn:aws:glue:us-east-1:{A}:job/other"
+    request = Request(ALICE, "glue:GetJob", (tagged, other), A, {},
+                      {tagged: context_of({"aws:ResourceTag/team": "analytics"}),
+                       other: context_of({"aws:ResourceTag/team": "finance"})})
+    outcome = authorize(request, [policy])
+    assert outcome.decision is IMPLICIT and outcome.resource == other
+    alone = Request(ALICE, "glue:GetJob", (tagged,), A, {}, request.resource_context)
+    assert authorize(alone, [policy]).allowed
