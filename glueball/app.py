@@ -76,6 +76,9 @@ from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
 from glueball.tagging.area import TaggingNeeds
 from glueball.tagging.service import tags_of
+from glueball.usage import handlers as _usage  # noqa: F401
+from glueball.usage.area import INTERNAL_OPERATIONS as USAGE_OPERATIONS
+from glueball.usage.area import UsageNeeds
 from glueball.workflows import handlers as _workflows  # noqa: F401
 from glueball.workflows.area import INTERNAL_OPERATIONS as WORKFLOW_INTERNAL_OPERATIONS
 from glueball.workflows.area import OPERATIONS as WORKFLOW_OPERATIONS
@@ -164,6 +167,7 @@ class Glueball:
         edge.mount(STS_OPERATIONS, identity)
         edge.mount(IAM_OPERATIONS, identity)
         edge.mount(GLUE_POLICY_OPERATIONS, identity)
+        edge.mount(USAGE_OPERATIONS, UsageNeeds(self.store))
         return edge
 
     def run_identity(self, scope: Scope, role: str, run_id: str, seconds: float) -> tuple[str, str, str]:
