@@ -54,6 +54,7 @@ coverage-doc: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/catalog.py
+	$(BIN)/python bench/auth.py
 	$(BIN)/python bench/glue_context.py
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/crawler.py
