@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 from urllib.parse import parse_qsl
-from xml.sax.saxutils import escape
 
 import botocore.model
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
 from glueball.edge.protocols.base import Protocol
-from glueball.edge.protocols.xmlshapes import members_xml
+from glueball.edge.protocols.xmlshapes import escape, members_xml
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import SerializationException, ServiceError, ValidationException
 

@@ -21,7 +21,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
-from xml.sax.saxutils import escape
 
 import botocore.model
 from botocore.model import ListShape, MapShape, Shape, StructureShape
@@ -30,6 +29,7 @@ from glueball.edge.protocols.base import Protocol
 from glueball.edge.protocols.json import read_json
 from glueball.edge.protocols.xmlshapes import (
     element_xml,
+    escape,
     member_name,
     parse_document,
     read_structure,

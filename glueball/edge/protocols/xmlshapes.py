@@ -11,13 +11,25 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import email.utils
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _escape
+from xml.sax.saxutils import quoteattr
 
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
 from glueball.errors import SerializationException
+
+# characters XML 1.0 cannot carry, even escaped: C0 controls but tab, newline and return; lone
+# surrogates; U+FFFE and U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def escape(text: str) -> str:
+    """``text`` as XML character data: markup escaped, and characters XML cannot carry written as
+    ``\\uXXXX`` (an error message that quotes a client's NUL stays well-formed)."""
+    return _escape(_NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def member_name(shape: Shape, default: str) -> str:
