@@ -24,6 +24,7 @@ for the query protocol and S3, ...). Secret keys are never part of a message.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import re
@@ -232,8 +233,14 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
 
 
 def signing_key(secret: str, signed: Signed) -> bytes:
+    return _derived_key(secret, signed.date, signed.region, signed.service)
+
+
+@functools.lru_cache(maxsize=1024)
+def _derived_key(secret: str, date: str, region: str, service: str) -> bytes:
+    """The day's key of one secret for one region and service (the same for every request of that day)."""
     key = ("AWS4" + secret).encode()
-    for part in (signed.date, signed.region, signed.service, "aws4_request"):
+    for part in (date, region, service, "aws4_request"):
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
     return key
 

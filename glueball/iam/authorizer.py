@@ -70,13 +70,16 @@ class Authorizer:
         principal = caller.who
         context = dict(self.identities.context(principal, caller.session_tags, caller.source_ip))
         context.update(context_of(ask.context))
+        identity_policies = self.identities.policies(principal)
+        policies = (*identity_policies, *resource_policies,
+                    *((caller.restrictions,) if isinstance(caller.restrictions, Policy) else ()))
         per_resource = {}
-        if self.tags is not None:
-            tagged = self.tags([r for r in ask.resources if r != "*"])
+        if self.tags is not None and any(p.reads_resource_tags for p in policies):
+            tagged = self._resource_tags(tuple(r for r in ask.resources if r != "*"))
             per_resource = {arn: context_of({f"aws:ResourceTag/{k}": v for k, v in tags.items()})
                             for arn, tags in tagged.items()}
         request = Request(principal, ask.action, ask.resources, resource_account, context, per_resource)
-        outcome = authorize(request, self.identities.policies(principal), resource_policies)
+        outcome = authorize(request, identity_policies, resource_policies)
         if outcome.allowed and isinstance(caller.restrictions, Policy):
             narrowed = authorize(request, [caller.restrictions])
             if not narrowed.allowed:
@@ -86,6 +89,11 @@ class Authorizer:
         if not outcome.allowed:
             raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
                        f"{outcome.resource} {outcome.reason}")
+
+    def _resource_tags(self, arns: tuple[str, ...]) -> dict[str, dict[str, str]]:
+        """The resources' tags as they are now (one indexed query; a tag just written decides at once)."""
+        assert self.tags is not None
+        return self.tags(list(arns)) if arns else {}
 
     def glue_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> Caller | None:
         """A Glue request: its action on its resources, with the catalog's resource policy. A request for

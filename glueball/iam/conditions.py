@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import functools
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
@@ -190,6 +191,17 @@ _SPECIAL = {"*": "*", "?": "?", "$": "$"}
 def expand(value: str, context: Context, variables: bool, mode: str) -> Any:
     """A policy value with its variables resolved: a literal string, or a compiled pattern for
     wildcard modes; None when a variable cannot be resolved (the value then matches nothing)."""
+    if not variables or "${" not in value:
+        return _constant(value, mode)  # no variable: the same for every request, compiled once
+    return _expanded(value, context, variables, mode)
+
+
+@functools.lru_cache(maxsize=4096)
+def _constant(value: str, mode: str) -> Any:
+    return _expanded(value, {}, False, mode)
+
+
+def _expanded(value: str, context: Context, variables: bool, mode: str) -> Any:
     pieces: list[tuple[str, bool]] = []  # (text, literal?) - resolved variables are always literal
     position = 0
     for match in _VARIABLE.finditer(value) if variables else ():
@@ -222,19 +234,26 @@ def resolve_variable(inner: str, context: Context) -> str | None:
     return None
 
 
-def _pattern(pieces: list[tuple[str, bool]]) -> str:
+def _pattern(pieces: list[tuple[str, bool]], within_part: bool = False) -> str:
+    """A regular expression of wildcard text (``*``, ``?``) and literal text (resolved variables);
+    ``within_part``: the wildcards do not cross a colon (an ARN part other than the last)."""
+    anything, one = ("[^:]*", "[^:]") if within_part else (".*", ".")
     out: list[str] = []
     for text, literal in pieces:
         if literal:
             out.append(re.escape(text))
             continue
         for char in text:
-            out.append(".*" if char == "*" else "." if char == "?" else re.escape(char))
+            out.append(anything if char == "*" else one if char == "?" else re.escape(char))
     return "".join(out)
 
 
-def _arn_pattern(pieces: list[tuple[str, bool]]) -> tuple[re.Pattern[str], ...] | None:
-    """Six patterns, one per ARN part; the colons that split them are those written in the policy."""
+_ANY_ARN = re.compile(r"[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:.*", re.DOTALL)
+
+
+def _arn_pattern(pieces: list[tuple[str, bool]]) -> re.Pattern[str] | None:
+    """One pattern for a whole ARN: the colons that split its six parts are those written in the
+    policy, wildcards stay within their part (the last part, the resource, may hold colons)."""
     parts: list[list[tuple[str, bool]]] = [[]]
     for text, literal in pieces:
         if literal or len(parts) == 6:
@@ -245,21 +264,17 @@ def _arn_pattern(pieces: list[tuple[str, bool]]) -> tuple[re.Pattern[str], ...] 
         for segment in segments[1:]:
             parts.append([(segment, False)])
     if len(parts) == 1 and "".join(t for t, _ in parts[0]) == "*":
-        return tuple(re.compile(".*", re.DOTALL) for _ in range(6))
-    if len(parts) != 6:
+        return _ANY_ARN
+    if len(parts) != 6 or any(literal and ":" in text for part in parts[:5] for text, literal in part):
         return None
-    return tuple(re.compile(_pattern(part), re.DOTALL) for part in parts)
+    return re.compile(":".join(_pattern(part, index < 5) for index, part in enumerate(parts)), re.DOTALL)
 
 
-def arn_matches(arn: str, patterns: tuple[re.Pattern[str], ...] | None) -> bool:
-    if patterns is None:
-        return False
-    parts = arn.split(":", 5)
-    if len(parts) != 6:
-        return False
-    return all(p.fullmatch(part) is not None for p, part in zip(patterns, parts, strict=True))
+def arn_matches(arn: str, pattern: re.Pattern[str] | None) -> bool:
+    return pattern is not None and pattern.fullmatch(arn) is not None
 
 
+@functools.lru_cache(maxsize=4096)
 def _number(text: str) -> Decimal | None:
     try:
         number = Decimal(text.strip())
@@ -268,6 +283,7 @@ def _number(text: str) -> Decimal | None:
     return number if number.is_finite() else None
 
 
+@functools.lru_cache(maxsize=4096)
 def _date(text: str) -> dt.datetime | None:
     text = text.strip()
     if re.fullmatch(r"-?\d+", text):
@@ -282,6 +298,7 @@ def _date(text: str) -> dt.datetime | None:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt.UTC)
 
 
+@functools.lru_cache(maxsize=4096)
 def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
     try:
         return ipaddress.ip_network(text.strip(), strict=False)
@@ -304,13 +321,19 @@ def _compare(parse: Callable[[str], Any], test: Callable[[Any, Any], bool]) -> C
     return match
 
 
+@functools.lru_cache(maxsize=4096)
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+
+
 def _ip_in(value: str, policy: Any) -> bool:
     network = _network(policy)
-    try:
-        address = ipaddress.ip_address(value.strip())
-    except ValueError:
-        return False
-    return network is not None and address.version == network.version and address in network
+    address = _address(value)
+    return (network is not None and address is not None and address.version == network.version
+            and address in network)
 
 
 _MATCHERS: dict[str, Callable[[str, Any], bool]] = {

@@ -56,12 +56,26 @@ class Identities:
         self.policy_service = policies
         self.store = iam.store
         self._known: dict[str, _Known] = {}
+        self._holders: dict[str, tuple[KeyHolder, float, int]] = {}
         self._lock = threading.Lock()
 
     # -- authentication
 
     def authenticate(self, access_key: str) -> KeyHolder | None:
-        """The holder of ``access_key``, or None when glueball does not know the key."""
+        """The holder of ``access_key``, or None when glueball does not know the key (known holders are
+        remembered for a second, and forgotten at once after an IAM change of this process)."""
+        remembered = self._holders.get(access_key)
+        if (remembered is not None and remembered[2] == self.iam.generation
+                and time.monotonic() - remembered[1] < _CACHE_SECONDS):
+            return remembered[0]
+        generation = self.iam.generation
+        holder = self._holder(access_key)
+        if holder is not None:
+            with self._lock:
+                self._holders[access_key] = (holder, time.monotonic(), generation)
+        return holder
+
+    def _holder(self, access_key: str) -> KeyHolder | None:
         with self.store.read() as session:
             key = session.get(AccessKeyRow, access_key)
             if key is not None:
@@ -153,6 +167,7 @@ class Identities:
         """Drop cached policies (after IAM changes made in this process)."""
         with self._lock:
             self._known.clear()
+            self._holders.clear()
 
     # -- the identity of runs
 

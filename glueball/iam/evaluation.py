@@ -113,13 +113,24 @@ def principal_matches(principals: Principals, principal: Principal) -> tuple[boo
 
 
 def statement_applies(statement: Statement, action: str, resource: str | None, context: Context,
-                      variables: bool, principal: Principal | None = None) -> tuple[bool, bool]:
+                      variables: bool, principal: Principal | None = None,
+                      memo: dict[tuple[int, str], bool] | None = None, context_key: str = "") -> tuple[bool, bool]:
     """Whether ``statement`` applies to the request, and (for resource policies) whether only through
-    the principal's account."""
-    if statement.not_actions is not None:
-        if action_matches(statement.not_actions, action):
-            return False, False
-    elif not action_matches(statement.actions, action):
+    the principal's account.
+
+    ``memo`` keeps, across the resources of one request, what does not depend on the resource: whether
+    the action matches, and whether the conditions hold in the context named ``context_key`` (the
+    request's own, or a resource's when it has keys of its own)."""
+    if memo is None:
+        memo = {}
+    acts = memo.get((id(statement), "\0action"))
+    if acts is None:
+        if statement.not_actions is not None:
+            acts = not action_matches(statement.not_actions, action)
+        else:
+            acts = action_matches(statement.actions, action)
+        memo[(id(statement), "\0action")] = acts
+    if not acts:
         return False, False
     if resource is not None:
         if statement.not_resources is not None:
@@ -136,8 +147,13 @@ def statement_applies(statement: Statement, action: str, resource: str | None, c
                 return False, False
         elif statement.not_principals is not None and principal_matches(statement.not_principals, principal)[0]:
             return False, False
-    if not all(holds(c, context, variables) for c in statement.conditions):
-        return False, False
+    if statement.conditions:
+        key = (id(statement), context_key)
+        met = memo.get(key)
+        if met is None:
+            met = memo[key] = all(holds(c, context, variables) for c in statement.conditions)
+        if not met:
+            return False, False
     return True, via_account
 
 
@@ -149,12 +165,13 @@ class _Tally:
 
 
 def _tally(policies: Iterable[Policy], action: str, resource: str | None, context: Context,
-           principal: Principal | None) -> _Tally:
+           principal: Principal | None, memo: dict[tuple[int, str], bool] | None = None,
+           context_key: str = "") -> _Tally:
     tally = _Tally()
     for policy in policies:
         for statement in policy.statements:
             applies, via_account = statement_applies(statement, action, resource, context,
-                                                     policy.variables_allowed, principal)
+                                                     policy.variables_allowed, principal, memo, context_key)
             if not applies:
                 continue
             if statement.effect is Effect.DENY:
@@ -168,14 +185,17 @@ def _tally(policies: Iterable[Policy], action: str, resource: str | None, contex
 
 
 def decide(request: Request, resource: str, identity_policies: Sequence[Policy],
-           resource_policies: Sequence[Policy] = ()) -> Outcome:
+           resource_policies: Sequence[Policy] = (), memo: dict[tuple[int, str], bool] | None = None) -> Outcome:
     """The decision for ``request`` on one ``resource``."""
     principal = request.principal
     context = request.context
+    context_key = ""
     if resource in request.resource_context:
         context = {**context, **request.resource_context[resource]}
-    identity = _tally(identity_policies, request.action, resource, context, None)
-    on_resource = _tally(resource_policies, request.action, resource, context, principal)
+        context_key = resource
+    memo = {} if memo is None else memo
+    identity = _tally(identity_policies, request.action, resource, context, None, memo, context_key)
+    on_resource = _tally(resource_policies, request.action, resource, context, principal, memo, context_key)
     if identity.deny:
         return Outcome(Decision.EXPLICIT_DENY, resource, "with an explicit deny in an identity-based policy")
     if on_resource.deny:
@@ -201,7 +221,9 @@ def authorize(request: Request, identity_policies: Sequence[Policy],
               resource_policies: Sequence[Policy] = ()) -> Outcome:
     """Allowed only if every resource of the request is; otherwise the first refusal (an explicit
     deny on any resource wins over an implicit one)."""
-    refusals = [decide(request, resource, identity_policies, resource_policies) for resource in request.resources]
+    memo: dict[tuple[int, str], bool] = {}  # per request: action matches and conditions met, shared by resources
+    refusals = [decide(request, resource, identity_policies, resource_policies, memo)
+                for resource in request.resources]
     denied = [o for o in refusals if not o.allowed]
     if not denied:
         return Outcome(Decision.ALLOW, request.resources[0] if request.resources else "*")

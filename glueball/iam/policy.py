@@ -13,6 +13,7 @@ Errors are :class:`PolicyError` with the text IAM's ``MalformedPolicyDocument`` 
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -67,7 +68,7 @@ class Statement:
     sid: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Policy:
     """A parsed document; ``text`` is what was given, kept for answering it back."""
 
@@ -75,6 +76,19 @@ class Policy:
     statements: tuple[Statement, ...]
     text: str = field(default="", compare=False)
     policy_id: str | None = None
+
+    @functools.cached_property
+    def reads_resource_tags(self) -> bool:
+        """Whether a condition reads ``aws:ResourceTag/*`` (as a key or a policy variable): only then do
+        the resources' tags need looking up."""
+        for statement in self.statements:
+            for condition in statement.conditions:
+                if condition.key.lower().startswith("aws:resourcetag/") or any(
+                        "aws:resourcetag/" in value.lower() for value in condition.values):
+                    return True
+            if any("aws:resourcetag/" in r.lower() for r in (statement.resources or statement.not_resources or ())):
+                return True
+        return False
 
     @property
     def variables_allowed(self) -> bool:
