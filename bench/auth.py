@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import configparser
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -69,7 +70,7 @@ def rate(call: Callable[[], Any], calls: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=1500)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="glueball-bench-auth-"))
     (root / "off").mkdir()
@@ -98,13 +99,16 @@ def main() -> None:
             for _ in range(200):
                 call()
         best = {"off": 0.0, "iam": 0.0}
-        for _ in range(args.rounds):
-            for mode, call in calls.items():
-                best[mode] = max(best[mode], rate(call, args.calls))
-        print(f"GetTable over HTTP, 1 boto3 client, best of {args.rounds} x {args.calls}:")
-        print(f"  --auth off                {best['off']:8,.0f} req/s")
-        print(f"  --auth iam (20 stmts)     {best['iam']:8,.0f} req/s")
-        print(f"  cost of enforcing: {best['off'] / best['iam']:.2f}x (goal <= 1.15x)")
+        ratios = []
+        for _ in range(args.rounds):  # each round measures both, back to back: the ratio of a round is fair
+            measured = {mode: rate(call, args.calls) for mode, call in calls.items()}
+            ratios.append(measured["off"] / measured["iam"])
+            best = {mode: max(best[mode], measured[mode]) for mode in best}
+        print(f"GetTable over HTTP, 1 boto3 client, {args.rounds} rounds x {args.calls} calls:")
+        print(f"  --auth off                {best['off']:8,.0f} req/s (best round)")
+        print(f"  --auth iam (20 stmts)     {best['iam']:8,.0f} req/s (best round)")
+        print(f"  cost of enforcing: median of the rounds' ratios {statistics.median(ratios):.2f}x, "
+              f"best rounds {best['off'] / best['iam']:.2f}x (goal <= 1.15x)")
     finally:
         off.stop()
         enforced.stop()

@@ -48,3 +48,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.spark)
         if Path(str(item.path)).relative_to(root).as_posix() in DRIVER_MODULES:
             item.add_marker(pytest.mark.driver)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jvm_class_archive() -> None:
+    """Spark drivers of the suite start from the class-data-sharing archive (glueball.runtime.jvmshare):
+    built once per machine (about half a minute), it takes seconds off every driver's start."""
+    from glueball.runtime import jvmshare
+    from glueball.runtime.spark import driver_jars
+
+    jvmshare.build(driver_jars())

@@ -57,6 +57,8 @@ class Identities:
         self.store = iam.store
         self._known: dict[str, _Known] = {}
         self._holders: dict[str, tuple[KeyHolder, float, int]] = {}
+        self._contexts: dict[tuple[str, tuple[tuple[str, str], ...], str | None],
+                             tuple[dict[str, tuple[str, ...]], float, int]] = {}
         self._lock = threading.Lock()
 
     # -- authentication
@@ -140,8 +142,25 @@ class Identities:
 
     def context(self, principal: Principal, session_tags: Sequence[tuple[str, str]] = (),
                 source_ip: str | None = None) -> dict[str, tuple[str, ...]]:
-        """The global condition keys of a request by ``principal``."""
+        """The global condition keys of a request by ``principal`` (what describes the principal is
+        remembered as its policies are; the time is the request's)."""
+        key = (principal.arn, tuple(session_tags), source_ip)
+        remembered = self._contexts.get(key)
+        generation = self.iam.generation
+        if (remembered is None or remembered[2] != generation
+                or time.monotonic() - remembered[1] >= _CACHE_SECONDS):
+            remembered = (self._principal_context(principal, session_tags, source_ip), time.monotonic(),
+                          generation)
+            with self._lock:
+                if len(self._contexts) > 10000:
+                    self._contexts.clear()
+                self._contexts[key] = remembered
         at = dt.datetime.now(dt.UTC)
+        return {**remembered[0], "aws:currenttime": (at.strftime("%Y-%m-%dT%H:%M:%SZ"),),
+                "aws:epochtime": (str(int(at.timestamp())),)}
+
+    def _principal_context(self, principal: Principal, session_tags: Sequence[tuple[str, str]],
+                           source_ip: str | None) -> dict[str, tuple[str, ...]]:
         keys: dict[str, str | None] = {
             "aws:PrincipalArn": principal.role_arn or principal.arn,
             "aws:PrincipalAccount": principal.account_id,
@@ -151,16 +170,14 @@ class Identities:
             "aws:userid": principal.unique_id or None,
             "aws:username": principal.name if principal.kind is PrincipalKind.USER else None,
             "aws:SourceIp": source_ip,
-            "aws:CurrentTime": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "aws:EpochTime": str(int(at.timestamp())),
             "aws:SecureTransport": "false",
         }
         tags: dict[str, str] = {}
         if principal.kind in (PrincipalKind.USER, PrincipalKind.ASSUMED_ROLE):
             tags.update(dict(self._load(principal).tags))
         tags.update(dict(session_tags))  # session tags override the role's tags of the same key
-        for key, value in tags.items():
-            keys[f"aws:PrincipalTag/{key}"] = value
+        for name, value in tags.items():
+            keys[f"aws:PrincipalTag/{name}"] = value
         return context_of(keys)
 
     def forget(self) -> None:
@@ -168,6 +185,7 @@ class Identities:
         with self._lock:
             self._known.clear()
             self._holders.clear()
+            self._contexts.clear()
 
     # -- the identity of runs
 

@@ -41,6 +41,8 @@ from glueball.jobs.models import PYTHON_SHELL, JobRun
 from glueball.jobs.pyenv import PythonModulesError, job_python
 from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
+from glueball.runtime import jvmshare
+from glueball.runtime.spark import driver_jars
 from glueball.supervise import driverenv, process
 from glueball.supervise.driverenv import DriverEnv
 
@@ -183,6 +185,7 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
         if paths:
             env["PYTHONPATH"] = os.pathsep.join([*dict.fromkeys(paths), *filter(None, [env.get("PYTHONPATH")])])
     else:
+        jvmshare.build_in_background(driver_jars())  # the first Spark launch without an archive starts one
         options, event_dirs = _spark_options(run, arguments, home, directory / "events")
         argv = [python, "-m", "glueball", "run", str(script), *identity, *passed, *options]
     DriverEnv(home=home, endpoint=endpoint or "", store_url="" if endpoint else store_url,

@@ -20,6 +20,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from glueball.runtime.jvmshare import with_share
 from glueball.runtime.spark import DEFAULT_CONF, driver_jars
 
 RUNNER_OPTIONS = ("--extra-py-files", "--conf", "--spark-master")
@@ -83,6 +84,9 @@ def parse_run_args(script: str, args: list[str]) -> RunPlan:
 def spark_submit_args(plan: RunPlan) -> str:
     settings = dict(DEFAULT_CONF)
     settings.update(plan.conf)
+    options = with_share(settings.get("spark.driver.extraJavaOptions"), driver_jars())
+    if options:  # the driver's JVM starts from the class-data-sharing archive (glueball.runtime.jvmshare)
+        settings["spark.driver.extraJavaOptions"] = options
     parts = ["--master", plan.master, "--driver-memory", settings.pop("spark.driver.memory", "2g")]
     for key, value in settings.items():
         parts += ["--conf", f"{key}={value}"]

@@ -67,6 +67,11 @@ def spark_session(master: str | None = None, app_name: str = "glueball",
         settings["spark.driver.extraClassPath"] = os.pathsep.join(jars)
     settings.update(json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"))
     settings.update(conf or {})
+    from glueball.runtime.jvmshare import with_share
+
+    options = with_share(settings.get("spark.driver.extraJavaOptions"), jars)
+    if options:  # the driver's JVM starts from the class-data-sharing archive (glueball.runtime.jvmshare)
+        settings["spark.driver.extraJavaOptions"] = options
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()

@@ -1,0 +1,47 @@
+"""The class-data-sharing archive of Spark drivers: where it is, when drivers use it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from glueball.runtime import jvmshare
+from glueball.runtime.scriptrunner import parse_run_args, spark_submit_args
+
+
+@pytest.fixture()
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GLUEBALL_JVM_CACHE", str(tmp_path))
+    monkeypatch.delenv("GLUEBALL_JVM_SHARE", raising=False)
+    return tmp_path
+
+
+def test_an_archive_belongs_to_one_class_path(cache: Path) -> None:
+    one, other = jvmshare.archive_path(["/a.jar"]), jvmshare.archive_path(["/b.jar"])
+    assert one != other and one.parent == cache and one.name.startswith("spark-") and one.suffix == ".jsa"
+    assert jvmshare.archive_path(["/a.jar"]) == one
+
+
+def test_drivers_use_the_archive_only_once_it_exists(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jars: list[str] = []
+    assert jvmshare.driver_java_options(jars) == ""
+    assert jvmshare.with_share("-Dx=1", jars) == "-Dx=1"
+    jvmshare.archive_path(jars).write_bytes(b"archive")
+    options = jvmshare.driver_java_options(jars)
+    assert options.startswith(f"-XX:SharedArchiveFile={jvmshare.archive_path(jars)} ")
+    assert jvmshare.with_share("-Dx=1", jars) == f"-Dx=1 {options}"
+    monkeypatch.setenv("GLUEBALL_JVM_SHARE", "0")
+    assert jvmshare.driver_java_options(jars) == "" and jvmshare.build(jars) is None
+
+
+def test_glueball_run_starts_its_driver_from_the_archive(cache: Path) -> None:
+    from glueball.runtime.spark import driver_jars
+
+    script = cache / "job.py"
+    script.write_text("print('hi')\n")
+    plan = parse_run_args(str(script), ["--conf", "spark.driver.extraJavaOptions=-Dmine=1"])
+    assert "SharedArchiveFile" not in spark_submit_args(plan)
+    jvmshare.archive_path(driver_jars()).write_bytes(b"archive")
+    args = spark_submit_args(plan)
+    assert "-Dmine=1 -XX:SharedArchiveFile=" in args  # the script's own options are kept
