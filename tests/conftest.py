@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,3 +59,6 @@ def jvm_class_archive() -> None:
     from glueball.runtime.spark import driver_jars
 
     jvmshare.build(driver_jars())
+    # the drivers the suite launches do little work: compiling with C1 alone starts them sooner
+    # (this process's own shared session is made without it: tests.helpers.shared_spark)
+    os.environ.setdefault("GLUEBALL_DRIVER_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")

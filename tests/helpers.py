@@ -188,8 +188,13 @@ def shared_spark() -> Any:
     """The test process's one Spark session (local[2], 4 shuffle partitions), created on first use."""
     from glueball.runtime.spark import spark_session
 
-    return spark_session(master="local[2]", app_name="glueball-tests",
-                         conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4"})
+    options = os.environ.pop("GLUEBALL_DRIVER_JAVA_OPTIONS", None)  # those are for launched drivers
+    try:
+        return spark_session(master="local[2]", app_name="glueball-tests",
+                             conf={"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4"})
+    finally:
+        if options is not None:
+            os.environ["GLUEBALL_DRIVER_JAVA_OPTIONS"] = options
 
 
 def run_script_in_process(home: Path, script: Path, *args: str,

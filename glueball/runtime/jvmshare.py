@@ -71,9 +71,11 @@ def driver_java_options(jars: list[str]) -> str:
 
 
 def with_share(options: str | None, jars: list[str]) -> str:
-    """``options`` (a driver's extraJavaOptions) with the archive's options added."""
+    """``options`` (a driver's extraJavaOptions) with the archive's options added, and the JVM options
+    of ``$GLUEBALL_DRIVER_JAVA_OPTIONS`` (for every Spark driver glueball starts)."""
     share = driver_java_options(jars)
-    return " ".join(part for part in (options or "", share) if part)
+    extra = os.environ.get("GLUEBALL_DRIVER_JAVA_OPTIONS", "")
+    return " ".join(part for part in (options or "", share, extra) if part)
 
 
 def build(jars: list[str], timeout: float = 300.0) -> Path | None:
