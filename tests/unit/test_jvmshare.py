@@ -14,6 +14,7 @@ from glueball.runtime.scriptrunner import parse_run_args, spark_submit_args
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GLUEBALL_JVM_CACHE", str(tmp_path))
     monkeypatch.delenv("GLUEBALL_JVM_SHARE", raising=False)
+    monkeypatch.delenv("GLUEBALL_DRIVER_JAVA_OPTIONS", raising=False)  # the suite sets it for its drivers
     return tmp_path
 
 
@@ -31,6 +32,8 @@ def test_drivers_use_the_archive_only_once_it_exists(cache: Path, monkeypatch: p
     options = jvmshare.driver_java_options(jars)
     assert options.startswith(f"-XX:SharedArchiveFile={jvmshare.archive_path(jars)} ")
     assert jvmshare.with_share("-Dx=1", jars) == f"-Dx=1 {options}"
+    monkeypatch.setenv("GLUEBALL_DRIVER_JAVA_OPTIONS", "-XX:+UseSerialGC")
+    assert jvmshare.with_share(None, jars) == f"{options} -XX:+UseSerialGC"
     monkeypatch.setenv("GLUEBALL_JVM_SHARE", "0")
     assert jvmshare.driver_java_options(jars) == "" and jvmshare.build(jars) is None
 
