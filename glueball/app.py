@@ -109,12 +109,12 @@ class Glueball:
     """The services of one ``GLUEBALL_HOME``, wired to one edge."""
 
     def __init__(self, settings: Settings | None = None, accounts: AccountDirectory | None = None,
-                 migrate: bool = True) -> None:
+                 migrate: bool = True, clock: SchedulerClock | None = None) -> None:
         self.settings = settings or Settings()
         self.settings.ensure_dirs()
         self.store = Store(self.settings.database_url, migrate=migrate)
         self.accounts = accounts or AccountDirectory()
-        self.clock = SchedulerClock()
+        self.clock = clock or SchedulerClock()  # every area is wired with this one clock
         self.scheduler: Scheduler | None = None
         self.serves_runs = False  # until reconcile(): what a stopped process left running is not ours
         self.iam = IamService(self.store)

@@ -179,10 +179,9 @@ def _sql_sample(settings: Settings) -> None:
 
 def main() -> int:
     settings = Settings()
-    app = Glueball(settings)
-    app.reconcile()
     clock_file = settings.home / "demo-clock"
-    app.clock = SchedulerClock(str(clock_file))
+    app = Glueball(settings, clock=SchedulerClock(str(clock_file)))  # schedules follow the rehearsal clock
+    app.reconcile()
     glue = embedded_client(app)
     _say(f"glueball daily orders pipeline on the embedded default ({settings.home}, store {settings.database_url})")
     try:
