@@ -134,3 +134,20 @@ def test_the_driver_environment_round_trips_and_drops_unset_members(tmp_path: Pa
     assert driverenv.current(env) == written
     assert driverenv.current(env).in_run and not driverenv.current({}).in_run
     assert driverenv.current({"GLUEBALL_JOB_ATTEMPT": "x"}).attempt == 0
+
+
+def test_an_installation_is_wired_with_the_clock_it_is_given(tmp_path: Path) -> None:
+    """Schedules (triggers, crawler schedules, the scheduler) all follow the clock the installation was
+    built with - ``make demo`` gives it a rehearsal clock."""
+    from glueball.app import Glueball
+    from glueball.clock import SchedulerClock
+    from glueball.config import Settings
+
+    clock = SchedulerClock(str(tmp_path / "clock"))
+    app = Glueball(Settings(home=tmp_path / "home"), clock=clock)
+    try:
+        glue = app.edge.services["glue"].operations
+        assert glue["CreateTrigger"].needs.clock is clock and glue["CreateCrawler"].needs.clock is clock
+        assert app.workflow_needs().clock is clock
+    finally:
+        app.close()
