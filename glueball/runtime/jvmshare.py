@@ -97,12 +97,26 @@ def build(jars: list[str], timeout: float = 300.0) -> Path | None:
         if not Path(scratch).is_file():
             return None
         os.replace(scratch, target)  # readers see a whole archive or none
+        prune(target.parent)
         return target
     except (subprocess.SubprocessError, OSError):
         return None
     finally:
         if os.path.exists(scratch):
             os.unlink(scratch)
+
+
+KEEP = 3  # archives kept in the cache: those of the installations used last
+
+
+def prune(directory: Path, keep: int = KEEP) -> None:
+    """Remove all but the ``keep`` most recently made archives (each venv and class path has its own)."""
+    archives = sorted(directory.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in archives[keep:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
 
 
 def build_in_background(jars: list[str]) -> None:

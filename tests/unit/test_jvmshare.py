@@ -48,3 +48,14 @@ def test_glueball_run_starts_its_driver_from_the_archive(cache: Path) -> None:
     jvmshare.archive_path(driver_jars()).write_bytes(b"archive")
     args = spark_submit_args(plan)
     assert "-Dmine=1 -XX:SharedArchiveFile=" in args  # the script's own options are kept
+
+
+def test_only_the_newest_archives_are_kept(cache: Path) -> None:
+    import os
+
+    for age, name in enumerate(["spark-a.jsa", "spark-b.jsa", "spark-c.jsa", "spark-d.jsa", "other.txt"]):
+        path = cache / name
+        path.write_bytes(b"x")
+        os.utime(path, (1000 - age, 1000 - age))  # a is the newest
+    jvmshare.prune(cache, keep=2)
+    assert sorted(p.name for p in cache.iterdir()) == ["other.txt", "spark-a.jsa", "spark-b.jsa"]
