@@ -112,7 +112,10 @@ KEEP = 3  # archives kept in the cache: those of the installations used last
 def prune(directory: Path, keep: int = KEEP) -> None:
     """Remove all but the ``keep`` most recently made archives (each venv and class path has its own)."""
     archives = sorted(directory.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in archives[keep:]:
+    import time
+
+    abandoned = [p for p in directory.glob(".building-*.jsa") if time.time() - p.stat().st_mtime > 3600]
+    for old in [*archives[keep:], *abandoned]:  # and what a build that died an hour ago left
         try:
             old.unlink()
         except OSError:

@@ -57,5 +57,9 @@ def test_only_the_newest_archives_are_kept(cache: Path) -> None:
         path = cache / name
         path.write_bytes(b"x")
         os.utime(path, (1000 - age, 1000 - age))  # a is the newest
+    (cache / ".building-old.jsa").write_bytes(b"x")
+    os.utime(cache / ".building-old.jsa", (1000, 1000))
+    (cache / ".building-now.jsa").write_bytes(b"x")  # a build under way
     jvmshare.prune(cache, keep=2)
-    assert sorted(p.name for p in cache.iterdir()) == ["other.txt", "spark-a.jsa", "spark-b.jsa"]
+    assert sorted(p.name for p in cache.iterdir()) == [".building-now.jsa", "other.txt", "spark-a.jsa",
+                                                       "spark-b.jsa"]
