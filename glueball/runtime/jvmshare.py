@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 _LOG_OFF = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a misfit archive is skipped without a word
@@ -112,8 +113,6 @@ KEEP = 3  # archives kept in the cache: those of the installations used last
 def prune(directory: Path, keep: int = KEEP) -> None:
     """Remove all but the ``keep`` most recently made archives (each venv and class path has its own)."""
     archives = sorted(directory.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
-    import time
-
     abandoned = [p for p in directory.glob(".building-*.jsa") if time.time() - p.stat().st_mtime > 3600]
     for old in [*archives[keep:], *abandoned]:  # and what a build that died an hour ago left
         try:
