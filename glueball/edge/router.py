@@ -186,8 +186,7 @@ class Edge:
     def _caller(self, request: WireRequest, service: Service, scope: CredentialScope | None) -> Caller:
         """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
         if self.keys is None:
-            caller = self.accounts.caller(scope, self.region)
-            return Caller(caller.access_key, caller.account_id, caller.region, source_ip=request.source_ip)
+            return self.accounts.caller(scope, self.region, request.source_ip)
         try:
             signed = read_signature(request)
             holder = self.keys(signed.access_key)

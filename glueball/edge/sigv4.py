@@ -79,7 +79,8 @@ class AccountDirectory:
             return self.default_account
         return self.keys.get(access_key, self.default_account)
 
-    def caller(self, scope: CredentialScope | None, default_region: str) -> Caller:
+    def caller(self, scope: CredentialScope | None, default_region: str, source_ip: str | None = None) -> Caller:
         key = scope.access_key if scope is not None else None
         region = scope.region if scope is not None else None
-        return Caller(access_key=key, account_id=self.account_for(key), region=region or default_region)
+        return Caller(access_key=key, account_id=self.account_for(key), region=region or default_region,
+                      source_ip=source_ip)

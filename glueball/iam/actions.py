@@ -110,9 +110,9 @@ def _named(operation: str, request: Mapping[str, Any]) -> dict[str, list[str]]:
             single = request.get("Name") or request.get("Id")
             if isinstance(single, str):
                 names.append(single)
-            for nested in ("ConnectionInput",):
-                if kind == "connection" and isinstance(request.get(nested), dict) and request[nested].get("Name"):
-                    names.append(request[nested]["Name"])
+            connection = request.get("ConnectionInput")
+            if kind == "connection" and isinstance(connection, dict) and connection.get("Name"):
+                names.append(connection["Name"])
         if names:
             found[kind] = names
     return found

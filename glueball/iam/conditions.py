@@ -160,7 +160,7 @@ def holds(condition: Condition, context: Context, variables: bool = True) -> boo
         if condition.qualifier == "ForAnyValue":
             return False
         return condition.negated
-    matcher = _MATCHERS[_positive(condition.base)]
+    matcher = _MATCHERS[_POSITIVE.get(condition.base, condition.base)]
     expanded = [expand(p, context, variables, _GLOB.get(condition.base, "literal")) for p in condition.values]
     policy_values = [p for p in expanded if p is not None]
 
@@ -175,10 +175,10 @@ def holds(condition: Condition, context: Context, variables: bool = True) -> boo
     return all(one(v) for v in values)  # negated, unqualified: no value matches
 
 
-def _positive(base: str) -> str:
-    return {"StringNotEquals": "StringEquals", "StringNotEqualsIgnoreCase": "StringEqualsIgnoreCase",
-            "StringNotLike": "StringLike", "NumericNotEquals": "NumericEquals", "DateNotEquals": "DateEquals",
-            "NotIpAddress": "IpAddress", "ArnNotEquals": "ArnEquals", "ArnNotLike": "ArnLike"}.get(base, base)
+# a negated operator matches as its positive twin, then the outcome is negated
+_POSITIVE = {"StringNotEquals": "StringEquals", "StringNotEqualsIgnoreCase": "StringEqualsIgnoreCase",
+             "StringNotLike": "StringLike", "NumericNotEquals": "NumericEquals", "DateNotEquals": "DateEquals",
+             "NotIpAddress": "IpAddress", "ArnNotEquals": "ArnEquals", "ArnNotLike": "ArnLike"}
 
 
 # how a policy value is read: literally, as a wildcard pattern, or as an ARN pattern (per part)

@@ -7,7 +7,7 @@ AWS CLI decode them). Listings page with ``Marker`` / ``IsTruncated`` / ``MaxIte
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -202,18 +202,16 @@ def update_assume_role_policy(needs: IdentityNeeds, caller: Caller, request: Req
 
 
 def _tagging(kind: Kind, member: str) -> None:
-    name_of: Callable[[Request], str] = lambda request: request[member]  # noqa: E731
-
     def tag(needs: IdentityNeeds, caller: Caller, request: Request) -> Response:
-        needs.iam.tag(caller.account_id, kind, name_of(request), _tags(request))
+        needs.iam.tag(caller.account_id, kind, request[member], _tags(request))
         return {}
 
     def untag(needs: IdentityNeeds, caller: Caller, request: Request) -> Response:
-        needs.iam.untag(caller.account_id, kind, name_of(request), request["TagKeys"])
+        needs.iam.untag(caller.account_id, kind, request[member], request["TagKeys"])
         return {}
 
     def list_tags(needs: IdentityNeeds, caller: Caller, request: Request) -> Response:
-        entity = needs.iam.get(caller.account_id, kind, name_of(request))
+        entity = needs.iam.get(caller.account_id, kind, request[member])
         return _page("Tags", _tag_list(entity.tags), request)
 
     noun = kind.value.capitalize()

@@ -191,16 +191,20 @@ class PolicyService:
         text = policy_text(document, PolicyKind.IDENTITY)
         with self.iam.writing() as session:
             principal = self.iam.row(session, account_id, kind, name)
-            found = session.scalars(select(InlinePolicyRow).where(InlinePolicyRow.principal_id == principal.id,
-                                                                  InlinePolicyRow.name == policy_name)).first()
+            found = self._find_inline(session, principal, policy_name)
             if found is None:
                 session.add(InlinePolicyRow(principal_id=principal.id, name=policy_name, document=text))
             else:
                 found.document = text
 
+    @staticmethod
+    def _find_inline(session: Session, principal: PrincipalRow, policy_name: str) -> InlinePolicyRow | None:
+        found: InlinePolicyRow | None = session.scalars(select(InlinePolicyRow).where(
+            InlinePolicyRow.principal_id == principal.id, InlinePolicyRow.name == policy_name)).first()
+        return found
+
     def _inline_row(self, session: Session, principal: PrincipalRow, policy_name: str) -> InlinePolicyRow:
-        found = session.scalars(select(InlinePolicyRow).where(InlinePolicyRow.principal_id == principal.id,
-                                                              InlinePolicyRow.name == policy_name)).first()
+        found = self._find_inline(session, principal, policy_name)
         if found is None:
             raise NoSuchEntity(f"The {principal.kind} policy with name {policy_name} cannot be found.")
         return found

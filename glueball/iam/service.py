@@ -16,7 +16,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from glueball.clock import now
-from glueball.iam.errors import DeleteConflict, EntityAlreadyExists, InvalidInput, LimitExceeded, NoSuchEntity
+from glueball.iam.errors import (
+    DeleteConflict,
+    EntityAlreadyExists,
+    InvalidInput,
+    LimitExceeded,
+    MalformedPolicyDocument,
+    NoSuchEntity,
+)
 from glueball.iam.models import (
     ACCESS_KEY_PREFIX,
     ID_PREFIX,
@@ -50,8 +57,6 @@ def policy_text(document: str, kind: PolicyKind) -> str:
     Raises:
         MalformedPolicyDocument: it breaks the policy grammar.
     """
-    from glueball.iam.errors import MalformedPolicyDocument
-
     text = unquote(document) if document.lstrip().startswith("%7B") else document
     try:
         parse_policy(text, kind)
