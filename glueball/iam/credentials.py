@@ -14,8 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,13 +24,13 @@ from glueball.iam.evaluation import Request, authorize, context_of, trust_allows
 from glueball.iam.models import SESSION_KEY_PREFIX, Credentials, Kind, Tag, new_id, new_secret
 from glueball.iam.policies import PolicyService
 from glueball.iam.policy import Policy, PolicyError, PolicyKind, parse_policy
+from glueball.iam.remembered import Remembered
 from glueball.iam.service import IamService
 from glueball.store.identity_tables import AccessKeyRow, PrincipalRow, SessionRow
 
 _ROLE_ARN = re.compile(r"arn:aws:iam::(?P<account>\d{12}):role(?P<path>/(?:[^/]+/)*)(?P<name>[\w+=,.@-]+)")
 MIN_DURATION = 900
 CHAINED_MAX_DURATION = 3600
-_CACHE_SECONDS = 1.0
 GLUE_SERVICE = "glue.amazonaws.com"  # the principal whose runs act as their role; marks the sessions it minted
 
 
@@ -44,8 +42,6 @@ class RunIdentityError(ValueError):
 class _Known:
     policies: tuple[Policy, ...]
     tags: tuple[tuple[str, str], ...]
-    at: float
-    generation: int
 
 
 class Identities:
@@ -55,27 +51,19 @@ class Identities:
         self.iam = iam
         self.policy_service = policies
         self.store = iam.store
-        self._known: dict[str, _Known] = {}
-        self._holders: dict[str, tuple[KeyHolder, float, int]] = {}
-        self._contexts: dict[tuple[str, tuple[tuple[str, str], ...], str | None],
-                             tuple[dict[str, tuple[str, ...]], float, int]] = {}
-        self._lock = threading.Lock()
+        changes = lambda: iam.generation  # noqa: E731
+        self._known: Remembered[str, _Known] = Remembered(changes)
+        self._holders: Remembered[str, KeyHolder | None] = Remembered(changes)
+        self._contexts: Remembered[tuple[str, tuple[tuple[str, str], ...], str | None],
+                                   dict[str, tuple[str, ...]]] = Remembered(changes)
 
     # -- authentication
 
     def authenticate(self, access_key: str) -> KeyHolder | None:
         """The holder of ``access_key``, or None when glueball does not know the key (known holders are
         remembered for a second, and forgotten at once after an IAM change of this process)."""
-        remembered = self._holders.get(access_key)
-        if (remembered is not None and remembered[2] == self.iam.generation
-                and time.monotonic() - remembered[1] < _CACHE_SECONDS):
-            return remembered[0]
-        generation = self.iam.generation
-        holder = self._holder(access_key)
-        if holder is not None:
-            with self._lock:
-                self._holders[access_key] = (holder, time.monotonic(), generation)
-        return holder
+        # an unknown key is not remembered: one just made by another process works at once
+        return self._holders.get(access_key, lambda: self._holder(access_key), keep=lambda h: h is not None)
 
     def _holder(self, access_key: str) -> KeyHolder | None:
         with self.store.read() as session:
@@ -109,11 +97,9 @@ class Identities:
     # -- what a principal may do
 
     def _load(self, principal: Principal) -> _Known:
-        cached = self._known.get(principal.arn)
-        generation = self.iam.generation
-        if (cached is not None and cached.generation == generation
-                and time.monotonic() - cached.at < _CACHE_SECONDS):
-            return cached
+        return self._known.get(principal.arn, lambda: self._read_known(principal))
+
+    def _read_known(self, principal: Principal) -> _Known:
         with self.store.read() as session:
             ids: list[int] = []
             tags: tuple[tuple[str, str], ...] = ()
@@ -128,11 +114,7 @@ class Identities:
                     ids = [role.id]
                     tags = tuple((t["Key"], t["Value"]) for t in role.tags)
             documents = self.policy_service.documents_of(session, ids)
-        parsed = tuple(parse_policy(d, PolicyKind.IDENTITY) for d in documents)
-        known = _Known(parsed, tags, time.monotonic(), generation)
-        with self._lock:
-            self._known[principal.arn] = known
-        return known
+        return _Known(tuple(parse_policy(d, PolicyKind.IDENTITY) for d in documents), tags)
 
     def policies(self, principal: Principal) -> tuple[Policy, ...]:
         """The identity-based policies of ``principal`` (none for a root user, who needs none)."""
@@ -144,19 +126,10 @@ class Identities:
                 source_ip: str | None = None) -> dict[str, tuple[str, ...]]:
         """The global condition keys of a request by ``principal`` (what describes the principal is
         remembered as its policies are; the time is the request's)."""
-        key = (principal.arn, tuple(session_tags), source_ip)
-        remembered = self._contexts.get(key)
-        generation = self.iam.generation
-        if (remembered is None or remembered[2] != generation
-                or time.monotonic() - remembered[1] >= _CACHE_SECONDS):
-            remembered = (self._principal_context(principal, session_tags, source_ip), time.monotonic(),
-                          generation)
-            with self._lock:
-                if len(self._contexts) > 10000:
-                    self._contexts.clear()
-                self._contexts[key] = remembered
+        described = self._contexts.get((principal.arn, tuple(session_tags), source_ip),
+                                       lambda: self._principal_context(principal, session_tags, source_ip))
         at = dt.datetime.now(dt.UTC)
-        return {**remembered[0], "aws:currenttime": (at.strftime("%Y-%m-%dT%H:%M:%SZ"),),
+        return {**described, "aws:currenttime": (at.strftime("%Y-%m-%dT%H:%M:%SZ"),),
                 "aws:epochtime": (str(int(at.timestamp())),)}
 
     def _principal_context(self, principal: Principal, session_tags: Sequence[tuple[str, str]],
@@ -182,10 +155,8 @@ class Identities:
 
     def forget(self) -> None:
         """Drop cached policies (after IAM changes made in this process)."""
-        with self._lock:
-            self._known.clear()
-            self._holders.clear()
-            self._contexts.clear()
+        for memory in (self._known, self._holders, self._contexts):
+            memory.clear()
 
     # -- the identity of runs
 

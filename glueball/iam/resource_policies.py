@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import time
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -20,10 +19,9 @@ from sqlalchemy.orm import Session
 from glueball.clock import now
 from glueball.errors import ConditionCheckFailureException, EntityNotFoundException, InvalidInputException
 from glueball.iam.policy import Policy, PolicyError, PolicyKind, parse_policy
+from glueball.iam.remembered import Remembered
 from glueball.iam.service import IamService
 from glueball.store.identity_tables import GlueResourcePolicyRow
-
-_CACHE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ class ResourcePolicies:
     def __init__(self, iam: IamService) -> None:
         self.iam = iam
         self.store = iam.store
-        self._cache: dict[tuple[str, str], tuple[tuple[Policy, ...], float, int]] = {}
+        self._parsed: Remembered[tuple[str, str], tuple[Policy, ...]] = Remembered(lambda: iam.generation)
 
     def _arn(self, account_id: str, region: str, resource_arn: str | None) -> str:
         arn = catalog_arn(account_id, region)
@@ -118,11 +116,5 @@ class ResourcePolicies:
 
     def evaluated(self, account_id: str, region: str) -> tuple[Policy, ...]:
         """The catalog's resource policy, parsed, for evaluation (cached for a second per process)."""
-        key = (account_id, region)
-        cached = self._cache.get(key)
-        if cached is not None and cached[2] == self.iam.generation and time.monotonic() - cached[1] < _CACHE_SECONDS:
-            return cached[0]
-        generation = self.iam.generation
-        policies = tuple(parse_policy(p.policy, PolicyKind.RESOURCE) for p in self.listing(account_id, region))
-        self._cache[key] = (policies, time.monotonic(), generation)
-        return policies
+        return self._parsed.get((account_id, region), lambda: tuple(
+            parse_policy(p.policy, PolicyKind.RESOURCE) for p in self.listing(account_id, region)))
