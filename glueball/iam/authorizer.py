@@ -19,9 +19,10 @@ from glueball.errors import AccessDeniedException, ServiceError
 from glueball.iam.actions import Ask, glue_ask, iam_ask
 from glueball.iam.credentials import Identities
 from glueball.iam.errors import IamAccessDenied
-from glueball.iam.evaluation import Decision, Request, authorize, context_of
+from glueball.iam.evaluation import Decision, Outcome, Request, authorize, context_of
 from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
+from glueball.iam.remembered import Remembered
 from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
 
@@ -62,17 +63,40 @@ class Authorizer:
         self.network = network
         self.resource_policies = resource_policies
         self.tags = tags
+        # decisions on the same question with the same policies: a request's time and its resources'
+        # tags are not part of the question, so decisions that read them are never kept
+        self._decisions: Remembered[tuple[Any, ...], tuple[Outcome, tuple[Policy, ...]]] = Remembered(
+            lambda: iam.generation)
 
     def check(self, caller: Caller, ask: Ask, resource_account: str, deny: Callable[[str], ServiceError],
               resource_policies: tuple[Policy, ...] = ()) -> None:
         """Raise ``deny(message)`` unless ``caller`` may do ``ask`` in ``resource_account`` (whose resource
         policies are ``resource_policies``)."""
         principal = caller.who
+        identity_policies = self.identities.policies(principal)
+        restrictions = caller.restrictions if isinstance(caller.restrictions, Policy) else None
+        policies = (*identity_policies, *resource_policies, *((restrictions,) if restrictions else ()))
+        if any(p.reads_time or p.reads_resource_tags for p in policies):
+            outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
+        else:
+            extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items()))
+            question = (principal.arn, caller.session_tags, caller.source_ip, restrictions.text if restrictions else "",
+                        ask.action, ask.resources, resource_account, extra)
+            outcome, decided_with = self._decisions.get(question, lambda: (self._decide(
+                caller, ask, resource_account, identity_policies, resource_policies, policies), policies))
+            # remembered with other policy objects (changed since): decide afresh
+            if len(decided_with) != len(policies) or any(a is not b for a, b in zip(decided_with, policies,
+                                                                                      strict=False)):
+                outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
+        if not outcome.allowed:
+            raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
+                       f"{outcome.resource} {outcome.reason}")
+
+    def _decide(self, caller: Caller, ask: Ask, resource_account: str, identity_policies: tuple[Policy, ...],
+                resource_policies: tuple[Policy, ...], policies: tuple[Policy, ...]) -> Outcome:
+        principal = caller.who
         context = dict(self.identities.context(principal, caller.session_tags, caller.source_ip))
         context.update(context_of(ask.context))
-        identity_policies = self.identities.policies(principal)
-        policies = (*identity_policies, *resource_policies,
-                    *((caller.restrictions,) if isinstance(caller.restrictions, Policy) else ()))
         per_resource = {}
         if self.tags is not None and any(p.reads_resource_tags for p in policies):
             tagged = self._resource_tags(tuple(r for r in ask.resources if r != "*"))
@@ -86,9 +110,7 @@ class Authorizer:
                 reason = ("with an explicit deny in a session policy" if narrowed.decision is Decision.EXPLICIT_DENY
                           else f"because no session policy allows the {ask.action} action")
                 outcome = type(narrowed)(narrowed.decision, narrowed.resource, reason)
-        if not outcome.allowed:
-            raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
-                       f"{outcome.resource} {outcome.reason}")
+        return outcome
 
     def _resource_tags(self, arns: tuple[str, ...]) -> dict[str, dict[str, str]]:
         """The resources' tags as they are now (one indexed query; a tag just written decides at once)."""

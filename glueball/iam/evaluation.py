@@ -112,33 +112,23 @@ def principal_matches(principals: Principals, principal: Principal) -> tuple[boo
     return False, False
 
 
-def statement_applies(statement: Statement, action: str, resource: str | None, context: Context,
+def statement_applies(statement: Statement, action: str | None, resource: str | None, context: Context,
                       variables: bool, principal: Principal | None = None,
                       memo: dict[tuple[int, str], bool] | None = None, context_key: str = "") -> tuple[bool, bool]:
     """Whether ``statement`` applies to the request, and (for resource policies) whether only through
     the principal's account.
 
-    ``memo`` keeps, across the resources of one request, what does not depend on the resource: whether
-    the action matches, and whether the conditions hold in the context named ``context_key`` (the
-    request's own, or a resource's when it has keys of its own)."""
-    if memo is None:
-        memo = {}
-    acts = memo.get((id(statement), "\0action"))
-    if acts is None:
-        if statement.not_actions is not None:
-            acts = not action_matches(statement.not_actions, action)
-        else:
-            acts = action_matches(statement.actions, action)
-        memo[(id(statement), "\0action")] = acts
-    if not acts:
-        return False, False
-    if resource is not None:
-        if statement.not_resources is not None:
-            if resource_matches(statement.not_resources, resource, context, variables):
-                return False, False
-        elif statement.resources is not None and not resource_matches(statement.resources, resource, context,
-                                                                        variables):
+    ``action`` or ``resource`` None: the caller already knows the statement covers it
+    (:func:`_candidates`). ``memo`` keeps, across the resources of one request, whether the conditions
+    hold in the context named ``context_key`` (the request's own, or a resource's when it has keys of
+    its own)."""
+    if action is not None:
+        acts = (not action_matches(statement.not_actions, action) if statement.not_actions is not None
+                else action_matches(statement.actions, action))
+        if not acts:
             return False, False
+    if resource is not None and not _covers(statement, resource, context, variables):
+        return False, False
     via_account = False
     if principal is not None:
         if statement.principals is not None:
@@ -148,6 +138,8 @@ def statement_applies(statement: Statement, action: str, resource: str | None, c
         elif statement.not_principals is not None and principal_matches(statement.not_principals, principal)[0]:
             return False, False
     if statement.conditions:
+        if memo is None:
+            memo = {}
         key = (id(statement), context_key)
         met = memo.get(key)
         if met is None:
@@ -155,6 +147,33 @@ def statement_applies(statement: Statement, action: str, resource: str | None, c
         if not met:
             return False, False
     return True, via_account
+
+
+def _covers(statement: Statement, resource: str, context: Context, variables: bool) -> bool:
+    if statement.not_resources is not None:
+        return not resource_matches(statement.not_resources, resource, context, variables)
+    if statement.resources is None:  # a resource or trust policy without Resource: the resource it is attached to
+        return True
+    return resource_matches(statement.resources, resource, context, variables)
+
+
+def _candidates(policy: Policy, action: str, resource: str | None) -> tuple[tuple[Statement, bool], ...]:
+    """The statements of ``policy`` that cover ``action`` and may cover ``resource``, each with whether its
+    resources name a policy variable (then matched per request): worked out once per (action, resource),
+    as neither depends on the request."""
+    key = (action, resource)
+    found = policy.candidates.get(key)
+    if found is None:
+        variables = policy.variables_allowed
+        kept = []
+        for statement in policy.statements_for(action, action_matches):
+            patterns = statement.resources if statement.not_resources is None else statement.not_resources
+            varying = variables and any("${" in p for p in patterns or ())
+            if resource is None or varying or _covers(statement, resource, {}, False):
+                kept.append((statement, varying))
+        found = tuple(kept)
+        policy.remember(policy.candidates, key, found)
+    return found
 
 
 @dataclass
@@ -169,9 +188,25 @@ def _tally(policies: Iterable[Policy], action: str, resource: str | None, contex
            context_key: str = "") -> _Tally:
     tally = _Tally()
     for policy in policies:
-        for statement in policy.statements:
-            applies, via_account = statement_applies(statement, action, resource, context,
-                                                     policy.variables_allowed, principal, memo, context_key)
+        variables = policy.variables_allowed
+        for statement, varying in _candidates(policy, action, resource):
+            if principal is None and not varying:  # an identity policy's statement on a constant resource
+                if statement.conditions:
+                    key = (id(statement), context_key)
+                    met = memo.get(key) if memo is not None else None
+                    if met is None:
+                        met = all(holds(c, context, variables) for c in statement.conditions)
+                        if memo is not None:
+                            memo[key] = met
+                    if not met:
+                        continue
+                if statement.effect is Effect.DENY:
+                    tally.deny = True
+                    return tally
+                tally.allow = True
+                continue
+            applies, via_account = statement_applies(statement, None, resource if varying else None, context,
+                                                     variables, principal, memo, context_key)
             if not applies:
                 continue
             if statement.effect is Effect.DENY:

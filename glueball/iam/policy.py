@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -23,6 +24,7 @@ from glueball.iam.conditions import Condition, ConditionError, parse_condition_b
 
 VERSIONS = ("2012-10-17", "2008-10-17")
 MAX_DOCUMENT_CHARS = 131072
+_REMEMBERED = 4096  # answers a policy keeps (actions, resource matches) before starting afresh
 
 
 class PolicyError(ValueError):
@@ -81,12 +83,20 @@ class Policy:
     def reads_resource_tags(self) -> bool:
         """Whether a condition reads ``aws:ResourceTag/*`` (as a key or a policy variable): only then do
         the resources' tags need looking up."""
+        return self._reads("aws:resourcetag/")
+
+    @functools.cached_property
+    def reads_time(self) -> bool:
+        """Whether a condition reads the request's time (``aws:CurrentTime``, ``aws:EpochTime``): its
+        decisions then hold for one request only."""
+        return self._reads("aws:currenttime") or self._reads("aws:epochtime")
+
+    def _reads(self, key: str) -> bool:
         for statement in self.statements:
             for condition in statement.conditions:
-                if condition.key.lower().startswith("aws:resourcetag/") or any(
-                        "aws:resourcetag/" in value.lower() for value in condition.values):
+                if condition.key.lower().startswith(key) or any(key in value.lower() for value in condition.values):
                     return True
-            if any("aws:resourcetag/" in r.lower() for r in (statement.resources or statement.not_resources or ())):
+            if any(key in r.lower() for r in (statement.resources or statement.not_resources or ())):
                 return True
         return False
 
@@ -94,6 +104,33 @@ class Policy:
     def variables_allowed(self) -> bool:
         """Policy variables (``${aws:username}``) are read only in documents of version 2012-10-17."""
         return self.version == "2012-10-17"
+
+    @functools.cached_property
+    def _by_action(self) -> dict[str, tuple[Statement, ...]]:
+        return {}
+
+    def statements_for(self, action: str, matches: Callable[[Sequence[str], str], bool]) -> tuple[Statement, ...]:
+        """The statements whose ``Action`` (or ``NotAction``) covers ``action``, in order, worked out
+        once per action: a document does not change, and a service asks about few actions."""
+        found = self._by_action.get(action)
+        if found is None:
+            found = tuple(s for s in self.statements
+                          if (not matches(s.not_actions, action) if s.not_actions is not None
+                              else matches(s.actions, action)))
+            self.remember(self._by_action, action, found)
+        return found
+
+    @functools.cached_property
+    def candidates(self) -> dict[tuple[str, str | None], tuple[tuple[Statement, bool], ...]]:
+        """Remembered by the evaluation, per (action, resource): the statements that may apply, each with
+        whether its resources must still be matched per request (they name a policy variable)."""
+        return {}
+
+    def remember(self, cache: dict[Any, Any], key: Any, value: Any) -> None:
+        """Keep ``value`` in one of this policy's caches, which start afresh past a bound."""
+        if len(cache) >= _REMEMBERED:
+            cache.clear()
+        cache[key] = value
 
 
 def parse_policy(document: str | dict[str, Any], kind: PolicyKind = PolicyKind.IDENTITY) -> Policy:

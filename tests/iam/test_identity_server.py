@@ -245,6 +245,26 @@ def test_user_policies_decide_with_named_action_resource_and_reason(iam_server: 
     assert code_of(client(server, "iam", key["AccessKeyId"], key["SecretAccessKey"]).list_users)[0] == "AccessDenied"
 
 
+def test_decisions_that_read_the_time_are_made_per_request(iam_server: tuple[ServerProcess, Any]) -> None:
+    """Decisions are remembered for a second, but not those of policies that read the request's time:
+    a policy allowing until a moment stops allowing at that moment, not a second later."""
+    server, keys = iam_server
+    client(server, "glue", *keys["A"]).create_database(DatabaseInput={"Name": "clocked"})
+    iam = client(server, "iam", *keys["A"])
+    iam.create_user(UserName="clocked")
+    until = datetime.now(UTC) + timedelta(seconds=2)
+    iam.put_user_policy(UserName="clocked", PolicyName="until", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Action": "glue:GetDatabase", "Resource": "*",
+            "Condition": {"DateLessThan": {"aws:CurrentTime": until.strftime("%Y-%m-%dT%H:%M:%SZ")}}}]}))
+    key = iam.create_access_key(UserName="clocked")["AccessKey"]
+    glue = client(server, "glue", key["AccessKeyId"], key["SecretAccessKey"])
+    while datetime.now(UTC) < until.replace(microsecond=0) - timedelta(milliseconds=300):
+        assert glue.get_database(Name="clocked")["Database"]["Name"] == "clocked"
+    time.sleep(max(0.0, (until.replace(microsecond=0) - datetime.now(UTC)).total_seconds()) + 0.05)
+    assert code_of(glue.get_database, Name="clocked")[0] == "AccessDeniedException"
+
+
 def test_iam_errors_are_iams(iam_server: tuple[ServerProcess, Any]) -> None:
     server, keys = iam_server
     iam = client(server, "iam", *keys["A"])
