@@ -47,11 +47,12 @@ from glueball.dataquality.area import OPERATIONS as DQ_OPERATIONS
 from glueball.dataquality.area import DataQualityNeeds
 from glueball.edge.inprocess import answer_in_process
 from glueball.edge.model import service_model
+from glueball.edge.protocols.s3 import S3Protocol
 from glueball.edge.router import Edge
 from glueball.edge.sigv4 import AccountDirectory
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
-from glueball.errors import AccessDeniedException, GlueError
+from glueball.errors import AccessDeniedException, GlueError, ServiceError
 from glueball.iam import glue_policy_handlers as _glue_policies  # noqa: F401
 from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
@@ -69,6 +70,10 @@ from glueball.jobs.area import JobNeeds
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError
+from glueball.objects import handlers as _objects  # noqa: F401
+from glueball.objects import upload_handlers as _uploads  # noqa: F401
+from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
+from glueball.objects.store import ObjectStore
 from glueball.runtime.client import boto3_session
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
@@ -122,10 +127,12 @@ class Glueball:
         self.identities = Identities(self.iam, self.policies)
         self.resource_policies = ResourcePolicies(self.iam)
         self.authorizer = Authorizer(self.iam, self.identities, self.connection_network, self.resource_policies,
-                                     lambda arns: tags_of(self.store, arns))
+                                     lambda arns: tags_of(self.store, arns), self.bucket_owner)
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None)
+        self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
+                                   self.accounts.default_account, self.settings.region)
         self.edge = self._wire()
 
     def reconcile(self) -> None:
@@ -148,6 +155,9 @@ class Glueball:
                               guard=self.authorizer.internal_guard if enforce else None)
         edge.add_query_service("sts")
         edge.add_query_service("iam", guard=self.authorizer.iam_guard if enforce else None)
+        edge.add_rest_service("s3", guard=self.authorizer.s3_guard if enforce else None,
+                              protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
+                              spool=self.objects.spool, unsigned=True)
         store_only = CatalogNeeds(self.store)
         edge.mount(CATALOG_OPERATIONS, store_only)
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
@@ -168,7 +178,15 @@ class Glueball:
         edge.mount(IAM_OPERATIONS, identity)
         edge.mount(GLUE_POLICY_OPERATIONS, identity)
         edge.mount(USAGE_OPERATIONS, UsageNeeds(self.store))
+        edge.mount(S3_OPERATIONS, ObjectNeeds.of(self.objects))
         return edge
+
+    def bucket_owner(self, bucket: str) -> str | None:
+        """The account that owns an S3 bucket, None when there is no such bucket."""
+        try:
+            return self.objects.bucket(bucket).owner
+        except ServiceError:
+            return None
 
     def run_identity(self, scope: Scope, role: str, run_id: str, seconds: float) -> tuple[str, str, str]:
         """With ``--auth iam``, the temporary credentials a run (job run, data quality run, crawl) acts with:
@@ -318,7 +336,8 @@ def create_app() -> Any:
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
                         endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"),
                         subnet_vpcs=config.get("subnet_vpcs", {}),
-                        allow_local_scripts=config.get("allow_local_scripts", False))
+                        allow_local_scripts=config.get("allow_local_scripts", False),
+                        s3_domains=tuple(config.get("s3_domains", ())))
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
@@ -347,7 +366,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
         "endpoint": glue.settings.endpoint, "auth": glue.settings.auth, "subnet_vpcs": glue.settings.subnet_vpcs,
-        "allow_local_scripts": glue.settings.allow_local_scripts,
+        "allow_local_scripts": glue.settings.allow_local_scripts, "s3_domains": list(glue.settings.s3_domains),
         "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

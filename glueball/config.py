@@ -33,6 +33,8 @@ class Settings:
             ``--allow-local-scripts``: otherwise scripts come from the object store (``s3://``).
         subnet_vpcs: the VPC of each subnet connections name (glueball has no VPCs of its own): gives
             ``glue:VpcIds`` to requests that use those connections.
+        s3_domains: host names whose subdomains are S3 buckets (virtual-host-style addressing:
+            ``bucket.localhost``); ``localhost`` always is.
     """
 
     home: Path = field(default_factory=default_home)
@@ -42,6 +44,7 @@ class Settings:
     auth: str = "off"
     subnet_vpcs: dict[str, str] = field(default_factory=dict)  # subnet id -> the VPC it belongs to (--subnet-vpc)
     allow_local_scripts: bool = True  # jobs may run files of the server's machine (glueball server: opt-in)
+    s3_domains: tuple[str, ...] = ()
 
     @property
     def database_url(self) -> str:
@@ -50,6 +53,12 @@ class Settings:
     @property
     def object_store(self) -> Path:
         return self.home / "s3"
+
+    @property
+    def object_work(self) -> Path:
+        """What the S3 API keeps besides objects (uploads in progress, the spool): beside the store, on its
+        file system, so that an upload becomes an object in one rename."""
+        return self.home / "s3-work"
 
     @property
     def logs(self) -> Path:

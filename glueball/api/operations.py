@@ -26,6 +26,10 @@ from glueball.api.identity import Caller
 
 Request = dict[str, Any]
 Response = dict[str, Any]
+# answer members the model has no place for: the HTTP status (S3's 206 and 204), and a body written as is
+# (S3's GetBucketLocation, whose document the model's shapes cannot express)
+STATUS = "__status"
+RAW_BODY = "__body"
 Handler = Callable[[Any, Caller, Request], Response]
 
 

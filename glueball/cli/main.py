@@ -52,13 +52,16 @@ def version() -> None:
 @click.option("--subnet-vpc", "subnet_vpcs", multiple=True, metavar="SUBNET=VPC",
               help="The VPC a subnet belongs to (repeatable): requests using connections in that subnet carry "
                    "glue:VpcIds for IAM conditions. glueball has no VPCs of its own.")
+@click.option("--s3-domain", "s3_domains", multiple=True, metavar="DOMAIN",
+              help="A host name whose subdomains are S3 buckets (virtual-host addressing, bucket.DOMAIN); "
+                   "localhost always is (repeatable).")
 @click.option("--clock-file", type=click.Path(dir_okay=False), default=None, envvar="GLUEBALL_CLOCK_FILE",
               help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
                    "(tests and rehearsals).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, allow_local_scripts: bool,
-           subnet_vpcs: tuple[str, ...], clock_file: str | None) -> None:
-    """Serve the Glue web API at POST / (AWS JSON 1.1), and STS's GetCallerIdentity (query protocol)."""
+           subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], clock_file: str | None) -> None:
+    """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
     from glueball.app import Glueball, serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
 
@@ -72,7 +75,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         vpc_of[subnet] = vpc
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
                         endpoint=f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of,
-                        allow_local_scripts=allow_local_scripts)
+                        allow_local_scripts=allow_local_scripts, s3_domains=tuple(s3_domains))
     mappings = list(access_keys) + [m for m in os.environ.get("GLUEBALL_ACCESS_KEYS", "").split(",") if m]
     try:
         directory = AccountDirectory(parse_key_mappings(mappings))
@@ -95,7 +98,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
                    err=True)
     logging.getLogger("glueball").info("serving on %s:%s with %s worker(s), store %s", host, port, workers,
                                        glue.store.engine.url.render_as_string())
-    click.echo(f"glueball {__version__} serving the Glue API (and IAM, STS) on http://{host}:{port}/ "
+    click.echo(f"glueball {__version__} serving the Glue API (and IAM, STS, S3) on http://{host}:{port}/ "
                f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s), "
                f"auth {auth})", err=True)
     serve(glue, host, port, workers, scheduler)

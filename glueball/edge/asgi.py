@@ -16,9 +16,11 @@ from typing import Any
 from urllib.parse import quote
 
 from glueball.edge.router import Edge
+from glueball.edge.spool import Spooler, SpoolError, is_aws_chunked
 from glueball.edge.wire import WireRequest, WireResponse
 
 _MAX_BODY = 32 * 1024 * 1024
+_SEND_PIECE = 1024 * 1024  # a streamed response goes out in pieces of this size
 _JSON = "application/x-amz-json-1.1"
 Scope = dict[str, Any]
 
@@ -48,6 +50,33 @@ class EdgeAsgiApp:
                 and "authorization" not in headers and "x-amz-target" not in headers):
             await self._send(send, WireResponse(200, b'{"status":"ok"}', "health", "application/json"))
             return
+        client = scope.get("client")
+        raw_path = scope.get("raw_path")  # as sent, percent-encoded: what REST routes match and SigV4 signed
+        path = raw_path.decode("latin-1").partition("?")[0] if raw_path else quote(scope["path"], safe="/~")
+        request = WireRequest(scope["method"], path, query, headers, b"", client[0] if client else None)
+        loop = asyncio.get_running_loop()
+        folder = self.edge.spool_folder(request)
+        if folder is not None:  # an upload: to a file as it arrives, never whole in memory
+            spooler = Spooler(folder, is_aws_chunked(headers))
+            try:
+                try:
+                    while True:
+                        message = await receive()
+                        piece = message.get("body", b"")
+                        if piece:
+                            await loop.run_in_executor(self.pool, spooler.feed, piece)
+                        if not message.get("more_body"):
+                            break
+                    spooled = await loop.run_in_executor(self.pool, spooler.finish)
+                except SpoolError as err:
+                    await self._send(send, self.edge.refuse(request, "IncompleteBody", str(err)))
+                    return
+                request = WireRequest(request.method, path, query, headers, b"", request.source_ip, spooled)
+                response = await loop.run_in_executor(self.pool, self.edge.handle, request)
+                await self._send(send, response)
+            finally:
+                spooler.discard()  # what the handler did not rename into place
+            return
         body = bytearray()
         while True:
             message = await receive()
@@ -58,28 +87,41 @@ class EdgeAsgiApp:
                 return
             if not message.get("more_body"):
                 break
-        client = scope.get("client")
-        raw_path = scope.get("raw_path")  # as sent, percent-encoded: what REST routes match and SigV4 signed
-        path = raw_path.decode("latin-1").partition("?")[0] if raw_path else quote(scope["path"], safe="/~")
-        request = WireRequest(scope["method"], path, query, headers, bytes(body), client[0] if client else None)
+        request = WireRequest(request.method, path, query, headers, bytes(body), request.source_ip)
         target = headers.get("x-amz-target")
         if (target or "").partition(".")[2] in POINT_READS:
             response = self.edge.handle(request)
         else:
-            loop = asyncio.get_running_loop()
             response = await loop.run_in_executor(self.pool, self.edge.handle, request)
         await self._send(send, response)
 
-    @staticmethod
-    async def _send(send: Any, response: WireResponse) -> None:
-        headers = [
-            (b"content-type", response.content_type.encode()),
-            (b"content-length", str(len(response.body)).encode()),
-            (b"x-amzn-requestid", response.request_id.encode()),
-        ]
+    async def _send(self, send: Any, response: WireResponse) -> None:
+        named = {name.lower() for name, _ in response.headers}
+        headers = [(b"content-type", response.content_type.encode()),
+                   (b"x-amzn-requestid", response.request_id.encode())]
+        if "content-length" not in named:  # a HEAD answer says the object's length itself
+            headers.append((b"content-length", str(response.length).encode()))
         headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.headers]
         await send({"type": "http.response.start", "status": response.status, "headers": headers})
-        await send({"type": "http.response.body", "body": response.body})
+        if response.head:
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if response.stream is None:
+            await send({"type": "http.response.body", "body": response.body})
+            return
+        stream = response.stream
+        loop = asyncio.get_running_loop()
+        with stream.path.open("rb") as handle:
+            handle.seek(stream.offset)
+            left = stream.length
+            while left > 0:
+                piece = await loop.run_in_executor(self.pool, handle.read, min(_SEND_PIECE, left))
+                if not piece:  # the file shrank under us: the client sees a short body, as from S3
+                    break
+                left -= len(piece)
+                await send({"type": "http.response.body", "body": piece, "more_body": left > 0})
+        if left > 0:
+            await send({"type": "http.response.body", "body": b""})
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:

@@ -62,9 +62,10 @@ def answer_in_process(client: Any, handle: Handle) -> None:
 
     def send(request: AWSPreparedRequest, **_: Any) -> AWSResponse:
         wire = handle(to_wire_request(request))
-        headers = {"content-type": wire.content_type, "content-length": str(len(wire.body)),
+        body = b"" if wire.head else wire.stream.read() if wire.stream is not None else wire.body
+        headers = {"content-type": wire.content_type, "content-length": str(len(body)),
                    "x-amzn-requestid": wire.request_id}
         headers.update({name.lower(): value for name, value in wire.headers})
-        return AWSResponse(request.url, wire.status, headers, _Body(wire.body))
+        return AWSResponse(request.url, wire.status, headers, _Body(body))
 
     client.meta.events.register("before-send", send)

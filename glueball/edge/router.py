@@ -8,7 +8,12 @@ A request is routed by what identifies its service on the wire, in this order:
    ``Authorization`` header or a presigned URL's ``X-Amz-Credential``;
 3. for an unsigned query-protocol request, its ``Version`` parameter (each query service has
    its own API version);
-4. otherwise the default service (Glue), whose protocol then names what is missing.
+4. an unsigned request that is not a JSON or form POST (``GET /bucket/key``, ``PUT``, ``HEAD``,
+   ``DELETE``, ``POST /bucket/key?uploads``): S3, addressed by path or host;
+5. otherwise the default service (Glue), whose protocol then names what is missing.
+
+S3 uploads (``PUT``/``POST`` for S3) reach the edge with their body already written to a file in
+the service's spool folder (:mod:`glueball.edge.spool`), never whole in memory.
 
 The service's protocol reads the operation and its parameters, the service's botocore model
 validates them, the handler the composition root mounted answers, and the protocol writes the
@@ -24,6 +29,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import botocore.model
@@ -65,6 +71,7 @@ class Service:
     guard: Guard | None = None
     validates: bool = True
     operations: dict[str, _Mounted] = field(default_factory=dict)
+    spool: Path | None = None  # uploads to this service are written here as they arrive
 
     def qualified(self, operation: str) -> str:
         return f"{self.label}.{operation}"
@@ -90,6 +97,7 @@ class Edge:
         self._by_version: dict[str, Service] = {}
         self._by_signing_name: dict[str, Service] = {}
         self._default: Service | None = None
+        self._by_path: Service | None = None  # unsigned requests that are neither JSON nor form posts (S3)
 
     # -- wiring (the composition root)
 
@@ -119,14 +127,23 @@ class Edge:
         self._by_version[str(model.api_version)] = service
         return service
 
-    def add_rest_service(self, name: str, guard: Guard | None = None) -> Service:
-        """Serve ``name`` over its REST protocol (REST-JSON or REST-XML), for requests signed for it."""
+    def add_rest_service(self, name: str, guard: Guard | None = None, protocol: RestProtocol | None = None,
+                         spool: Path | None = None, unsigned: bool = False) -> Service:
+        """Serve ``name`` over its REST protocol (REST-JSON or REST-XML), for requests signed for it.
+
+        Args:
+            protocol: the protocol, when the service needs more than the model says (S3's addressing).
+            spool: write uploads to this folder as they arrive (S3's objects) instead of holding them.
+            unsigned: also answer unsigned requests that are not JSON or form posts (S3, the one such).
+        """
         model = service_model(name)
         if model.protocol not in ("rest-json", "rest-xml"):
             raise ValueError(f"{name} speaks {model.protocol}, not a REST protocol")
-        service = Service(name, RestProtocol(model), model, name, guard)
+        service = Service(name, protocol or RestProtocol(model), model, name, guard, spool=spool)
         self.services[name] = service
         self._by_signing_name[str(model.signing_name)] = service
+        if unsigned:
+            self._by_path = service
         return service
 
     def mount(self, operations: Operations, needs: Any) -> None:
@@ -152,8 +169,30 @@ class Edge:
 
     # -- serving
 
+    def spool_folder(self, request: WireRequest) -> Path | None:
+        """Where to write the body of ``request`` (headers only yet) as it arrives, or None to hold it."""
+        if request.method not in ("PUT", "POST") or request.header("x-amz-target"):
+            return None
+        service = self._route(request, credential_scope(request.header("authorization"), request.query))
+        return service.spool if service is not None else None
+
+    def refuse(self, request: WireRequest, code: str, message: str, status: int = 400) -> WireResponse:
+        """The error ``code`` for a request that could not even be read, in its service's protocol."""
+        service = self._route(request, credential_scope(request.header("authorization"), request.query))
+        if service is None:
+            return self._unroutable(request, str(uuid.uuid4()))
+        return service.protocol.error(_Refused(code, message, status), str(uuid.uuid4()))
+
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request in its service's protocol; never raises."""
+        response = self._handle(request)
+        if request.method == "HEAD":  # headers only, errors included (S3 answers a HEAD error by status)
+            response.head = True
+            if response.stream is None and response.status >= 300:
+                response.body = b""
+        return response
+
+    def _handle(self, request: WireRequest) -> WireResponse:
         request_id = str(uuid.uuid4())
         scope = credential_scope(request.header("authorization"), request.query)
         service = self._route(request, scope)
@@ -193,14 +232,15 @@ class Edge:
             key = None
             if holder is not None and holder.active:
                 key = SecretKey(holder.secret, holder.session_token, holder.expires_at)
-            verify(request, signed, key, dt.datetime.now(dt.UTC), s3_style=service.name == "s3")
+            verify(request, signed, key, dt.datetime.now(dt.UTC), s3_style=service.name == "s3",
+                   spooled=request.spooled)
         except SignatureFailure as failure:
             # the log names the key id and why, never a secret
             key_id = scope.access_key if scope is not None else "-"
             log.warning("refused %s request signed with key %s: %s", service.name, key_id, failure)
             raise service.protocol.auth_error(failure.kind.value, failure.message) from None
         assert holder is not None
-        return Caller(signed.access_key, holder.principal.account_id, signed.region, holder.principal,
+        return Caller(signed.access_key, holder.principal.account_id, signed.region or self.region, holder.principal,
                       request.source_ip, holder.session_tags, holder.restrictions, holder.run_id)
 
     def _route(self, request: WireRequest, scope: CredentialScope | None) -> Service | None:
@@ -209,12 +249,15 @@ class Edge:
             return self._by_target.get(target.partition(".")[0])
         if scope is not None:
             return self._by_signing_name.get(scope.service)
-        if request.content_type == FORM or "Action=" in request.query:
+        if (request.method == "POST" and request.content_type == FORM) or "Action=" in request.query:
             try:
                 versions = [v for k, v in form_pairs(request) if k == "Version"]
             except QueryError:
                 versions = []
             return self._by_version.get(versions[0]) if versions else None
+        if self._by_path is not None and (request.method != "POST" or not request.content_type.startswith(
+                "application/x-amz-json")):
+            return self._by_path
         return self._default
 
     def _unroutable(self, request: WireRequest, request_id: str) -> WireResponse:
@@ -259,6 +302,13 @@ class Edge:
         except ServiceError as err:
             raise service.protocol.validation_error(err) from err
         return params if isinstance(params, dict) else {}
+
+
+class _Refused(ServiceError):
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
 
 
 class _UnmodelledQuery(QueryProtocol):

@@ -23,6 +23,7 @@ for the query protocol and S3, ...). Secret keys are never part of a message.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import functools
 import hashlib
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import parse_qsl, quote, unquote
 
+from glueball.api.bodies import SpooledBody
 from glueball.edge.wire import WireRequest
 
 ALGORITHM = "AWS4-HMAC-SHA256"
@@ -80,6 +82,7 @@ class Signed:
     session_token: str | None
     presigned: bool
     expires: int | None = None
+    version: int = 4  # 2: an S3 presigned URL of Signature Version 2 (AWSAccessKeyId, Signature, Expires)
 
     @property
     def scope(self) -> str:
@@ -111,7 +114,20 @@ def read_signature(request: WireRequest) -> Signed:
     query = dict(parse_qsl(request.query, keep_blank_values=True))
     if "X-Amz-Signature" in query or "X-Amz-Credential" in query:
         return _from_query(query)
+    if "AWSAccessKeyId" in query and "Signature" in query:
+        return _from_v2_query(query)
     raise SignatureFailure(FailureKind.MISSING, "Missing Authentication Token")
+
+
+def _from_v2_query(query: dict[str, str]) -> Signed:
+    """An S3 presigned URL of Signature Version 2 (what ``aws s3 presign`` makes): it expires at ``Expires``
+    (epoch seconds)."""
+    expires = query.get("Expires", "")
+    if not expires.isdigit():
+        raise SignatureFailure(FailureKind.MALFORMED, "Expires must be a number of seconds since the epoch")
+    moment = dt.datetime.fromtimestamp(int(expires), dt.UTC)
+    return Signed(query["AWSAccessKeyId"], "", "", "s3", (), query["Signature"], moment,
+                  query.get("x-amz-security-token"), presigned=True, expires=0, version=2)
 
 
 def _from_header(request: WireRequest, authorization: str) -> Signed:
@@ -193,10 +209,12 @@ def _parse_time(stamp: str) -> dt.datetime | None:
 
 
 def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.datetime,
-           s3_style: bool = False) -> None:
+           s3_style: bool = False, spooled: SpooledBody | None = None) -> None:
     """Check ``signed`` against ``request`` with the server's ``key`` for it (None: unknown).
 
-    ``s3_style``: the service signs its path as sent, without normalising it (S3).
+    ``s3_style``: the service signs its path as sent, without normalising it (S3). ``spooled``: the
+    body was written to a file on arrival (its digests stand for it); an aws-chunked body's chunk
+    signatures are checked too, each chained to the one before, starting from the request's.
 
     Raises:
         SignatureFailure: the first check that fails, in AWS's order: key, token, time, signature.
@@ -210,6 +228,9 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
             raise SignatureFailure(FailureKind.EXPIRED_TOKEN, "The security token included in the request is expired")
     elif signed.session_token is not None:
         raise SignatureFailure(FailureKind.INVALID_TOKEN, "The security token included in the request is invalid.")
+    if signed.version == 2:
+        _verify_v2(request, signed, key, now)
+        return
     if signed.presigned:
         expires = signed.expires or 0
         if now > signed.request_time + dt.timedelta(seconds=expires):
@@ -225,14 +246,73 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
                                f"{'earlier' if earlier else 'later'} than {bound.strftime(_TIME)} "
                                f"({now.strftime(_TIME)} {'-' if earlier else '+'} 5 min.)")
     canonical = canonical_request(request, signed, s3_style)
-    to_sign = "\n".join([ALGORITHM, signed.request_time.strftime(_TIME), signed.scope,
-                         hashlib.sha256(canonical.encode()).hexdigest()])
-    expected = hmac.new(signing_key(key.secret, signed), to_sign.encode(), hashlib.sha256).hexdigest()
+    stamp = signed.request_time.strftime(_TIME)
+    to_sign = "\n".join([ALGORITHM, stamp, signed.scope, hashlib.sha256(canonical.encode()).hexdigest()])
+    derived = signing_key(key.secret, signed)
+    expected = hmac.new(derived, to_sign.encode(), hashlib.sha256).hexdigest()
     if not hmac.compare_digest(expected, signed.signature):
-        raise SignatureFailure(FailureKind.BAD_SIGNATURE,
-                               "The request signature we calculated does not match the signature you provided. "
-                               "Check your AWS Secret Access Key and signing method. Consult the service "
-                               "documentation for details.")
+        raise SignatureFailure(FailureKind.BAD_SIGNATURE, _MISMATCH)
+    declared = request.header("x-amz-content-sha256") or ""
+    if spooled is not None and declared.startswith(SIGNED_CHUNKS):
+        _verify_chunks(spooled, signed, stamp, derived, declared.endswith("-TRAILER"))
+
+
+# the sub-resources and response overrides a Signature Version 2 string to sign includes (S3 Developer Guide)
+_V2_SUBRESOURCES = frozenset({
+    "acl", "cors", "delete", "lifecycle", "location", "logging", "notification", "partNumber", "policy",
+    "requestPayment", "tagging", "torrent", "uploadId", "uploads", "versionId", "versioning", "versions", "website",
+    "response-cache-control", "response-content-disposition", "response-content-encoding",
+    "response-content-language", "response-content-type", "response-expires",
+})
+
+
+def _verify_v2(request: WireRequest, signed: Signed, key: SecretKey, now: dt.datetime) -> None:
+    """``Signature`` = base64(HMAC-SHA1(secret, VERB, Content-MD5, Content-Type, Expires, x-amz-* headers,
+    resource)), the resource being the path (``/bucket/key``) and its sub-resources, sorted."""
+    if now > signed.request_time:
+        raise SignatureFailure(FailureKind.EXPIRED_URL, f"Request has expired: the URL was valid until "
+                               f"{signed.request_time.strftime(_TIME)}")
+    amz = sorted((name, " ".join(value.split())) for name, value in request.headers.items()
+                 if name.startswith("x-amz-"))
+    pairs = sorted((name, value) for name, value in parse_qsl(request.query, keep_blank_values=True)
+                   if name in _V2_SUBRESOURCES)
+    resource = request.path + ("?" + "&".join(f"{n}={v}" if v else n for n, v in pairs) if pairs else "")
+    to_sign = "\n".join([request.method.upper(), request.header("content-md5") or "",
+                         request.header("content-type") or "", str(int(signed.request_time.timestamp()))]
+                        + [f"{name}:{value}" for name, value in amz] + [resource])
+    expected = base64.b64encode(hmac.new(key.secret.encode(), to_sign.encode(), hashlib.sha1).digest()).decode()
+    if not hmac.compare_digest(expected, signed.signature):
+        raise SignatureFailure(FailureKind.BAD_SIGNATURE, _MISMATCH)
+
+
+_MISMATCH = ("The request signature we calculated does not match the signature you provided. Check your AWS "
+             "Secret Access Key and signing method. Consult the service documentation for details.")
+SIGNED_CHUNKS = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+_EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, derived: bytes, trailer: bool) -> None:
+    """Each chunk signs ``AWS4-HMAC-SHA256-PAYLOAD``, the time, the scope, the previous signature, the
+    empty string's hash and the chunk's hash; a signed trailer signs the trailing headers the same way."""
+    previous = signed.signature
+    if not spooled.chunks:
+        raise SignatureFailure(FailureKind.BAD_SIGNATURE, "The aws-chunked body carries no chunk signatures")
+    for number, (signature, chunk_hash) in enumerate(spooled.chunks, 1):
+        text = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", stamp, signed.scope, previous, _EMPTY_SHA256, chunk_hash])
+        expected = hmac.new(derived, text.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, signature.lower()):
+            raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"The signature of chunk {number} of the aws-chunked "
+                                   f"body does not match what was computed")
+        previous = signature.lower()
+    if trailer:
+        headers = [(n, v) for n, v in spooled.trailers if n != "x-amz-trailer-signature"]
+        given = dict(spooled.trailers).get("x-amz-trailer-signature", "")
+        text = "\n".join(["AWS4-HMAC-SHA256-TRAILER", stamp, signed.scope, previous,
+                          hashlib.sha256("".join(f"{n}:{v}\n" for n, v in headers).encode()).hexdigest()])
+        expected = hmac.new(derived, text.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, given.lower()):
+            raise SignatureFailure(FailureKind.BAD_SIGNATURE, "The trailer signature of the aws-chunked body does "
+                                   "not match what was computed")
 
 
 def signing_key(secret: str, signed: Signed) -> bytes:
@@ -297,12 +377,19 @@ def canonical_query(query: str, presigned: bool) -> str:
 def _payload_hash(request: WireRequest, signed: Signed, s3_style: bool) -> str:
     declared = request.header("x-amz-content-sha256")
     if declared is not None:
-        if re.fullmatch(r"[0-9a-f]{64}", declared) and declared != hashlib.sha256(request.body).hexdigest():
+        if re.fullmatch(r"[0-9a-f]{64}", declared) and declared != body_sha256(request):
             raise SignatureFailure(FailureKind.CONTENT_HASH,
                                    "The provided 'x-amz-content-sha256' header does not match what was computed.")
         return declared
     if signed.presigned and s3_style:  # S3's presigned URLs sign no payload; other services' sign the body
         return UNSIGNED_PAYLOAD
+    return body_sha256(request)
+
+
+def body_sha256(request: WireRequest) -> str:
+    """The hex SHA-256 of the request's body (computed on arrival for a spooled one)."""
+    if request.spooled is not None:
+        return request.spooled.sha256
     return hashlib.sha256(request.body).hexdigest()
 
 

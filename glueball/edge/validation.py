@@ -18,6 +18,7 @@ from typing import Any
 
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
+from glueball.api.bodies import SpooledBody
 from glueball.edge.model import compiled_pattern
 from glueball.errors import SerializationException, ValidationException
 
@@ -79,7 +80,7 @@ class _Walker:
         elif kind == "timestamp":
             self.timestamp(value, path)
         elif kind == "blob":
-            if isinstance(value, bytes):  # a REST payload, read raw from the body
+            if isinstance(value, bytes | SpooledBody):  # a REST payload, read raw from the body (or spooled)
                 return
             if not isinstance(value, str):
                 raise SerializationException(f"Expected base64 text at '{path}', got {_render(value)}")

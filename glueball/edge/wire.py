@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
+from glueball.api.bodies import FileRange, SpooledBody
+
 
 @dataclass(frozen=True)
 class WireRequest:
@@ -21,6 +23,7 @@ class WireRequest:
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
     source_ip: str | None = None
+    spooled: SpooledBody | None = None  # the body, when it was written to a file instead of held
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())
@@ -43,3 +46,9 @@ class WireResponse:
     request_id: str
     content_type: str = "application/x-amz-json-1.1"
     headers: list[tuple[str, str]] = field(default_factory=list)
+    stream: FileRange | None = None  # the body comes from a file (``body`` is then empty)
+    head: bool = False  # the answer to a HEAD request: headers only, Content-Length as the headers say
+
+    @property
+    def length(self) -> int:
+        return self.stream.length if self.stream is not None else len(self.body)

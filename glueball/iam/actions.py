@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 CATALOG_TABLE_OPS_WITHOUT_TABLE = frozenset({"GetTables", "BatchDeleteTable", "GetTableVersions"})
 
@@ -134,3 +135,48 @@ def iam_ask(operation: str, request: Mapping[str, Any], account_id: str,
         resources.append(f"arn:aws:iam::{account_id}:policy{request.get('Path') or '/'}{request['PolicyName']}")
     tags = {t["Key"]: t["Value"] for t in request.get("Tags") or []}
     return Ask(f"iam:{operation}", tuple(resources) or ("*",), _tag_context(tags))
+
+
+# S3 operations -> (action, on the object rather than the bucket); ``None``: on every resource ("*")
+_S3_ACTIONS: dict[str, tuple[str, bool | None]] = {
+    "ListBuckets": ("s3:ListAllMyBuckets", None),
+    "CreateBucket": ("s3:CreateBucket", False), "DeleteBucket": ("s3:DeleteBucket", False),
+    "HeadBucket": ("s3:ListBucket", False), "ListObjects": ("s3:ListBucket", False),
+    "ListObjectsV2": ("s3:ListBucket", False), "GetBucketLocation": ("s3:GetBucketLocation", False),
+    "ListMultipartUploads": ("s3:ListBucketMultipartUploads", False),
+    "PutBucketTagging": ("s3:PutBucketTagging", False), "DeleteBucketTagging": ("s3:PutBucketTagging", False),
+    "GetBucketTagging": ("s3:GetBucketTagging", False),
+    "GetObject": ("s3:GetObject", True), "HeadObject": ("s3:GetObject", True),
+    "PutObject": ("s3:PutObject", True), "CopyObject": ("s3:PutObject", True),
+    "CreateMultipartUpload": ("s3:PutObject", True), "UploadPart": ("s3:PutObject", True),
+    "CompleteMultipartUpload": ("s3:PutObject", True), "AbortMultipartUpload": ("s3:AbortMultipartUpload", True),
+    "ListParts": ("s3:ListMultipartUploadParts", True), "DeleteObject": ("s3:DeleteObject", True),
+    "DeleteObjects": ("s3:DeleteObject", True),
+    "PutObjectTagging": ("s3:PutObjectTagging", True), "GetObjectTagging": ("s3:GetObjectTagging", True),
+    "DeleteObjectTagging": ("s3:DeleteObjectTagging", True),
+}
+
+
+def s3_asks(operation: str, request: Mapping[str, Any]) -> list[Ask]:
+    """What an S3 ``operation`` asks, as the S3 User Guide's "Actions, resources and condition keys" maps
+    it: ``s3:ListBucket`` on the bucket (with ``s3:prefix``, ``s3:delimiter``, ``s3:max-keys``),
+    ``s3:GetObject`` / ``s3:PutObject`` ... on ``arn:aws:s3:::bucket/key``. CopyObject also reads its
+    source; DeleteObjects deletes each key it names."""
+    action, on_object = _S3_ACTIONS.get(operation, (f"s3:{operation}", False))
+    bucket = request.get("Bucket")
+    if on_object is None or not bucket:
+        return [Ask(action, ("*",))]
+    if not on_object:
+        context: dict[str, str | list[str] | None] = {}
+        if operation in ("ListObjects", "ListObjectsV2"):
+            context = {"s3:prefix": request.get("Prefix") or "", "s3:delimiter": request.get("Delimiter"),
+                       "s3:max-keys": str(request["MaxKeys"]) if request.get("MaxKeys") is not None else None}
+        return [Ask(action, (f"arn:aws:s3:::{bucket}",), context)]
+    if operation == "DeleteObjects":
+        keys = [str(item.get("Key")) for item in (request.get("Delete") or {}).get("Objects") or []]
+        return [Ask(action, tuple(f"arn:aws:s3:::{bucket}/{key}" for key in keys) or (f"arn:aws:s3:::{bucket}/*",))]
+    asks = [Ask(action, (f"arn:aws:s3:::{bucket}/{request.get('Key', '')}",))]
+    if operation == "CopyObject":
+        source = str(request.get("CopySource") or "").partition("?")[0]
+        asks.append(Ask("s3:GetObject", (f"arn:aws:s3:::{unquote(source).lstrip('/')}",)))
+    return asks

@@ -16,9 +16,9 @@ from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
-from glueball.iam.actions import Ask, glue_ask, iam_ask
+from glueball.iam.actions import Ask, glue_ask, iam_ask, s3_asks
 from glueball.iam.credentials import Identities
-from glueball.iam.errors import IamAccessDenied
+from glueball.iam.errors import IamAccessDenied, S3AccessDenied
 from glueball.iam.evaluation import Decision, Outcome, Request, authorize, context_of
 from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
@@ -57,12 +57,14 @@ class Authorizer:
     """
 
     def __init__(self, iam: IamService, identities: Identities, network: NetworkLookup | None = None,
-                 resource_policies: ResourcePolicies | None = None, tags: TagLookup | None = None) -> None:
+                 resource_policies: ResourcePolicies | None = None, tags: TagLookup | None = None,
+                 bucket_owner: Callable[[str], str | None] | None = None) -> None:
         self.iam = iam
         self.identities = identities
         self.network = network
         self.resource_policies = resource_policies
         self.tags = tags
+        self.bucket_owner = bucket_owner  # the account of an S3 bucket (None: no such bucket)
         # decisions on the same question with the same policies: a request's time and its resources'
         # tags are not part of the question, so decisions that read them are never kept
         self._decisions: Remembered[tuple[Any, ...], tuple[Outcome, tuple[Policy, ...]]] = Remembered(
@@ -157,6 +159,14 @@ class Authorizer:
             raise AccessDeniedException(f"Glueball.{operation} is for the drivers of runs: it takes the credentials "
                                         f"the server gave the run")
         self.check(caller, Ask(f"glueball:{operation}", ("*",)), caller.account_id, AccessDeniedException)
+
+    def s3_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        """An S3 request: its actions on the bucket or objects, in the account that owns the bucket (a
+        bucket of another account is refused: glueball keeps no bucket policies to share one)."""
+        bucket = request.get("Bucket")
+        owner = self.bucket_owner(str(bucket)) if bucket and self.bucket_owner is not None else None
+        for ask in s3_asks(operation, request):
+            self.check(caller, ask, owner or caller.account_id, S3AccessDenied)
 
     def iam_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
         def path_of(kind: str, name: str) -> str | None:

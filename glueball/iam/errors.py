@@ -39,6 +39,12 @@ class StsAccessDenied(IamError):
     code, status = "AccessDenied", 403
 
 
+class S3AccessDenied(IamError):
+    """S3's ``AccessDenied`` (403), for requests the policies refuse."""
+
+    code, status = "AccessDenied", 403
+
+
 class IamAccessDenied(IamError):
     """IAM's ``AccessDenied``: a protocol-level code, not a modelled shape."""
 

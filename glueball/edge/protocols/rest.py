@@ -25,6 +25,7 @@ from urllib.parse import unquote
 import botocore.model
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
+from glueball.api.bodies import FileRange
 from glueball.edge.protocols.base import Protocol
 from glueball.edge.protocols.json import read_json
 from glueball.edge.protocols.xmlshapes import (
@@ -39,6 +40,8 @@ from glueball.edge.protocols.xmlshapes import (
 )
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import SerializationException, ServiceError
+
+_MAX_DOCUMENT = 4 * 1024 * 1024  # a request document (not an upload) read from a spooled body
 
 
 class RestError(ServiceError):
@@ -109,12 +112,17 @@ class RestProtocol(Protocol):
 
     # -- reading
 
+    def path_of(self, request: WireRequest) -> str:
+        """The path routes are matched against (S3 adds the bucket a virtual host names)."""
+        return request.path
+
     def _match(self, request: WireRequest) -> tuple[_Route, dict[str, str]] | None:
         pairs = dict(request.query_pairs())
+        path = self.path_of(request)
         for route in self.routes:
             if route.method != request.method.upper():
                 continue
-            found = route.pattern.match(request.path)
+            found = route.pattern.match(path)
             if found is None:
                 continue
             if any(key not in pairs or (value is not None and pairs[key] != value) for key, value in route.query):
@@ -128,7 +136,7 @@ class RestProtocol(Protocol):
         matched = self._match(request)
         if matched is None:
             raise self.unknown_operation(f"No operation of {self.model.service_name} answers "
-                                         f"{request.method} {request.path}")
+                                         f"{request.method} {self.path_of(request)}")
         return matched[0].operation
 
     _S3_AUTH_CODES = {
@@ -175,6 +183,13 @@ class RestProtocol(Protocol):
         query = request.query_pairs()
         body_members: dict[str, Shape] = {}
         payload = shape.serialization.get("payload")
+        streams = bool(payload) and shape.members[payload].type_name == "blob"
+        body = request.body
+        if request.spooled is not None and not streams:  # a document sent as an upload: read it (small)
+            if request.spooled.size > _MAX_DOCUMENT:
+                raise RestError("MaxMessageLengthExceeded" if self.xml else "SerializationException",
+                                f"The request body is over {_MAX_DOCUMENT} bytes")
+            body = request.spooled.read()
         for name, member in shape.members.items():
             location = member.serialization.get("location")
             wire = member_name(member, name)
@@ -195,13 +210,13 @@ class RestProtocol(Protocol):
                 if found:
                     params[name] = found
             elif name == payload:
-                value = self._payload(member, request.body)
+                value = request.spooled if request.spooled is not None and streams else self._payload(member, body)
                 if value is not None:
                     params[name] = value
             elif not payload:
                 body_members[name] = member
-        if body_members and request.body.strip():
-            params.update(self._body(shape, body_members, request.body))
+        if body_members and body.strip():
+            params.update(self._body(shape, body_members, body))
         return params
 
     def _payload(self, shape: Shape, body: bytes) -> Any:
@@ -235,6 +250,7 @@ class RestProtocol(Protocol):
     def answer(self, operation: str, result: dict[str, Any], request_id: str) -> WireResponse:
         shape = self.model.operation_model(operation).output_shape
         status, headers, body = 200, [], b""
+        stream: FileRange | None = None
         content_type = "application/xml" if self.xml else "application/json"
         if shape is not None:
             payload = shape.serialization.get("payload")
@@ -251,6 +267,8 @@ class RestProtocol(Protocol):
                     headers.append((wire, _header_text(member, value)))
                 elif location == "headers":
                     headers += [(wire + key, str(item)) for key, item in value.items()]
+                elif name == payload and isinstance(value, FileRange):
+                    stream, content_type = value, "application/octet-stream"
                 elif name == payload:
                     body, payload_type = self._payload_bytes(member, value)
                     content_type = payload_type or content_type
@@ -261,7 +279,7 @@ class RestProtocol(Protocol):
         if any(name.lower() == "content-type" for name, _ in headers):
             content_type = next(v for n, v in headers if n.lower() == "content-type")
             headers = [(n, v) for n, v in headers if n.lower() != "content-type"]
-        return WireResponse(status, body, request_id, content_type, headers)
+        return WireResponse(status, body, request_id, content_type, headers, stream)
 
     def _payload_bytes(self, shape: Shape, value: Any) -> tuple[bytes, str | None]:
         if shape.type_name == "blob":
@@ -282,9 +300,11 @@ class RestProtocol(Protocol):
                            for n, v in values.items()}).encode()
 
     def error(self, error: ServiceError, request_id: str) -> WireResponse:
-        if self.xml:
+        if self.xml:  # S3 names the resource in its own elements (<Key>, <BucketName>, <Resource> ...)
+            details = "".join(f"<{name}>{escape(str(value))}</{name}>"
+                              for name, value in (getattr(error, "details", None) or {}).items())
             body = (f"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{escape(error.code)}</Code>"
-                    f"<Message>{escape(error.message)}</Message><RequestId>{request_id}</RequestId></Error>")
+                    f"<Message>{escape(error.message)}</Message>{details}<RequestId>{request_id}</RequestId></Error>")
             return WireResponse(error.status, body.encode("utf-8", "backslashreplace"), request_id, "application/xml")
         return WireResponse(error.status, json.dumps({"message": error.message}).encode(), request_id,
                             "application/json", [("x-amzn-ErrorType", error.code)])
