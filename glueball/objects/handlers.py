@@ -68,15 +68,16 @@ def checksum_members(checksums: dict[str, str]) -> Response:
     return {f"Checksum{name}": value for name, value in checksums.items() if name in CHECKSUMS}
 
 
-def _described(info: ObjectInfo, request: Request) -> Response:
-    """What GetObject and HeadObject answer of an object, besides its bytes."""
+def _described(info: ObjectInfo, request: Request, whole: bool) -> Response:
+    """What GetObject and HeadObject answer of an object, besides its bytes (its checksums only when the
+    whole object is asked for: they are the whole object's)."""
     meta = info.meta
     answer: Response = {"ETag": info.etag, "LastModified": info.last_modified, "ContentType": info.content_type,
                         "AcceptRanges": "bytes"}
     if meta is not None:
         answer["Metadata"] = meta.metadata or None
         answer.update({name: meta.headers[name] for name in STORED_HEADERS if name in meta.headers})
-        if request.get("ChecksumMode") == "ENABLED" and meta.checksums:
+        if request.get("ChecksumMode") == "ENABLED" and meta.checksums and whole:
             answer.update(checksum_members(meta.checksums))
             answer["ChecksumType"] = meta.checksum_type
         answer["TagCount"] = len(meta.tags) or None
@@ -92,7 +93,7 @@ def _described(info: ObjectInfo, request: Request) -> Response:
 def _read(needs: ObjectNeeds, caller: Caller, request: Request, body: bool) -> Response:
     info, span = object_service(needs, caller).get(request["Bucket"], request["Key"], _conditions(request),
                                              request.get("Range"))
-    answer = _described(info, request)
+    answer = _described(info, request, span is None)
     first, last = span if span is not None else (0, info.size - 1)
     length = max(0, last - first + 1)
     answer["ContentLength"] = length
@@ -160,10 +161,13 @@ def _token(resume: str | None) -> str | None:
 
 def _resume(token: str) -> str:
     try:
-        return base64.urlsafe_b64decode(token.encode()).decode("utf-8", "surrogatepass")
+        resume = base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode("utf-8", "surrogatepass")
     except (binascii.Error, ValueError, UnicodeDecodeError):
+        resume = ""
+    if not resume:
         raise InvalidArgument("The continuation token provided is incorrect", ArgumentName="continuation-token",
-                              ArgumentValue=token) from None
+                              ArgumentValue=token)
+    return resume
 
 
 def _listed(needs: ObjectNeeds, request: Request, after: str, owner: bool) -> tuple[Response, Any]:

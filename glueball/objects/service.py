@@ -339,10 +339,10 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
         last = int(last_text) if last_text else size - 1
     except ValueError:
         return None
-    if first > last:
-        return None
     if first >= size:
         raise _unsatisfiable(header, size)
+    if first > last:
+        return None
     return first, min(last, size - 1)
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth, SigV4QueryAuth
@@ -170,3 +173,68 @@ def test_the_scope_date_must_be_the_request_date() -> None:
     with pytest.raises(SignatureFailure) as caught:
         read_signature(WireRequest(request.method, request.path, request.query, headers, request.body))
     assert "Date in Credential scope does not match" in caught.value.message
+
+
+# ---------------------------------------------------------------- S3 chunked uploads (aws-chunked)
+# the worked example of the S3 API Reference, "Signature Calculations for the Authorization Header:
+# Transferring Payload in Multiple Chunks", Example: PUT Object (65 KB of 'a' in a 64 KB and a 1 KB chunk)
+
+_EXAMPLE_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+_EXAMPLE_SIGNATURES = ("ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648",
+                       "0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497",
+                       "b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9")
+_EXAMPLE_SEED = "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9"
+
+
+def _chunked_example(tmp_path: Path, signatures: tuple[str, ...] = _EXAMPLE_SIGNATURES) -> tuple[Any, Any]:
+    from glueball.edge.spool import Spooler
+
+    body = b""
+    for data, signature in zip((b"a" * 65536, b"a" * 1024, b""), signatures, strict=True):
+        body += f"{len(data):x};chunk-signature={signature}\r\n".encode() + data + b"\r\n"
+    headers = {
+        "host": "s3.amazonaws.com", "x-amz-date": "20130524T000000Z", "x-amz-storage-class": "REDUCED_REDUNDANCY",
+        "x-amz-content-sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "content-encoding": "aws-chunked",
+        "x-amz-decoded-content-length": "66560", "content-length": str(len(body)),
+        "authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
+                         "SignedHeaders=content-encoding;content-length;host;x-amz-content-sha256;x-amz-date;"
+                         f"x-amz-decoded-content-length;x-amz-storage-class, Signature={_EXAMPLE_SEED}",
+    }
+    spooler = Spooler(tmp_path, chunked=True)
+    for start in range(0, len(body), 1000):  # pieces that cut through chunk headers and data
+        spooler.feed(body[start:start + 1000])
+    spooled = spooler.finish()
+    return WireRequest("PUT", "/examplebucket/chunkObject.txt", "", headers, b"", None, spooled), spooled
+
+
+def test_an_aws_chunked_body_is_decoded_and_its_chunk_signatures_checked(tmp_path: Path) -> None:
+    request, spooled = _chunked_example(tmp_path)
+    assert spooled.size == 66560 and spooled.path.read_bytes() == b"a" * 66560
+    assert [signature for signature, _ in spooled.chunks] == list(_EXAMPLE_SIGNATURES)
+    signed = read_signature(request)
+    moment = datetime(2013, 5, 24, tzinfo=UTC)
+    verify(request, signed, SecretKey(_EXAMPLE_SECRET), moment, s3_style=True, spooled=spooled)
+
+
+def test_a_tampered_chunk_is_refused(tmp_path: Path) -> None:
+    swapped = (_EXAMPLE_SIGNATURES[0], _EXAMPLE_SIGNATURES[0], _EXAMPLE_SIGNATURES[2])
+    request, spooled = _chunked_example(tmp_path, swapped)
+    with pytest.raises(SignatureFailure) as refused:
+        verify(request, read_signature(request), SecretKey(_EXAMPLE_SECRET), datetime(2013, 5, 24, tzinfo=UTC),
+               s3_style=True, spooled=spooled)
+    assert refused.value.kind is FailureKind.BAD_SIGNATURE and "chunk 2" in refused.value.message
+
+
+def test_broken_chunk_framing_is_named(tmp_path: Path) -> None:
+    from glueball.edge.spool import Spooler, SpoolError
+
+    spooler = Spooler(tmp_path, chunked=True)
+    with pytest.raises(SpoolError, match="hex size"):
+        spooler.feed(b"zz;chunk-signature=00\r\n")
+    spooler.discard()
+    unfinished = Spooler(tmp_path, chunked=True)
+    unfinished.feed(b"3\r\nabc\r\n")
+    with pytest.raises(SpoolError, match="final zero-length chunk"):
+        unfinished.finish()
+    unfinished.discard()
+    assert list(tmp_path.iterdir()) == []
