@@ -314,6 +314,16 @@ def default_embedded_client(service: str = "glue") -> Any:
     return client
 
 
+def default_embedded_handle() -> Any:
+    """What answers requests in-process for the default embedded installation (the runtime's
+    ``glueball.runtime.lake`` hands boto3's default session to it)."""
+    global _embedded
+    with _embedded_lock:
+        if _embedded is None:
+            _embedded = Glueball()
+        return _embedded.handle
+
+
 def _close_embedded() -> None:
     global _embedded
     with _embedded_lock:

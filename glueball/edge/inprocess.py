@@ -57,8 +57,8 @@ def to_wire_request(request: AWSPreparedRequest) -> WireRequest:
     return WireRequest(str(request.method), url.path or "/", url.query, headers, _body(request), "127.0.0.1")
 
 
-def answer_in_process(client: Any, handle: Handle) -> None:
-    """Make ``client`` send every request to ``handle`` instead of over HTTP."""
+def in_process_sender(handle: Handle) -> Callable[..., AWSResponse]:
+    """A ``before-send`` handler that answers a prepared request with ``handle`` instead of over HTTP."""
 
     def send(request: AWSPreparedRequest, **_: Any) -> AWSResponse:
         wire = handle(to_wire_request(request))
@@ -68,4 +68,9 @@ def answer_in_process(client: Any, handle: Handle) -> None:
         headers.update({name.lower(): value for name, value in wire.headers})
         return AWSResponse(request.url, wire.status, headers, _Body(body))
 
-    client.meta.events.register("before-send", send)
+    return send
+
+
+def answer_in_process(client: Any, handle: Handle) -> None:
+    """Make ``client`` send every request to ``handle`` instead of over HTTP."""
+    client.meta.events.register("before-send", in_process_sender(handle))

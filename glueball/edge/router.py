@@ -28,7 +28,7 @@ import datetime as dt
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestP
 from glueball.edge.protocols.query import FORM, QueryError, form_pairs
 from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
+from glueball.edge.spool import Spooler, SpoolError, is_aws_chunked
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import SerializationException, ServiceError
@@ -185,12 +186,30 @@ class Edge:
 
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request in its service's protocol; never raises."""
+        if request.spooled is None and request.body and is_aws_chunked(request.headers):
+            return self._unchunked(request)
         response = self._handle(request)
         if request.method == "HEAD":  # headers only, errors included (S3 answers a HEAD error by status)
             response.head = True
             if response.stream is None and response.status >= 300:
                 response.body = b""
         return response
+
+    def _unchunked(self, request: WireRequest) -> WireResponse:
+        """An aws-chunked body that arrived whole (an in-process client): decoded as the server decodes one."""
+        folder = self.spool_folder(request)
+        if folder is None:
+            return self.refuse(request, "InvalidRequest", "An aws-chunked body is only accepted for uploads")
+        spooler = Spooler(folder, chunked=True)
+        try:
+            try:
+                spooler.feed(request.body)
+                spooled = spooler.finish()
+            except SpoolError as err:
+                return self.refuse(request, "IncompleteBody", str(err))
+            return self.handle(replace(request, body=b"", spooled=spooled))
+        finally:
+            spooler.discard()
 
     def _handle(self, request: WireRequest) -> WireResponse:
         request_id = str(uuid.uuid4())

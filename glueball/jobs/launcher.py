@@ -18,9 +18,10 @@ downloads it; a local path runs in place. The driver's stdout goes to
 ``events/`` (for the run's metrics). Each driver leads its own process group, so stopping a
 run ends the JVM and any other child with it.
 
-Environment of the driver: ``GLUEBALL_HOME``; ``GLUEBALL_ENDPOINT`` (and
-``AWS_ENDPOINT_URL_GLUE``, so plain ``boto3.client("glue")`` reaches the same server) when
-a server launched it; ``GLUEBALL_JOB_NAME``, ``GLUEBALL_JOB_RUN_ID``, ``GLUEBALL_JOB_ATTEMPT``,
+Environment of the driver: ``GLUEBALL_HOME``; ``GLUEBALL_ENDPOINT`` (and ``AWS_ENDPOINT_URL_S3``,
+``_GLUE``, ``_STS``, ``_IAM``, so plain ``boto3.client("s3")`` reaches the same server) when a server
+launched it (embedded, a Python shell script's boto3 clients are answered in-process:
+:mod:`glueball.runtime.lake`); ``GLUEBALL_JOB_NAME``, ``GLUEBALL_JOB_RUN_ID``, ``GLUEBALL_JOB_ATTEMPT``,
 ``GLUEBALL_PREVIOUS_RUN_ID``; ``GLUEBALL_JOB_LOG_DIR`` (the run's log directory, where a streaming job's
 ``forEachBatch`` records its per-batch metrics); ``AWS_REGION``/``AWS_DEFAULT_REGION`` and the caller's access key.
 """
@@ -42,12 +43,13 @@ from glueball.jobs.pyenv import PythonModulesError, job_python
 from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
 from glueball.runtime import jvmshare
+from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.spark import driver_jars
 from glueball.supervise import driverenv, process
 from glueball.supervise.driverenv import DriverEnv
 
 RUNNER_OPTIONS = ("--spark-master", "--conf", "--extra-py-files")
-_DROPPED_ENV = (driverenv.ENDPOINT, "AWS_ENDPOINT_URL_GLUE", "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
+_DROPPED_ENV = (driverenv.ENDPOINT, *endpoint_variables(""), "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
                 *driverenv.RUN_VARIABLES)
 
 
@@ -180,7 +182,7 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
     event_dirs: list[Path] = []
     if command["Name"] == PYTHON_SHELL:
-        argv = [python, str(script), *identity, *passed]
+        argv = [python, "-m", "glueball.runtime.pyshell", str(script), *identity, *passed]
         paths = [str(Path(p).parent) if p.endswith(".py") else p for p in extra_files]
         if paths:
             env["PYTHONPATH"] = os.pathsep.join([*dict.fromkeys(paths), *filter(None, [env.get("PYTHONPATH")])])
@@ -193,7 +195,7 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
               previous_run_id=run.previous_run_id, log_dir=directory).apply(env)
     env.update({"AWS_REGION": region, "AWS_DEFAULT_REGION": region, "PYTHONUNBUFFERED": "1"})
     if endpoint:
-        env["AWS_ENDPOINT_URL_GLUE"] = endpoint
+        env.update(endpoint_variables(endpoint))  # a script's own boto3 clients reach this server (S3, Glue ...)
         if credentials is not None:  # the run acts as its role (--auth iam): temporary credentials of that role
             env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = credentials
         else:

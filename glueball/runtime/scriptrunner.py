@@ -106,6 +106,9 @@ def run(plan: RunPlan) -> int:
     os.environ["GLUEBALL_SPARK_CONF"] = json.dumps(plan.conf)
     importable = [str(Path(p).parent) if p.endswith(".py") else p for p in plan.extra_py_files]
     sys.path[:0] = list(dict.fromkeys(importable))
+    from glueball.runtime.lake import expose
+
+    expose()  # the script's own boto3 clients (S3, Glue, STS, IAM) reach glueball
     try:
         return execute(plan.script, plan.script_args)
     finally:

@@ -315,6 +315,9 @@ class RestProtocol(Protocol):
 def _from_text(shape: Shape, text: str, where: str) -> Any:
     if shape.type_name == "timestamp":
         return text
+    enum = getattr(shape, "enum", None)
+    if enum and text not in enum:  # SDKs differ in case (the AWS C++ SDK sends "enabled")
+        text = next((value for value in enum if value.lower() == text.lower()), text)
     return scalar_value(shape, text, where)
 
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Any
 
 import botocore.model
@@ -20,6 +21,8 @@ from glueball.api.operations import RAW_BODY, STATUS
 from glueball.edge.protocols.rest import RestProtocol
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import ServiceError
+
+_AWS_VIRTUAL_HOST = re.compile(r"(.+?)\.s3(?:[.-][a-z0-9-]+)*\.amazonaws\.com")
 
 
 class S3Protocol(RestProtocol):
@@ -48,7 +51,8 @@ class S3Protocol(RestProtocol):
             if name.endswith("." + domain):
                 bucket = name[:-len(domain) - 1]
                 return bucket or None
-        return None
+        aws = _AWS_VIRTUAL_HOST.fullmatch(name)  # what an SDK without an endpoint URL addresses (in-process)
+        return aws.group(1) if aws else None
 
     def path_of(self, request: WireRequest) -> str:
         bucket = self.bucket_of_host(request)
