@@ -66,6 +66,8 @@ class ObjectStore:
         for folder in (root, self.spool, self.uploads, self._bucket_records):
             folder.mkdir(parents=True, exist_ok=True)
         self._xattrs = _supports_xattrs(self.spool)
+        # records in sidecar files: only where the file system has no extended attributes (or one was too big)
+        self._sidecars_used = not self._xattrs or self.sidecars.exists()
         self._clean_spool()
 
     # -- buckets
@@ -231,7 +233,7 @@ class ObjectStore:
                 if path.is_dir():
                     return
                 path.unlink()
-                if self.sidecars.exists():
+                if self._sidecars_used:
                     self._sidecar(path, False).unlink(missing_ok=True)
         except (FileNotFoundError, NotADirectoryError):
             return
@@ -255,7 +257,7 @@ class ObjectStore:
                 raw = os.getxattr(path, XATTR)
             except OSError:
                 raw = None
-        if raw is None and self.sidecars.exists():
+        if raw is None and self._sidecars_used:
             try:
                 raw = self._sidecar(path, folder).read_bytes()
             except (OSError, ValueError):
@@ -276,13 +278,14 @@ class ObjectStore:
         if self._xattrs:
             try:
                 os.setxattr(path, XATTR, raw)
-                if self.sidecars.exists():
+                if self._sidecars_used:
                     self._sidecar(target, folder).unlink(missing_ok=True)
                 return
             except OSError as exc:
                 if exc.errno not in (errno.E2BIG, errno.ENOSPC, errno.ENOTSUP, errno.ERANGE):
                     raise
         sidecar = self._sidecar(target, folder)
+        self._sidecars_used = True
         sidecar.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.spool / f"meta-{os.getpid()}-{time.monotonic_ns()}"
         temporary.write_bytes(raw)
@@ -299,7 +302,7 @@ class ObjectStore:
                 os.removexattr(path, XATTR)
             except OSError:
                 pass
-        if self.sidecars.exists():
+        if self._sidecars_used:
             self._sidecar(path, folder).unlink(missing_ok=True)
 
     # -- folders
