@@ -73,6 +73,7 @@ from glueball.jobs.launcher import LaunchError
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
+from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
 from glueball.runtime.client import boto3_session
 from glueball.store.engine import Store
@@ -178,7 +179,11 @@ class Glueball:
         edge.mount(IAM_OPERATIONS, identity)
         edge.mount(GLUE_POLICY_OPERATIONS, identity)
         edge.mount(USAGE_OPERATIONS, UsageNeeds(self.store))
-        edge.mount(S3_OPERATIONS, ObjectNeeds.of(self.objects))
+        if self.settings.object_store_url:  # the objects live in another S3-compatible store
+            remote = RemoteStore.parse(self.settings.object_store_url)
+            edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))
+        else:
+            edge.mount(S3_OPERATIONS, ObjectNeeds.of(self.objects))
         return edge
 
     def bucket_owner(self, bucket: str) -> str | None:
@@ -347,7 +352,8 @@ def create_app() -> Any:
                         endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"),
                         subnet_vpcs=config.get("subnet_vpcs", {}),
                         allow_local_scripts=config.get("allow_local_scripts", False),
-                        s3_domains=tuple(config.get("s3_domains", ())))
+                        s3_domains=tuple(config.get("s3_domains", ())),
+                        object_store_url=config.get("object_store_url", ""))
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
@@ -377,6 +383,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
         "endpoint": glue.settings.endpoint, "auth": glue.settings.auth, "subnet_vpcs": glue.settings.subnet_vpcs,
         "allow_local_scripts": glue.settings.allow_local_scripts, "s3_domains": list(glue.settings.s3_domains),
+        "object_store_url": glue.settings.object_store_url,
         "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

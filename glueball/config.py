@@ -35,6 +35,8 @@ class Settings:
             ``glue:VpcIds`` to requests that use those connections.
         s3_domains: host names whose subdomains are S3 buckets (virtual-host-style addressing:
             ``bucket.localhost``); ``localhost`` always is.
+        object_store_url: empty (the S3 API serves ``home/s3``) or ``s3://KEY:SECRET@host:port`` (the S3
+            API forwards to that S3-compatible store: :mod:`glueball.objects.remote`).
     """
 
     home: Path = field(default_factory=default_home)
@@ -45,6 +47,7 @@ class Settings:
     subnet_vpcs: dict[str, str] = field(default_factory=dict)  # subnet id -> the VPC it belongs to (--subnet-vpc)
     allow_local_scripts: bool = True  # jobs may run files of the server's machine (glueball server: opt-in)
     s3_domains: tuple[str, ...] = ()
+    object_store_url: str = ""  # another S3-compatible store behind the S3 API (glueball.objects.remote)
 
     @property
     def database_url(self) -> str:

@@ -35,8 +35,16 @@ class FileRange:
     path: Path
     offset: int
     length: int
+    remove_after: bool = False  # a temporary file (a download passed on from another store): removed once sent
 
     def read(self) -> bytes:
         with self.path.open("rb") as handle:
             handle.seek(self.offset)
-            return handle.read(self.length)
+            data = handle.read(self.length)
+        self.done()
+        return data
+
+    def done(self) -> None:
+        """The body was sent (or will not be): remove a temporary file."""
+        if self.remove_after:
+            self.path.unlink(missing_ok=True)

@@ -55,12 +55,17 @@ def version() -> None:
 @click.option("--s3-domain", "s3_domains", multiple=True, metavar="DOMAIN",
               help="A host name whose subdomains are S3 buckets (virtual-host addressing, bucket.DOMAIN); "
                    "localhost always is (repeatable).")
+@click.option("--object-store", "object_store_url", default="", envvar="GLUEBALL_OBJECT_STORE",
+              metavar="s3://KEY:SECRET@HOST:PORT",
+              help="Serve the S3 API from another S3-compatible store instead of GLUEBALL_HOME/s3 "
+                   "(?scheme=http for plain HTTP, &region=...). Spark then needs hadoop-aws: see docs/objects.md.")
 @click.option("--clock-file", type=click.Path(dir_okay=False), default=None, envvar="GLUEBALL_CLOCK_FILE",
               help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
                    "(tests and rehearsals).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, allow_local_scripts: bool,
-           subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], clock_file: str | None) -> None:
+           subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str,
+           clock_file: str | None) -> None:
     """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
     from glueball.app import Glueball, serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
@@ -75,7 +80,15 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         vpc_of[subnet] = vpc
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
                         endpoint=f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of,
-                        allow_local_scripts=allow_local_scripts, s3_domains=tuple(s3_domains))
+                        allow_local_scripts=allow_local_scripts, s3_domains=tuple(s3_domains),
+                        object_store_url=object_store_url)
+    if object_store_url:
+        from glueball.objects.remote import RemoteStore
+
+        try:
+            RemoteStore.parse(object_store_url)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--object-store") from exc
     mappings = list(access_keys) + [m for m in os.environ.get("GLUEBALL_ACCESS_KEYS", "").split(",") if m]
     try:
         directory = AccountDirectory(parse_key_mappings(mappings))

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import quote
 
+from glueball.api.bodies import FileRange
 from glueball.edge.router import Edge
 from glueball.edge.spool import Spooler, SpoolError, is_aws_chunked
 from glueball.edge.wire import WireRequest, WireResponse
@@ -103,14 +104,19 @@ class EdgeAsgiApp:
             headers.append((b"content-length", str(response.length).encode()))
         headers += [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.headers]
         await send({"type": "http.response.start", "status": response.status, "headers": headers})
-        if response.head:
-            await send({"type": "http.response.body", "body": b""})
-            return
-        if response.stream is None:
-            await send({"type": "http.response.body", "body": response.body})
+        if response.head or response.stream is None:
+            if response.stream is not None:
+                response.stream.done()
+            await send({"type": "http.response.body", "body": b"" if response.head else response.body})
             return
         stream = response.stream
         loop = asyncio.get_running_loop()
+        try:
+            await self._stream(send, stream, loop)
+        finally:
+            stream.done()
+
+    async def _stream(self, send: Any, stream: FileRange, loop: asyncio.AbstractEventLoop) -> None:
         with stream.path.open("rb") as handle:
             handle.seek(stream.offset)
             left = stream.length

@@ -62,7 +62,8 @@ def in_process_sender(handle: Handle) -> Callable[..., AWSResponse]:
 
     def send(request: AWSPreparedRequest, **_: Any) -> AWSResponse:
         wire = handle(to_wire_request(request))
-        body = b"" if wire.head else wire.stream.read() if wire.stream is not None else wire.body
+        body = wire.stream.read() if wire.stream is not None else wire.body
+        body = b"" if wire.head else body
         headers = {"content-type": wire.content_type, "content-length": str(len(body)),
                    "x-amzn-requestid": wire.request_id}
         headers.update({name.lower(): value for name, value in wire.headers})

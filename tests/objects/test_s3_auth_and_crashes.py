@@ -168,3 +168,49 @@ def test_a_server_killed_during_a_multipart_upload_leaves_no_object(tmp_path: Pa
         assert not (tmp_path / "s3-work" / "uploads" / upload).exists()
     finally:
         server.stop()
+
+
+def test_the_s3_api_can_serve_another_s3_compatible_store(tmp_path: Path) -> None:
+    """``--object-store``: glueball's S3 API forwards to another store (moto_server here), with its codes."""
+    from tests.streaming.kinesis_helpers import MotoServer
+
+    moto = MotoServer.start(tmp_path)
+    host = moto.endpoint.removeprefix("http://")
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home", extra_args=(
+        "--object-store", f"s3://MOTOKEY:MOTOSECRET@{host}?scheme=http")).start()
+    try:
+        env = {**os.environ, "AWS_ACCESS_KEY_ID": "AKIDFRONT", "AWS_SECRET_ACCESS_KEY": "x",
+               "AWS_DEFAULT_REGION": "us-east-1"}
+
+        def cli(*args: str) -> str:
+            return subprocess.run([AWS, "--endpoint-url", server.endpoint, *args], capture_output=True, text=True,
+                                  env=env, check=True).stdout
+
+        cli("s3", "mb", "s3://remote-bucket")
+        big = tmp_path / "big.bin"
+        big.write_bytes(os.urandom(20 * 1024 * 1024))
+        cli("s3", "cp", str(big), "s3://remote-bucket/data/big.bin", "--only-show-errors")
+        (tmp_path / "small.txt").write_text("small")
+        cli("s3", "cp", str(tmp_path / "small.txt"), "s3://remote-bucket/data/small.txt")
+        assert [line.split()[-1] for line in cli("s3", "ls", "--recursive", "s3://remote-bucket").splitlines()] == [
+            "data/big.bin", "data/small.txt"]
+        direct = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1",
+                              aws_access_key_id="MOTOKEY", aws_secret_access_key="MOTOSECRET")
+        assert direct.get_object(Bucket="remote-bucket", Key="data/big.bin")["Body"].read() == big.read_bytes()
+        assert not (tmp_path / "home" / "s3" / "remote-bucket").exists(), "nothing is kept locally"
+        front = s3_client(server, "AKIDFRONT", "x")
+        assert front.get_object(Bucket="remote-bucket", Key="data/small.txt", Range="bytes=1-2")["Body"].read() == (
+            b"ma")
+        assert error_of(front.get_object, Bucket="remote-bucket", Key="missing") == ("NoSuchKey", 404)
+        assert error_of(front.delete_bucket, Bucket="remote-bucket") == ("BucketNotEmpty", 409)
+        assert not list((tmp_path / "home" / "s3-work" / "spool").iterdir()), "downloads leave no spool file"
+    finally:
+        server.stop()
+        moto.stop()
+
+
+def test_a_malformed_object_store_url_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "glueball", "server", "--home", str(tmp_path), "--object-store",
+                           "http://example.com"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--object-store takes s3://" in done.stderr
