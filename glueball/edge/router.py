@@ -268,7 +268,9 @@ class Edge:
             return self._by_target.get(target.partition(".")[0])
         if scope is not None:
             return self._by_signing_name.get(scope.service)
-        if (request.method == "POST" and request.content_type == FORM) or "Action=" in request.query:
+        # query-protocol services are posted forms to "/" (a form posted to /bucket?delete is S3's)
+        query_form = request.method == "POST" and request.content_type == FORM and request.path in ("", "/")
+        if query_form or "Action=" in request.query:
             try:
                 versions = [v for k, v in form_pairs(request) if k == "Version"]
             except QueryError:

@@ -31,7 +31,8 @@ CONFIG = botocore.config.Config(retries={"max_attempts": 1})
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    running = ServerProcess(tmp_path_factory.mktemp("s3-home")).start()
+    running = ServerProcess(tmp_path_factory.mktemp("s3-home"),
+                            extra_args=("--access-key", "AKIDOTHERACCOUNT=444455556666")).start()
     yield running
     running.stop()
 
@@ -292,3 +293,43 @@ def test_virtual_host_addressing_and_plain_http(server: ServerProcess, s3: Any) 
     put = urllib.request.Request(server.endpoint + "/hosted/plain.txt", data=b"plain put", method="PUT")
     assert urllib.request.urlopen(put).status == 200
     assert s3.get_object(Bucket="hosted", Key="plain.txt")["Body"].read() == b"plain put"
+
+
+def test_bad_requests_get_s3s_codes(server: ServerProcess, s3: Any) -> None:
+    s3.create_bucket(Bucket="strict")
+    other = boto3.client("s3", endpoint_url=server.endpoint, region_name="us-east-1",
+                         aws_access_key_id="AKIDOTHERACCOUNT", aws_secret_access_key="x", config=CONFIG)
+    assert error_of(other.create_bucket, Bucket="strict")[:2] == ("BucketAlreadyExists", 409)
+    other.create_bucket(Bucket="theirs")
+    assert "theirs" not in [b["Name"] for b in s3.list_buckets()["Buckets"]], "ListBuckets lists the caller's own"
+    assert [b["Name"] for b in other.list_buckets()["Buckets"]] == ["theirs"]
+
+    assert error_of(s3.put_object, Bucket="strict", Key="k" * 1025, Body=b"")[:2] == ("KeyTooLongError", 400)
+    assert error_of(s3.list_objects_v2, Bucket="strict", MaxKeys=-1)[0] == "InvalidArgument"
+    s3.put_object(Bucket="strict", Key="src", Body=b"x")
+    assert error_of(s3.copy_object, Bucket="strict", Key="dst", CopySource="strict/src?versionId=abc")[0] == (
+        "InvalidArgument")
+    assert error_of(s3.put_bucket_tagging, Bucket="strict", Tagging={"TagSet": [
+        {"Key": "a", "Value": "1"}, {"Key": "a", "Value": "2"}]})[0] == "InvalidArgument"
+    code, status, _ = error_of(s3.get_bucket_versioning, Bucket="strict")
+    assert (code, status) == ("NotImplemented", 501)
+
+    def raw(method: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        request = urllib.request.Request(server.endpoint + path, data=body, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request) as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read()
+
+    status, body = raw("POST", "/strict?delete", b"<Delete><Object><Key>src", {"Content-Type": "application/xml"})
+    assert status == 400 and b"<Code>MalformedXML</Code>" in body
+    too_many = "".join(f"<Object><Key>k{i}</Key></Object>" for i in range(1001))
+    status, body = raw("POST", "/strict?delete", f"<Delete>{too_many}</Delete>".encode(), {})
+    assert status == 400 and b"<Code>MalformedXML</Code>" in body
+    status, body = raw("PUT", "/strict/chunked", b"5;chunk-signature=00\r\nabc", {
+        "Content-Encoding": "aws-chunked", "X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+        "X-Amz-Decoded-Content-Length": "5"})
+    assert status == 400 and b"<Code>IncompleteBody</Code>" in body
+    assert error_of(s3.head_object, Bucket="strict", Key="chunked")[1] == 404
+    assert list((server.home / "s3-work" / "spool").iterdir()) == [], "refused uploads leave no spool file"

@@ -114,6 +114,11 @@ def test_presigned_urls_are_verified(iam_server: tuple[ServerProcess, tuple[str,
     assert urllib.request.urlopen(cli_url).read() == b"presigned"  # Signature Version 2, as the CLI signs
     status, body = http_error(cli_url.replace("Signature=", "Signature=A"))
     assert status == 403 and b"SignatureDoesNotMatch" in body
+    brief = subprocess.run([AWS, "--endpoint-url", server.endpoint, "s3", "presign", "s3://shared/file.txt",
+                            "--expires-in", "1"], capture_output=True, text=True, env=env, check=True).stdout.strip()
+    time.sleep(2)
+    status, body = http_error(brief)
+    assert status == 403 and b"<Code>AccessDenied</Code>" in body and b"expired" in body
 
 
 def test_a_server_killed_during_a_multipart_upload_leaves_no_object(tmp_path: Path) -> None:
