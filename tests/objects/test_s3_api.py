@@ -92,7 +92,8 @@ def test_the_aws_cli_round_trip(server: ServerProcess, tmp_path: Path) -> None:
     assert "PRE x/" in top and "top.txt" in top and "a.csv" not in top
 
     url = cli(server, "s3", "presign", "s3://cli-bucket/in/small.txt").stdout.strip()
-    assert urllib.request.urlopen(url).read() == b"hello, lake\n"
+    fetched = subprocess.run(["curl", "-sS", "--fail", url], capture_output=True, check=True)
+    assert fetched.stdout == b"hello, lake\n"
 
     removed = cli(server, "s3", "rm", "--recursive", "s3://cli-bucket/tree").stdout
     assert removed.count("delete:") == 3
