@@ -76,6 +76,12 @@ from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
 from glueball.runtime.client import boto3_session
+from glueball.sessions import handlers as _sessions  # noqa: F401
+from glueball.sessions.area import INTERNAL_OPERATIONS as SESSION_INTERNAL_OPERATIONS
+from glueball.sessions.area import OPERATIONS as SESSION_OPERATIONS
+from glueball.sessions.area import SessionNeeds
+from glueball.sessions.runner import SessionRunner
+from glueball.sessions.runner import reconcile as reconcile_sessions
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.tagging import handlers as _tagging  # noqa: F401
@@ -132,6 +138,7 @@ class Glueball:
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None)
+        self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
         self.edge = self._wire()
@@ -145,6 +152,7 @@ class Glueball:
         self.serves_runs = True
         reconcile_crawls(self.store)
         reconcile_job_runs(self.store, self.jobs)
+        reconcile_sessions(self.store, self.sessions)
 
     def _wire(self) -> Edge:
         enforce = self.settings.auth == "iam"
@@ -179,6 +187,9 @@ class Glueball:
         edge.mount(IAM_OPERATIONS, identity)
         edge.mount(GLUE_POLICY_OPERATIONS, identity)
         edge.mount(USAGE_OPERATIONS, UsageNeeds(self.store))
+        session_needs = SessionNeeds(self.store, self.sessions)
+        edge.mount(SESSION_OPERATIONS, session_needs)
+        edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))
@@ -278,6 +289,7 @@ class Glueball:
             self.scheduler.close()
         self.crawls.close()
         self.jobs.close()
+        self.sessions.close()
         self.store.dispose()
 
 

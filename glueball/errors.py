@@ -122,6 +122,10 @@ class ConcurrentRunsExceededException(GlueError):
     code = "ConcurrentRunsExceededException"
 
 
+class IllegalSessionStateException(GlueError):
+    code = "IllegalSessionStateException"
+
+
 class IllegalWorkflowStateException(GlueError):
     code = "IllegalWorkflowStateException"
 

@@ -150,7 +150,7 @@ class Authorizer:
         allowed, and only to read."""
         if caller.who.kind is PrincipalKind.ROOT:
             return
-        named_run = request.get("RunId") or request.get("JobRunId")
+        named_run = request.get("RunId") or request.get("JobRunId") or request.get("SessionId")
         if caller.run_id is not None:
             if named_run is not None and str(named_run)[:64] != caller.run_id:  # session names keep 64 characters
                 raise AccessDeniedException(f"The credentials of run {caller.run_id} cannot act for run {named_run}")

@@ -19,6 +19,7 @@ from glueball.store.engine import Store
 from glueball.store.identity_tables import AccessKeyRow, PrincipalRow, SessionRow
 from glueball.store.schema import CrawlerRow, CrawlRow, DataQualityRunRow, JobRow, JobRunRow, TagRow
 from glueball.store.scoped import Scope
+from glueball.store.session_tables import GlueSessionRow
 from glueball.usage.models import CRAWL_DPUS, UsageGroup, UsageKind, UsageRecord, run_dpus
 
 UNTAGGED = "(untagged)"
@@ -51,6 +52,8 @@ class UsageService:
                 found += self._crawls(session, users, now)
             if UsageKind.DATA_QUALITY_RUN in wanted:
                 found += self._quality_runs(session, now)
+            if UsageKind.SESSION in wanted:
+                found += self._sessions(session, users, now)
             arns = list({r.resource_arn for r in found})
             tags: dict[str, dict[str, str]] = {}
             for row in session.scalars(select(TagRow).where(TagRow.resource_arn.in_(arns))) if arns else []:
@@ -84,6 +87,16 @@ class UsageService:
                             self.scope.arn(f"dataQualityRun/{row.run_id}"), row.run_id, row.started_on,
                             (row.completed_on or now) - row.started_on,
                             run_dpus({"WorkerType": "G.1X", "NumberOfWorkers": row.spec.get("NumberOfWorkers", 5)}))
+                for row in rows]
+
+    def _sessions(self, session: Session, users: _Users, now: float) -> list[UsageRecord]:
+        rows = session.scalars(select(GlueSessionRow).where(
+            GlueSessionRow.account_id == self.scope.account_id, GlueSessionRow.region == self.scope.region))
+        return [UsageRecord(UsageKind.SESSION, row.session_id, self.scope.arn(f"session/{row.session_id}"),
+                            row.session_id, row.created_on, (row.completed_on or now) - row.created_on,
+                            run_dpus(row.spec if row.spec.get("WorkerType") or row.spec.get("MaxCapacity")
+                                     else {"WorkerType": "G.1X", "NumberOfWorkers": 5}),
+                            user=users.of(row.access_key))
                 for row in rows]
 
     def grouped(self, group_by: Sequence[str], since: float | None = None, until: float | None = None,

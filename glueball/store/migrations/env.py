@@ -5,7 +5,10 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from glueball.store import identity_tables  # noqa: F401 - registers the identity tables on Base
+from glueball.store import (
+    identity_tables,  # noqa: F401 - registers the identity tables on Base
+    session_tables,  # noqa: F401 - registers the session tables on Base
+)
 from glueball.store.schema import Base
 
 config = context.config

@@ -1,0 +1,1 @@
+"""Interactive sessions: Glue's session and statement operations, the drivers that run them."""

@@ -1,0 +1,188 @@
+"""Interactive sessions on a real ``glueball server``, through boto3 and the AWS CLI only: statements on a
+real Spark driver, errors as Glue gives them, cancellation, idle timeout, tags, a killed driver, a
+restarted server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from tests.helpers import ServerProcess
+
+AWS = str(Path(sys.executable).with_name("aws"))
+ROLE = "arn:aws:iam::123456789012:role/GlueInteractiveRole"
+ENDED = ("AVAILABLE", "ERROR", "CANCELLED")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    os.environ["GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS"] = "1"  # a session's minutes are seconds here
+    try:
+        running = ServerProcess(tmp_path_factory.mktemp("sessions-home")).start()
+    finally:
+        os.environ.pop("GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS")
+    yield running
+    running.stop()
+
+
+def wait_state(glue: Any, session_id: str, states: tuple[str, ...], timeout: float = 90) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        session = glue.get_session(Id=session_id)["Session"]
+        if session["Status"] in states:
+            return dict(session)
+        time.sleep(0.1)
+    raise AssertionError(f"session {session_id} never reached {states}: {session}")
+
+
+def run(glue: Any, session_id: str, code: str, timeout: float = 60) -> dict[str, Any]:
+    number = glue.run_statement(SessionId=session_id, Code=code)["Id"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        statement = glue.get_statement(SessionId=session_id, Id=number)["Statement"]
+        if statement["State"] in ENDED:
+            return dict(statement)
+        time.sleep(0.02)
+    raise AssertionError(f"statement {number} did not end: {statement}")
+
+
+def create(glue: Any, session_id: str, **extra: Any) -> dict[str, Any]:
+    return glue.create_session(Id=session_id, Role=ROLE, Command={"Name": "glueetl", "PythonVersion": "3"},
+                               **extra)["Session"]
+
+
+def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
+    glue = server.client()
+    created = create(glue, "analysis", Tags={"team": "analytics", "billing": "bi"}, IdleTimeout=600,
+                     DefaultArguments={"--conf": "spark.sql.shuffle.partitions=3"})
+    assert created["Status"] == "PROVISIONING" and created["WorkerType"] == "G.1X"
+    ready = wait_state(glue, "analysis", ("READY", "FAILED"))
+    assert ready["Status"] == "READY", ready
+
+    counted = run(glue, "analysis", "spark.range(10).count()")
+    assert counted["State"] == "AVAILABLE" and counted["Output"]["Data"]["TextPlain"] == "10"
+    assert counted["Output"]["Status"] == "ok" and counted["StartedOn"] <= counted["CompletedOn"]
+    printed = run(glue, "analysis", "x = 21\nprint('hello')\nx * 2")
+    assert printed["Output"]["Data"]["TextPlain"] == "hello\n42"
+    assert run(glue, "analysis", "x + 1")["Output"]["Data"]["TextPlain"] == "22", "statements share a namespace"
+    shown = run(glue, "analysis", "type(glueContext).__name__, spark.conf.get('spark.sql.shuffle.partitions')")
+    assert shown["Output"]["Data"]["TextPlain"] == "('GlueContext', '3')"
+
+    failed = run(glue, "analysis", "def f():\n    return 1 / 0\nf()")
+    output = failed["Output"]
+    assert failed["State"] == "AVAILABLE" and output["Status"] == "error"
+    assert (output["ErrorName"], output["ErrorValue"]) == ("ZeroDivisionError", "division by zero")
+    assert any("line 2, in f" in line for line in output["Traceback"])
+    missing = run(glue, "analysis", "spark.sql('SELECT * FROM no_such_table')")["Output"]
+    assert missing["ErrorName"] == "AnalysisException" and "no_such_table" in missing["ErrorValue"]
+
+    number = glue.run_statement(SessionId="analysis", Code="import time\ntime.sleep(60)")["Id"]
+    while glue.get_statement(SessionId="analysis", Id=number)["Statement"]["State"] != "RUNNING":
+        time.sleep(0.05)
+    asked = time.monotonic()
+    glue.cancel_statement(SessionId="analysis", Id=number)
+    while glue.get_statement(SessionId="analysis", Id=number)["Statement"]["State"] not in ENDED:
+        time.sleep(0.05)
+    assert time.monotonic() - asked < 2.0
+    assert glue.get_statement(SessionId="analysis", Id=number)["Statement"]["State"] == "CANCELLED"
+    assert run(glue, "analysis", "'still alive'")["Output"]["Data"]["TextPlain"] == "'still alive'"
+    listed = glue.list_statements(SessionId="analysis")["Statements"]
+    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 8
+
+    found = glue.list_sessions(Tags={"team": "analytics"})
+    assert found["Ids"] == ["analysis"] and found["Sessions"][0]["Status"] == "READY"
+    assert glue.list_sessions(Tags={"team": "nobody"})["Ids"] == []
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "x",
+           "AWS_DEFAULT_REGION": "us-east-1"}
+    cli = json.loads(subprocess.run([AWS, "--endpoint-url", server.endpoint, "glue", "list-sessions", "--tags",
+                                     "team=analytics"], capture_output=True, text=True, env=env, check=True).stdout)
+    assert cli["Ids"] == ["analysis"]
+    arn = "arn:aws:glue:us-east-1:123456789012:session/analysis"
+    tags = json.loads(subprocess.run([AWS, "--endpoint-url", server.endpoint, "glue", "get-tags", "--resource-arn",
+                                      arn], capture_output=True, text=True, env=env, check=True).stdout)["Tags"]
+    assert tags == {"team": "analytics", "billing": "bi"}
+
+    glue.stop_session(Id="analysis")
+    stopped = wait_state(glue, "analysis", ("STOPPED", "FAILED"))
+    assert stopped["Status"] == "STOPPED" and stopped["DPUSeconds"] > 0 and "CompletedOn" in stopped
+    with pytest.raises(ClientError) as refused:
+        glue.run_statement(SessionId="analysis", Code="1")
+    assert refused.value.response["Error"]["Code"] == "IllegalSessionStateException"
+    with pytest.raises(ClientError) as again:
+        glue.stop_session(Id="analysis")
+    assert again.value.response["Error"]["Code"] == "IllegalSessionStateException"
+    glue.delete_session(Id="analysis")
+    with pytest.raises(ClientError) as gone:
+        glue.get_session(Id="analysis")
+    assert gone.value.response["Error"]["Code"] == "EntityNotFoundException"
+
+
+def test_bad_session_requests_are_refused(server: ServerProcess) -> None:
+    glue = server.client()
+
+    def code_of(**request: Any) -> str:
+        with pytest.raises(ClientError) as caught:
+            glue.create_session(**{"Id": "bad", "Role": ROLE, "Command": {"Name": "glueetl"}, **request})
+        return str(caught.value.response["Error"]["Code"])
+
+    assert code_of(Command={"Name": "pythonshell"}) == "InvalidInputException"
+    assert code_of(SecurityConfiguration="encrypted") == "InvalidInputException"
+    assert code_of(MaxCapacity=2.0, WorkerType="G.1X", NumberOfWorkers=2) == "InvalidInputException"
+    assert code_of(WorkerType="G.1X") == "InvalidInputException"
+    with pytest.raises(ClientError) as missing:
+        glue.run_statement(SessionId="never", Code="1")
+    assert missing.value.response["Error"]["Code"] == "EntityNotFoundException"
+    with pytest.raises(ClientError) as invalid:
+        glue.list_sessions(NextToken="not-a-token")
+    assert invalid.value.response["Error"]["Code"] == "InvalidInputException"
+
+
+def test_idle_sessions_time_out_and_killed_drivers_fail(server: ServerProcess) -> None:
+    glue = server.client()
+    create(glue, "idle", IdleTimeout=3)
+    create(glue, "doomed")
+    for name in ("idle", "doomed"):
+        assert wait_state(glue, name, ("READY", "FAILED"))["Status"] == "READY"
+    with pytest.raises(ClientError) as duplicate:
+        create(glue, "idle")
+    assert duplicate.value.response["Error"]["Code"] == "AlreadyExistsException"
+    timed_out = wait_state(glue, "idle", ("TIMEOUT", "FAILED", "STOPPED"), timeout=30)
+    assert timed_out["Status"] == "TIMEOUT" and "IdleTimeout" in timed_out["ErrorMessage"]
+
+    pid = int(next(line.split()[0] for line in subprocess.run(
+        ["ps", "-eo", "pid,args"], capture_output=True, text=True, check=True).stdout.splitlines()
+        if "glueball.sessions.session_driver doomed" in line))
+    os.killpg(pid, signal.SIGKILL)
+    failed = wait_state(glue, "doomed", ("FAILED", "STOPPED"), timeout=30)
+    assert failed["Status"] == "FAILED" and failed["ErrorMessage"]
+
+
+def test_a_restarted_server_adopts_a_live_session(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path).start()
+    try:
+        glue = server.client()
+        create(glue, "survivor")
+        assert wait_state(glue, "survivor", ("READY", "FAILED"))["Status"] == "READY"
+        assert run(glue, "survivor", "kept = 'across restarts'\nkept")["State"] == "AVAILABLE"
+        assert server.proc is not None
+        os.kill(server.proc.pid, signal.SIGKILL)
+        server.proc.wait()
+        server.proc = None
+        server.start()
+        glue = server.client()
+        assert glue.get_session(Id="survivor")["Session"]["Status"] == "READY"
+        assert run(glue, "survivor", "kept")["Output"]["Data"]["TextPlain"] == "'across restarts'"
+        glue.stop_session(Id="survivor")
+        assert wait_state(glue, "survivor", ("STOPPED", "FAILED"))["Status"] == "STOPPED"
+    finally:
+        server.stop()
