@@ -112,7 +112,14 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
                                       arn], capture_output=True, text=True, env=env, check=True).stdout)["Tags"]
     assert tags == {"team": "analytics", "billing": "bi"}
 
-    glue.stop_session(Id="analysis")
+    def glueball(*args: str) -> str:
+        return subprocess.run([sys.executable, "-m", "glueball", "sessions", *args, "--endpoint", server.endpoint],
+                              capture_output=True, text=True, env=env, check=True).stdout
+
+    assert glueball("list", "--tag", "team=analytics").split("\t")[:2] == ["analysis", "READY"]
+    shown = glueball("show", "analysis")
+    assert "ZeroDivisionError: division by zero" in shown and "[0] AVAILABLE: spark.range(10).count()" in shown
+    assert glueball("stop", "analysis").strip() == "stopping analysis"
     stopped = wait_state(glue, "analysis", ("STOPPED", "FAILED"))
     assert stopped["Status"] == "STOPPED" and stopped["DPUSeconds"] > 0 and "CompletedOn" in stopped
     with pytest.raises(ClientError) as refused:
