@@ -12,8 +12,13 @@ $(VENV)/.installed: pyproject.toml setup.py glueball/runtime/streaming/_kafkacol
 	$(BIN)/pip install -q -e .
 	touch $@
 
+# aws-glue-sessions (the real Glue Jupyter kernel) without its notebook server, widgets and plotting stack
+# (~370 MB it never imports): what it imports comes with the test extras
+GLUE_KERNEL := aws-glue-sessions==1.0.9
+
 $(VENV)/.installed-test: pyproject.toml setup.py glueball/runtime/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q --no-deps '$(GLUE_KERNEL)'
 	touch $@
 
 # librdkafka's headers for the Kafka source's C reader (glueball/runtime/streaming/_kafkacols.c); without them
