@@ -5,7 +5,9 @@ statements defined). If its last statement is an expression, its value is shown 
 code printed on stdout, as a notebook shows it (``repr``; nothing for ``None``). The output is Glue's
 ``StatementOutput``: ``Status`` ``ok`` with ``Data.TextPlain``, or ``error`` with ``ErrorName``
 (the exception's class), ``ErrorValue`` (its message) and ``Traceback`` (lines, the statement's
-own frames only). The Spark jobs a statement starts belong to its job group, so cancelling the
+own frames only). ``%matplot NAME`` draws the matplotlib figure (or ``pyplot``) NAME as Glue does:
+``Data`` is then ``MimeType`` ``image/png`` with the base64 PNG in ``Result`` and the text in
+``StdOut``, the form Glue's kernel displays. The Spark jobs a statement starts belong to its job group, so cancelling the
 statement cancels them.
 """
 
@@ -37,6 +39,7 @@ def glue_namespace() -> Namespace:
 
 def run_code(code: str, namespace: Namespace, job_group: str, execution_count: int) -> dict[str, Any]:
     """Run ``code`` in ``namespace``; Glue's ``StatementOutput`` of it."""
+    code, plots = _plot_magics(code)
     out = io.StringIO()
     context = namespace.get("sc")
     if context is not None:
@@ -62,7 +65,40 @@ def run_code(code: str, namespace: Namespace, job_group: str, execution_count: i
     finally:
         if context is not None:
             context.setLocalProperty("spark.jobGroup.id", None)
+    if plots:
+        try:
+            image = _png(namespace, plots[-1])
+        except Exception as exc:  # noqa: BLE001 - a plot that cannot be drawn is the statement's error
+            return {"Data": {"TextPlain": out.getvalue()}, "ExecutionCount": execution_count, "Status": "error",
+                    "ErrorName": type(exc).__name__, "ErrorValue": f"%matplot {plots[-1]}: {exc}",
+                    "Traceback": []}
+        return {"Data": {"MimeType": "image/png", "Result": image, "StdOut": out.getvalue()},
+                "ExecutionCount": execution_count, "Status": "ok"}
     return _ok(out.getvalue(), execution_count)
+
+
+def _plot_magics(code: str) -> tuple[str, list[str]]:
+    """``%matplot NAME`` lines (Glue's: show the matplotlib figure or ``pyplot`` called NAME) taken out of the
+    code, which the kernel sends with them."""
+    kept, plots = [], []
+    for line in code.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("%matplot"):
+            plots.append(stripped.removeprefix("%matplot").strip() or "plt")
+        else:
+            kept.append(line)
+    return "\n".join(kept), plots
+
+
+def _png(namespace: Namespace, name: str) -> str:
+    """The figure ``name`` refers to (a Figure, or the ``pyplot`` module: its current figure), as base64 PNG."""
+    import base64
+
+    target = eval(name, namespace)  # noqa: S307 - a name (or expression) of the user's namespace
+    figure = target.gcf() if hasattr(target, "gcf") else target
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    return base64.b64encode(buffer.getvalue()).decode()
 
 
 def _ok(text: str, execution_count: int) -> dict[str, Any]:

@@ -5,6 +5,7 @@ client it makes — Glue, STS, IAM, S3 — resolves endpoints as botocore does).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -107,6 +108,8 @@ def test_a_notebook_runs_end_to_end_on_the_real_kernel(server: ServerProcess, tm
         "%%sql\nSELECT count(*) AS n, round(sum(amount), 2) AS total FROM sales.orders",
         "1 / 0",
         "%status",
+        "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\n"
+        "print('plotted')\n%matplot plt",
         "%stop_session",
     )
     started = time.monotonic()
@@ -118,7 +121,10 @@ def test_a_notebook_runs_end_to_end_on_the_real_kernel(server: ServerProcess, tm
     assert text_of(cells[5]).strip() == "ZeroDivisionError: division by zero"
     status = text_of(cells[6])
     assert "analytics" in status and "Status: READY" in status and "G.1X" in status, status
-    assert "Stopped session." in text_of(cells[7])
+    images = [o for o in cells[7].outputs if o.output_type == "display_data" and "image/png" in o.data]
+    assert len(images) == 1 and base64.b64decode(images[0].data["image/png"]).startswith(b"\x89PNG")
+    assert "plotted" in text_of(cells[7])
+    assert "Stopped session." in text_of(cells[8])
     assert time.monotonic() - started < 150
 
     session_id = next(line.split("Session ID:")[1].strip() for line in text_of(cells[2]).splitlines()
