@@ -69,7 +69,7 @@ from glueball.jobs.area import OPERATIONS as JOB_OPERATIONS
 from glueball.jobs.area import JobNeeds
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
-from glueball.jobs.launcher import LaunchError
+from glueball.jobs.launcher import LaunchError, default_shape
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
@@ -84,6 +84,8 @@ from glueball.sessions.runner import SessionRunner
 from glueball.sessions.runner import reconcile as reconcile_sessions
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
+from glueball.supervise.driverenv import RUN_VARIABLES
+from glueball.supervise.warm import WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
 from glueball.tagging.area import TaggingNeeds
@@ -98,6 +100,8 @@ from glueball.workflows.area import WorkflowNeeds
 from glueball.workflows.scheduler import Scheduler
 
 log = logging.getLogger("glueball")
+# what a warm driver must not inherit from the server: any run's own variables, and where Spark was told to go
+DRIVER_VARIABLES = (*RUN_VARIABLES, "GLUEBALL_SPARK_CONF", "GLUEBALL_SPARK_MASTER")
 
 GLUE_TARGET_PREFIX = "AWSGlue"
 INTERNAL_TARGET_PREFIX = "Glueball"
@@ -137,11 +141,18 @@ class Glueball:
                                      lambda arns: tags_of(self.store, arns), self.bucket_owner)
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
-        self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None)
-        self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None)
+        self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers,
+                             lambda: driver_env(DRIVER_VARIABLES))
+        self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None,
+                              self.warm)
+        self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
         self.edge = self._wire()
+
+    def start_warm_drivers(self) -> None:
+        """Keep warm drivers of a default Glue job's shape from now on (``--warm-drivers``; 0: none)."""
+        self.warm.want(default_shape(self.settings.home))
 
     def reconcile(self) -> None:
         """Settle what a stopped process left running: crawls end FAILED, job runs are watched again or FAILED.
@@ -290,6 +301,7 @@ class Glueball:
         self.crawls.close()
         self.jobs.close()
         self.sessions.close()
+        self.warm.close()
         self.store.dispose()
 
 
@@ -365,10 +377,12 @@ def create_app() -> Any:
                         subnet_vpcs=config.get("subnet_vpcs", {}),
                         allow_local_scripts=config.get("allow_local_scripts", False),
                         s3_domains=tuple(config.get("s3_domains", ())),
-                        object_store_url=config.get("object_store_url", ""))
+                        object_store_url=config.get("object_store_url", ""),
+                        warm_drivers=int(config.get("warm_drivers", 0)))
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
+    glue.start_warm_drivers()
     if config.get("scheduler"):
         glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
     return EdgeAsgiApp(glue.edge, glue.close)
@@ -387,6 +401,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
                                "http": "httptools", "access_log": False}
     if workers <= 1:
         glue.reconcile()
+        glue.start_warm_drivers()
         if scheduler:
             glue.start_scheduler()
         uvicorn.run(EdgeAsgiApp(glue.edge, glue.close), **options)
@@ -395,7 +410,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
         "endpoint": glue.settings.endpoint, "auth": glue.settings.auth, "subnet_vpcs": glue.settings.subnet_vpcs,
         "allow_local_scripts": glue.settings.allow_local_scripts, "s3_domains": list(glue.settings.s3_domains),
-        "object_store_url": glue.settings.object_store_url,
+        "object_store_url": glue.settings.object_store_url, "warm_drivers": glue.settings.warm_drivers,
         "access_keys": glue.accounts.keys, "scheduler": scheduler,
     })
     glue.close()  # the workers open their own store; the schema is already migrated

@@ -48,6 +48,7 @@ class Settings:
     allow_local_scripts: bool = True  # jobs may run files of the server's machine (glueball server: opt-in)
     s3_domains: tuple[str, ...] = ()
     object_store_url: str = ""  # another S3-compatible store behind the S3 API (glueball.objects.remote)
+    warm_drivers: int = 0  # idle warm Spark drivers kept per shape (glueball server: --warm-drivers, default 1)
 
     @property
     def database_url(self) -> str:

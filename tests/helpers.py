@@ -47,11 +47,13 @@ class ServerProcess:
     """A `glueball server` subprocess on a free port, restartable on the same home and store."""
 
     def __init__(self, home: Path, store_url: str = "", extra_args: tuple[str, ...] = (),
-                 local_scripts: bool = True) -> None:
+                 local_scripts: bool = True, warm_drivers: int = 0) -> None:
         self.home = home
         self.store_url = store_url
         # most tests write their job scripts as local files; a server refuses them unless told
         self.extra_args = (*extra_args, "--allow-local-scripts") if local_scripts else extra_args
+        # a warm driver is a JVM: only the tests about them keep any (2 cores run the whole suite)
+        self.extra_args = (*self.extra_args, "--warm-drivers", str(warm_drivers))
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -59,12 +59,16 @@ def version() -> None:
               metavar="s3://KEY:SECRET@HOST:PORT",
               help="Serve the S3 API from another S3-compatible store instead of GLUEBALL_HOME/s3 "
                    "(?scheme=http for plain HTTP, &region=...). Spark then needs hadoop-aws: see docs/objects.md.")
+@click.option("--warm-drivers", default=1, show_default=True, type=click.IntRange(0, 16),
+              envvar="GLUEBALL_WARM_DRIVERS",
+              help="Spark drivers kept started ahead, per shape of run (Python, Spark settings), so that a job run or "
+                   "session starts in a moment; each holds a JVM (0: none, every run starts its own).")
 @click.option("--clock-file", type=click.Path(dir_okay=False), default=None, envvar="GLUEBALL_CLOCK_FILE",
               help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
                    "(tests and rehearsals).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, allow_local_scripts: bool,
-           subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str,
+           subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str, warm_drivers: int,
            clock_file: str | None) -> None:
     """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
     from glueball.app import Glueball, serve
@@ -81,7 +85,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
                         endpoint=f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of,
                         allow_local_scripts=allow_local_scripts, s3_domains=tuple(s3_domains),
-                        object_store_url=object_store_url)
+                        object_store_url=object_store_url, warm_drivers=warm_drivers)
     if object_store_url:
         from glueball.objects.remote import RemoteStore
 

@@ -234,7 +234,7 @@ def run_metrics(path: str | Path | Iterable[str | Path], dpu_per_executor: float
     Args:
         path: an application's log (file or ``eventlog_v2_*`` directory), a directory of logs,
             or several of these.
-        dpu_per_executor: Glue's DPU factor of one executor (``glueball.jobs.resources.Capacity``);
+        dpu_per_executor: Glue's DPU factor of one executor (``glueball.runtime.capacity.Capacity``);
             by default an executor's cores / 4.
 
     Raises:

@@ -59,6 +59,7 @@ from glueball.supervise.process import (
     timeout_unit_seconds,
 )
 from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
+from glueball.supervise.warm import WarmPool
 
 if TYPE_CHECKING:
     from glueball.config import Settings
@@ -78,9 +79,10 @@ class JobRunner:
     """The job runs of one process: launches their drivers, watches them (:mod:`glueball.supervise`)."""
 
     def __init__(self, store: Store, settings: Settings, on_end: Callable[[], None],
-                 run_identity: RunIdentity | None = None) -> None:
+                 run_identity: RunIdentity | None = None, warm: WarmPool | None = None) -> None:
         self.store = store
         self.settings = settings
+        self.warm = warm  # warm drivers (glueball.supervise.warm), when the server keeps them
         self.on_end = on_end
         self.run_identity = run_identity
         self.supervisor = Supervisor("job run", lambda runs: beat(store, runs))
@@ -189,7 +191,7 @@ class JobRunner:
                 plan = plan_launch(run, settings.home, settings.endpoint or None,
                                    scope.region, access_key, settings.store_url, credentials,
                                    settings.allow_local_scripts)
-                proc = spawn(plan)
+                proc = spawn(plan, self.warm)
             except (LaunchError, OSError) as exc:
                 return self._finish(scope, run, JobRunState.FAILED, str(exc), None, [])
             pid = proc.pid

@@ -37,16 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from glueball.errors import InvalidInputException
-from glueball.jobs import resources
 from glueball.jobs.models import PYTHON_SHELL, JobRun
-from glueball.jobs.pyenv import PythonModulesError, job_python
 from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
+from glueball.runtime import capacity as resources
 from glueball.runtime import jvmshare
 from glueball.runtime.lake import endpoint_variables
+from glueball.runtime.pyenv import PythonModulesError, job_python
 from glueball.runtime.spark import driver_jars
 from glueball.supervise import driverenv, process
 from glueball.supervise.driverenv import DriverEnv
+from glueball.supervise.warm import Shape, WarmPool, shape_of
 
 RUNNER_OPTIONS = ("--spark-master", "--conf", "--extra-py-files")
 _DROPPED_ENV = (driverenv.ENDPOINT, *endpoint_variables(""), "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
@@ -93,6 +94,7 @@ class LaunchPlan:
     output_log: Path
     error_log: Path
     event_dirs: list[Path]
+    warm_shape: Shape | None = None  # a warm driver of this shape may run it (glueball.supervise.warm)
 
 
 def _conf_keys(value: str) -> set[str]:
@@ -181,6 +183,7 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     python = _python(arguments, home)
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
     event_dirs: list[Path] = []
+    warm_shape: Shape | None = None
     if command["Name"] == PYTHON_SHELL:
         argv = [python, "-m", "glueball.runtime.pyshell", str(script), *identity, *passed]
         paths = [str(Path(p).parent) if p.endswith(".py") else p for p in extra_files]
@@ -190,6 +193,8 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
         jvmshare.build_in_background(driver_jars())  # the first Spark launch without an archive starts one
         options, event_dirs = _spark_options(run, arguments, home, directory / "events")
         argv = [python, "-m", "glueball", "run", str(script), *identity, *passed, *options]
+        if event_dirs == [directory / "events"]:  # a user's own event log path needs a driver started for it
+            warm_shape = shape_of(python, argv[4:])
     DriverEnv(home=home, endpoint=endpoint or "", store_url="" if endpoint else store_url,
               job_name=run.job_name, run_id=run.run_id, attempt=run.attempt,
               previous_run_id=run.previous_run_id, log_dir=directory).apply(env)
@@ -202,9 +207,21 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
             env["AWS_ACCESS_KEY_ID"] = access_key or env.get("AWS_ACCESS_KEY_ID") or "glueball"
             env.setdefault("AWS_SECRET_ACCESS_KEY", "glueball")
             env.pop("AWS_SESSION_TOKEN", None)
-    return LaunchPlan(argv, env, directory, directory / "output.log", directory / "error.log", event_dirs)
+    return LaunchPlan(argv, env, directory, directory / "output.log", directory / "error.log", event_dirs, warm_shape)
 
 
-def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:
-    """Start the driver in its own session (process group), its output into the run's logs."""
+def spawn(plan: LaunchPlan, warm: WarmPool | None = None) -> subprocess.Popen[bytes]:
+    """Start the driver in its own session (process group), its output into the run's logs: a warm driver of the
+    plan's shape when the pool has one ready (its event logs are then where that driver writes them)."""
+    if warm is not None and plan.warm_shape is not None:
+        driver = warm.take(plan.warm_shape)
+        if driver is not None:
+            plan.event_dirs = [driver.events]
+            return warm.assign(driver, plan.argv[1:], plan.env, plan.cwd, plan.output_log, plan.error_log)
     return process.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log)
+
+
+def default_shape(home: Path) -> Shape:
+    """The shape of a Glue job's driver with no capacity or Spark settings of its own (what the pool warms first)."""
+    master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
+    return shape_of(sys.executable, resources.driver_options(None, None, None, None, master, home=home))

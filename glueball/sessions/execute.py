@@ -7,8 +7,8 @@ code printed on stdout, as a notebook shows it (``repr``; nothing for ``None``).
 (the exception's class), ``ErrorValue`` (its message) and ``Traceback`` (lines, the statement's
 own frames only). ``%matplot NAME`` draws the matplotlib figure (or ``pyplot``) NAME as Glue does:
 ``Data`` is then ``MimeType`` ``image/png`` with the base64 PNG in ``Result`` and the text in
-``StdOut``, the form Glue's kernel displays. The Spark jobs a statement starts belong to its job group, so cancelling the
-statement cancels them.
+``StdOut``, the form Glue's kernel displays. The Spark jobs a statement starts belong to its job
+group, so cancelling the statement cancels them.
 """
 
 from __future__ import annotations

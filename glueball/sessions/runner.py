@@ -31,16 +31,20 @@ from sqlalchemy import select, update
 
 from glueball.config import Settings
 from glueball.errors import EntityNotFoundException
+from glueball.objects.locations import local_path, object_store_root
+from glueball.runtime.capacity import driver_options
 from glueball.runtime.lake import endpoint_variables
+from glueball.runtime.pyenv import job_python
+from glueball.runtime.warm import EXTRA_PY_FILES_ENV
 from glueball.sessions.models import ENDED, LIVE, Session, SessionState
 from glueball.sessions.service import SessionService, changed
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.store.session_tables import GlueSessionRow
-from glueball.supervise import process
 from glueball.supervise.driverenv import DriverEnv
 from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, timeout_unit_seconds
 from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
+from glueball.supervise.warm import Shape, WarmPool, shape_of
 
 log = logging.getLogger("glueball.sessions")
 
@@ -52,10 +56,12 @@ RunIdentity = Callable[[Scope, str, str, float], tuple[str, str, str]]
 class SessionRunner:
     """The sessions of one process: launches their drivers and watches them."""
 
-    def __init__(self, store: Store, settings: Settings, run_identity: RunIdentity | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, run_identity: RunIdentity | None = None,
+                 warm: WarmPool | None = None) -> None:
         self.store = store
         self.settings = settings
         self.run_identity = run_identity
+        self.warm = warm or WarmPool(settings.logs / "warm", 0, dict)
         self.supervisor = Supervisor("session", lambda ids: _beat(store, ids))
         self.identity = self.supervisor.identity
         self._scopes: dict[str, Scope] = {}
@@ -98,12 +104,16 @@ class SessionRunner:
         if adopted is None:
             log_dir.mkdir(parents=True, exist_ok=True)
             try:
-                argv, env = self._plan(service.scope, session)
+                shape, env = self._plan(service.scope, session)
             except Exception as exc:  # noqa: BLE001 - a session that cannot start says why
                 service.settle(session_id, (SessionState.PROVISIONING, SessionState.STOPPING), SessionState.FAILED,
                                str(exc))
                 return
-            proc = process.spawn(argv, env, log_dir, log_dir / "output.log", log_dir / "error.log")
+            argv = ["-m", "glueball.sessions.session_driver", session_id]
+            logs = (log_dir, log_dir / "output.log", log_dir / "error.log")
+            driver = self.warm.take(shape)  # a warm driver of the session's shape: READY in a moment
+            proc = (self.warm.assign(driver, argv, env, *logs) if driver is not None
+                    else self.warm.start_now(shape, argv, env, *logs))
             service.record_driver(session_id, host_name(), proc.pid, process_start(proc.pid), str(log_dir),
                                   self.identity)
             pid = proc.pid
@@ -147,7 +157,12 @@ class SessionRunner:
         except EntityNotFoundException:
             log.info("session %s ended (deleted)", session_id)
 
-    def _plan(self, scope: Scope, session: Session) -> tuple[list[str], dict[str, str]]:
+    def _plan(self, scope: Scope, session: Session) -> tuple[Shape, dict[str, str]]:
+        """The shape of the session's driver (its Python and Spark settings) and its environment.
+
+        Raises:
+            ValueError: an invalid capacity or Spark argument; PythonModulesError: modules cannot be installed.
+        """
         settings = self.settings
         env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF")}
         endpoint = settings.endpoint
@@ -164,24 +179,21 @@ class SessionRunner:
                 env["AWS_ACCESS_KEY_ID"] = session.access_key or env.get("AWS_ACCESS_KEY_ID") or "glueball"
                 env.setdefault("AWS_SECRET_ACCESS_KEY", "glueball")
                 env.pop("AWS_SESSION_TOKEN", None)
-        arguments = session.spec.get("DefaultArguments") or {}
-        conf = _spark_conf(arguments)
-        if conf:
-            import json
-
-            env["GLUEBALL_SPARK_CONF"] = json.dumps(conf)
-        return [sys.executable, "-m", "glueball.sessions.session_driver", session.session_id], env
-
-
-def _spark_conf(arguments: dict[str, Any]) -> dict[str, str]:
-    """``--conf k=v [--conf k2=v2]`` of a session's DefaultArguments as Spark settings."""
-    text = str(arguments.get("--conf") or "")
-    found: dict[str, str] = {}
-    for setting in text.split(" --conf ") if text else []:
-        key, sep, value = setting.strip().partition("=")
-        if sep and key:
-            found[key] = value
-    return found
+        arguments = dict(session.spec.get("DefaultArguments") or {})
+        spec = session.spec
+        worker_type, workers = spec.get("WorkerType"), spec.get("NumberOfWorkers")
+        if not worker_type and spec.get("MaxCapacity") is None:
+            worker_type, workers = "G.1X", 5  # Glue's default for an interactive session
+        master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
+        options = driver_options(worker_type, workers, spec.get("MaxCapacity"), spec.get("GlueVersion"), master,
+                                 arguments, settings.home)
+        modules = arguments.get("--additional-python-modules")
+        python = str(job_python(modules, settings.home, arguments.get("--python-modules-installer-option", ""))) \
+            if modules else sys.executable
+        extra = [p.strip() for p in str(arguments.get("--extra-py-files") or "").split(",") if p.strip()]
+        if extra:
+            env[EXTRA_PY_FILES_ENV] = ",".join(str(local_path(p, object_store_root(settings.home))) for p in extra)
+        return shape_of(python, options), env
 
 
 def _beat(store: Store, session_ids: list[str]) -> None:

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from glueball.jobs.eventlog import run_metrics
-from glueball.jobs.resources import event_log_settings, runner_args
+from glueball.runtime.capacity import event_log_settings, runner_args
 from tests.jobs import cluster
 
 pytestmark = pytest.mark.spark

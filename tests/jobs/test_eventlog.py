@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from glueball.jobs.eventlog import EventLogError, application_logs, run_metrics
-from glueball.jobs.resources import event_log_settings
+from glueball.runtime.capacity import event_log_settings
 
 pytestmark = pytest.mark.spark
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from glueball.jobs.pyenv import PythonModulesError, env_dir, job_python, parse_modules
+from glueball.runtime.pyenv import PythonModulesError, env_dir, job_python, parse_modules
 
 
 def test_requirements_are_parsed_as_glue_takes_them(tmp_path: Path) -> None:

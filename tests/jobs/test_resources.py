@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from glueball.jobs.resources import (
+from glueball.runtime.capacity import (
     WORKER_TYPES,
     capacity,
     event_log_settings,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -166,9 +167,8 @@ def test_idle_sessions_time_out_and_killed_drivers_fail(server: ServerProcess) -
     timed_out = wait_state(glue, "idle", ("TIMEOUT", "FAILED", "STOPPED"), timeout=30)
     assert timed_out["Status"] == "TIMEOUT" and "IdleTimeout" in timed_out["ErrorMessage"]
 
-    pid = int(next(line.split()[0] for line in subprocess.run(
-        ["ps", "-eo", "pid,args"], capture_output=True, text=True, check=True).stdout.splitlines()
-        if "glueball.sessions.session_driver doomed" in line))
+    with sqlite3.connect(server.home / "glueball.db") as db:  # the driver the server recorded for the session
+        pid = db.execute("SELECT driver_pid FROM glue_session WHERE session_id = 'doomed'").fetchone()[0]
     os.killpg(pid, signal.SIGKILL)
     failed = wait_state(glue, "doomed", ("FAILED", "STOPPED"), timeout=30)
     assert failed["Status"] == "FAILED" and failed["ErrorMessage"]

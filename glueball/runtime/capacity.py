@@ -295,3 +295,20 @@ def runner_args(settings: Mapping[str, str]) -> list[str]:
             args += ["--conf", f"{key}={value}"]
     return args
 
+
+
+def driver_options(worker_type: str | None, number_of_workers: int | None, max_capacity: float | None,
+                   glue_version: str | None, master: str, arguments: Mapping[str, str] | None = None,
+                   home: Path | None = None) -> list[str]:
+    """The ``glueball run`` options of a Spark driver for this capacity: its settings, then the user's own
+    ``--conf`` argument as given (``k=v --conf k2=v2``), as a job run's driver gets them.
+
+    Raises:
+        ValueError: as :func:`spark_settings`.
+    """
+    settings = spark_settings(worker_type, number_of_workers, max_capacity, glue_version, master,
+                              arguments=arguments, home=home)
+    user = (arguments or {}).get("--conf")
+    user_keys = {part.strip().partition("=")[0] for part in (user or "").split(" --conf ") if "=" in part}
+    options = runner_args({k: v for k, v in settings.items() if k not in user_keys})
+    return options + (["--conf", user] if user else [])

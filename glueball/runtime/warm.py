@@ -1,0 +1,105 @@
+"""A warm driver: ``python -m glueball.runtime.warm [--spark-master M] [--conf k=v ...]``.
+
+It does ahead of time what every Spark driver does first — starts Python with glueball and
+``awsglue`` imported, the JVM and the SparkContext (with exactly the Spark settings given, as
+``glueball run`` would set them), and runs a tiny job so the JIT has warmed up — then writes its
+ready file (``GLUEBALL_WARM_READY``) and waits on stdin for one assignment, a JSON line::
+
+    {"argv": ["-m", "glueball", "run", SCRIPT, ...] | ["-m", "glueball.sessions.session_driver", ID],
+     "env": {...}, "cwd": "...", "stdout": "...", "stderr": "..."}
+
+It then becomes that driver: the run's environment replaces its own, stdout and stderr (its file
+descriptors, so the JVM's output too) go to the run's logs, and it runs the job's script (``glueball
+run``'s way, in the SparkContext it already has) or the session's statement loop; its exit status
+is the script's. One assignment, then it exits: no state leaks from one run to the next. Stdin
+closing without an assignment (its server went away) ends it too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+READY_ENV = "GLUEBALL_WARM_READY"
+EXTRA_PY_FILES_ENV = "GLUEBALL_EXTRA_PY_FILES"  # a session's --extra-py-files, as local files
+
+
+def warm_up(options: list[str]) -> None:
+    """Start Spark as ``glueball run`` with ``options`` would, and exercise it once."""
+    from glueball.runtime import scriptrunner
+
+    plan = scriptrunner.parse_run_args(sys.executable, options)  # any existing file stands for the script
+    os.environ["PYSPARK_SUBMIT_ARGS"] = scriptrunner.spark_submit_args(plan)
+    os.environ["GLUEBALL_SPARK_MASTER"] = plan.master
+    os.environ["GLUEBALL_SPARK_CONF"] = json.dumps(plan.conf)
+    import awsglue.context  # noqa: F401 - what every Glue script imports first
+    import awsglue.dynamicframe  # noqa: F401
+    import awsglue.transforms  # noqa: F401
+    from glueball.runtime.spark import spark_session
+
+    spark = spark_session(app_name="glueball-warm")
+    spark.range(1000).selectExpr("sum(id) AS total").collect()
+    spark.createDataFrame([(1, "a")], "id INT, name STRING").groupBy("name").count().collect()
+
+
+def become(assignment: dict[str, Any]) -> int:
+    """Take on the run described by ``assignment``; its exit status."""
+    for name, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
+        stream.flush()
+        with open(assignment[name], "ab") as target:
+            os.dup2(target.fileno(), stream.fileno())
+    os.environ.clear()
+    os.environ.update(assignment["env"])
+    os.chdir(assignment["cwd"])
+    from glueball.runtime.client import reset_client
+
+    reset_client()
+    argv = list(assignment["argv"])
+    if argv[:3] == ["-m", "glueball", "run"]:
+        from glueball.runtime import scriptrunner
+        from glueball.runtime.lake import expose
+
+        plan = scriptrunner.parse_run_args(argv[3], argv[4:])
+        for extra in plan.extra_py_files:  # on the driver's path and shipped to its Python workers
+            sys.path.insert(0, str(Path(extra).parent) if extra.endswith(".py") else extra)
+            from pyspark import SparkContext
+
+            SparkContext.getOrCreate().addPyFile(extra)
+        expose()
+        return scriptrunner.execute(plan.script, plan.script_args)
+    if argv[:2] == ["-m", "glueball.sessions.session_driver"]:
+        from pyspark import SparkContext
+
+        from glueball.sessions.session_driver import main as session_main
+
+        for extra in filter(None, os.environ.get(EXTRA_PY_FILES_ENV, "").split(",")):
+            sys.path.insert(0, str(Path(extra).parent) if extra.endswith(".py") else extra)
+            SparkContext.getOrCreate().addPyFile(extra)
+        return session_main(argv[2:])
+    print(f"glueball warm driver: cannot become {argv!r}", file=sys.stderr)
+    return 2
+
+
+def main(options: list[str]) -> int:
+    warm_up(options)
+    ready = os.environ.get(READY_ENV)
+    if ready:
+        Path(ready).write_text(str(os.getpid()))
+    line = sys.stdin.readline()
+    if not line.strip():
+        return 0  # the pool let it go (or its server stopped): nothing to do
+    status = become(json.loads(line))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return status
+
+
+if __name__ == "__main__":
+    code = main(sys.argv[1:])
+    from glueball.runtime.scriptrunner import _stop_spark
+
+    _stop_spark()
+    sys.exit(code)

@@ -1,0 +1,118 @@
+"""Warm drivers: Spark drivers a server starts ahead (``--warm-drivers``), taken by sessions and job runs of
+their shape, each used once; runs on them log, measure, stop and end as runs on cold drivers do."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from glueball.runtime.client import boto3_session
+from tests.helpers import ServerProcess
+
+ROLE = "arn:aws:iam::123456789012:role/GlueRole"
+SCRIPT = """\
+import sys
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+
+args = getResolvedOptions(sys.argv, ["JOB_NAME", "output"])
+glueContext = GlueContext(SparkContext.getOrCreate())
+frame = glueContext.spark_session.range(100).selectExpr("id", "id * 2 AS twice")
+frame.write.mode("overwrite").parquet(args["output"])
+print("wrote", frame.count(), "rows")
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    running = ServerProcess(tmp_path_factory.mktemp("warm-home"), warm_drivers=1).start()
+    yield running
+    running.stop()
+
+
+def ready_warm_pids(home: Path) -> set[int]:
+    return {int(ready.read_text()) for ready in (home / "warm").glob("*/ready") if ready.read_text().strip()}
+
+
+def wait_warm(home: Path, exclude: set[int] = frozenset(), timeout: float = 120) -> int:  # type: ignore[assignment]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        fresh = ready_warm_pids(home) - exclude
+        if fresh:
+            return fresh.pop()
+        time.sleep(0.2)
+    raise AssertionError("no warm driver became ready")
+
+
+def driver_pid(home: Path, table: str, key: str, value: str) -> int:
+    with sqlite3.connect(home / "glueball.db") as db:
+        return int(db.execute(f"SELECT driver_pid FROM {table} WHERE {key} = ?", (value,)).fetchone()[0])
+
+
+def wait_run(glue: Any, name: str, run_id: str, states: tuple[str, ...], timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]
+        if run["JobRunState"] in states:
+            return dict(run)
+        time.sleep(0.1)
+    raise AssertionError(f"{name} run {run_id} never reached {states}: {run}")
+
+
+def test_a_session_takes_a_warm_driver_and_the_pool_refills(server: ServerProcess) -> None:
+    warm = wait_warm(server.home)
+    glue = server.client()
+    glue.create_session(Id="warm-session", Role=ROLE, Command={"Name": "glueetl", "PythonVersion": "3"})
+    deadline = time.monotonic() + 60
+    while glue.get_session(Id="warm-session")["Session"]["Status"] == "PROVISIONING" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert glue.get_session(Id="warm-session")["Session"]["Status"] == "READY"
+    assert driver_pid(server.home, "glue_session", "session_id", "warm-session") == warm, "it took the warm driver"
+    number = glue.run_statement(SessionId="warm-session", Code="spark.range(10).count()")["Id"]
+    while (statement := glue.get_statement(SessionId="warm-session", Id=number)["Statement"])["State"] != "AVAILABLE":
+        time.sleep(0.02)
+    assert statement["Output"]["Data"]["TextPlain"] == "10"
+    refill = wait_warm(server.home, exclude={warm})
+    assert refill != warm
+    glue.stop_session(Id="warm-session")
+
+
+def test_job_runs_take_warm_drivers_and_behave_as_cold_ones(server: ServerProcess, tmp_path: Path) -> None:
+    glue = server.client()
+    script = tmp_path / "job.py"
+    script.write_text(SCRIPT)
+    glue.create_job(Name="warm-job", Role=ROLE, GlueVersion="4.0",
+                    Command={"Name": "glueetl", "ScriptLocation": str(script)},
+                    DefaultArguments={"--output": str(tmp_path / "out")})
+    seen: set[int] = set()
+    for _ in range(2):  # each run takes a fresh warm driver: one run per driver
+        warm = wait_warm(server.home, exclude=seen)
+        seen.add(warm)
+        run_id = glue.start_job_run(JobName="warm-job")["JobRunId"]
+        run = wait_run(glue, "warm-job", run_id, ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT"))
+        assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+        assert driver_pid(server.home, "glue_job_run", "run_id", run_id) == warm
+        log = server.home / "logs" / "jobs" / "warm-job" / run_id / "output.log"
+        assert "wrote 100 rows" in log.read_text()
+        assert run["ExecutionTime"] >= 0 and run["DPUSeconds"] > 0
+    parts = list((tmp_path / "out").glob("part-*.parquet"))
+    assert parts, "the script's output is where it said"
+    internal = boto3_session().client("glueball", endpoint_url=server.endpoint, region_name="us-east-1",
+                                      aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="x")
+    metrics = internal.get_job_run_metrics(JobName="warm-job", RunId=run_id)["Metrics"]
+    assert metrics["records_written"] == 100, "metrics come from the warm driver's Spark event log"
+
+    script.write_text("import time\ntime.sleep(120)\n")
+    warm = wait_warm(server.home, exclude=seen)
+    run_id = glue.start_job_run(JobName="warm-job")["JobRunId"]
+    wait_run(glue, "warm-job", run_id, ("RUNNING",))
+    assert driver_pid(server.home, "glue_job_run", "run_id", run_id) == warm
+    glue.batch_stop_job_run(JobName="warm-job", JobRunIds=[run_id])
+    stopped = wait_run(glue, "warm-job", run_id, ("STOPPED", "FAILED", "SUCCEEDED"), timeout=60)
+    assert stopped["JobRunState"] == "STOPPED"
