@@ -178,10 +178,12 @@ def _sql_sample(settings: Settings) -> None:
 
 
 def main() -> int:
-    settings = Settings()
+    # a warm Spark driver is started ahead for the pipeline's Spark jobs (GLUEBALL_WARM_DRIVERS=0: none)
+    settings = Settings(warm_drivers=int(os.environ.get("GLUEBALL_WARM_DRIVERS", "1")))
     clock_file = settings.home / "demo-clock"
     app = Glueball(settings, clock=SchedulerClock(str(clock_file)))  # schedules follow the rehearsal clock
     app.reconcile()
+    app.start_warm_drivers()
     glue = embedded_client(app)
     _say(f"glueball daily orders pipeline on the embedded default ({settings.home}, store {settings.database_url})")
     try:

@@ -41,6 +41,7 @@ class Driver:
         self.ended = threading.Event()
         self._cancelled: set[int] = set()
         self._lock = threading.Lock()
+        self._finished = threading.Event()  # a statement ended: the poller goes back to waiting for work at once
 
     def serve(self) -> None:
         poller = threading.Thread(target=self._poll, name="session-poller", daemon=True)
@@ -62,6 +63,7 @@ class Driver:
             # error Status; ERROR is for statements glueball could not run at all
             state = "CANCELLED" if number in self._cancelled else "AVAILABLE"
             self.client.finish_statement(SessionId=self.session_id, Id=number, State=state, Output=result)
+            self._finished.set()
 
     def _poll(self) -> None:
         while not self.ended.is_set():
@@ -89,7 +91,8 @@ class Driver:
                     self.running = int(statement["Id"])
                 self.work.put(statement)
             elif running is not None:
-                time.sleep(0.2)
+                self._finished.wait(0.2)  # while it runs, ask about cancelling five times a second
+                self._finished.clear()
 
     def interrupt(self, signum: int, frame: Any) -> None:
         """SIGINT: interrupts a running statement (``KeyboardInterrupt`` in it); ignored between statements."""

@@ -1,0 +1,175 @@
+"""How fast runs start: warm drivers (``glueball server --warm-drivers 1``) against cold ones, in one run.
+
+Run ``.venv/bin/python bench/start.py [--rounds R] [--no-demo]``. Two servers (``--warm-drivers 0`` and
+``1``) serve the same trivial glueetl job; for each round it prints, per mode:
+
+- StartJobRun -> the script's first Spark job done (the script prints the time after
+  ``spark.range(10).count()``), and StartJobRun -> SUCCEEDED (as GetJobRun reports it, polled every 20 ms);
+- CreateSession -> READY, the first ``spark.range(10).count()`` statement's round trip
+  (RunStatement -> AVAILABLE), and the median round trip of ten more, and of ten ``1 + 1``;
+
+then the resident memory of one idle warm driver (its Python and its JVM), and the wall time of
+``make demo``'s pipeline (``python -m glueball.demo`` on a fresh home: a workflow of two crawlers and
+two Spark jobs, run twice) with ``GLUEBALL_WARM_DRIVERS=0`` and ``1``. Every round waits until the warm
+server's pool has refilled (a refill is a JVM starting: on 2 cores it would slow whatever runs beside
+it), as a server between runs would. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.helpers import ServerProcess  # noqa: E402
+
+SCRIPT = """\
+import sys, time
+from awsglue.context import GlueContext
+from pyspark.context import SparkContext
+glueContext = GlueContext(SparkContext.getOrCreate())
+glueContext.spark_session.range(10).count()
+print("FIRST_JOB_DONE", time.time(), flush=True)
+"""
+ROLE = "arn:aws:iam::123456789012:role/GlueRole"
+
+
+def idle_warm(home: Path) -> list[int]:
+    return [int(ready.read_text()) for ready in (home / "warm").glob("*/ready") if ready.read_text().strip()]
+
+
+def wait_for_warm(home: Path, timeout: float = 180) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = idle_warm(home)
+        if found:
+            return found[0]
+        time.sleep(0.1)
+    raise RuntimeError("no warm driver became ready")
+
+
+def rss_of_tree(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants (the warm driver's Python and JVM)."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pending += [int(child) for child in children]
+    return total
+
+
+def job_round(server: ServerProcess, glue: Any, warm: bool) -> tuple[float, float]:
+    if warm:
+        wait_for_warm(server.home)
+    started = time.time()
+    run_id = glue.start_job_run(JobName="trivial")["JobRunId"]
+    while True:
+        run = glue.get_job_run(JobName="trivial", RunId=run_id)["JobRun"]
+        if run["JobRunState"] in ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT"):
+            break
+        time.sleep(0.02)
+    ended = time.time()
+    if run["JobRunState"] != "SUCCEEDED":
+        raise RuntimeError(f"the trivial job ended {run['JobRunState']}: {run.get('ErrorMessage')}")
+    log = (server.home / "logs" / "jobs" / "trivial" / run_id / "output.log").read_text()
+    first = float(log.split("FIRST_JOB_DONE")[1].split()[0])
+    return first - started, ended - started
+
+
+def statement(glue: Any, session_id: str, code: str) -> float:
+    started = time.time()
+    number = glue.run_statement(SessionId=session_id, Code=code)["Id"]
+    while glue.get_statement(SessionId=session_id, Id=number)["Statement"]["State"] not in (
+            "AVAILABLE", "ERROR", "CANCELLED"):
+        time.sleep(0.005)
+    return time.time() - started
+
+
+def session_round(server: ServerProcess, glue: Any, warm: bool, name: str) -> tuple[float, ...]:
+    if warm:
+        wait_for_warm(server.home)
+    started = time.time()
+    glue.create_session(Id=name, Role=ROLE, Command={"Name": "glueetl", "PythonVersion": "3"})
+    while glue.get_session(Id=name)["Session"]["Status"] == "PROVISIONING":
+        time.sleep(0.01)
+    ready = time.time() - started
+    first = statement(glue, name, "spark.range(10).count()")
+    if warm:
+        wait_for_warm(server.home)  # the pool's refill would compete with the statements for 2 cores
+    more = statistics.median(statement(glue, name, "spark.range(10).count()") for _ in range(10))
+    plain = statistics.median(statement(glue, name, "1 + 1") for _ in range(10))
+    glue.stop_session(Id=name)
+    return ready, first, more, plain
+
+
+def demo_seconds(warm: int) -> float:
+    home = Path(tempfile.mkdtemp(prefix=f"glueball-bench-demo-{warm}-"))
+    env = {**os.environ, "GLUEBALL_HOME": str(home), "GLUEBALL_WARM_DRIVERS": str(warm)}
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "glueball.demo"], env=env, check=True, capture_output=True)
+    return time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-demo", action="store_true")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="glueball-bench-start-"))
+    servers = {"cold": ServerProcess(root / "cold", warm_drivers=0), "warm": ServerProcess(root / "warm",
+                                                                                            warm_drivers=1)}
+    script = root / "trivial.py"
+    script.write_text(SCRIPT)
+    results: dict[str, dict[str, list[float]]] = {mode: {} for mode in servers}
+    try:
+        for server in servers.values():
+            server.home.mkdir(parents=True)
+            server.start()
+            glue = server.client()
+            glue.create_job(Name="trivial", Role=ROLE, GlueVersion="4.0",
+                            Command={"Name": "glueetl", "ScriptLocation": str(script)})
+        for number in range(args.rounds):
+            for mode, server in servers.items():
+                glue = server.client()
+                wait_for_warm(servers["warm"].home)  # no refill of the warm server competes with this round
+                first, done = job_round(server, glue, mode == "warm")
+                wait_for_warm(servers["warm"].home)
+                ready, first_statement, statements, plain = session_round(server, glue, mode == "warm",
+                                                                          f"s{number}")
+                for key, value in (("job first", first), ("job done", done), ("session ready", ready),
+                                   ("first statement", first_statement), ("statement", statements),
+                                   ("plain", plain)):
+                    results[mode].setdefault(key, []).append(value)
+        rss = rss_of_tree(wait_for_warm(servers["warm"].home))
+    finally:
+        for server in servers.values():
+            server.stop()
+    print(f"Starting runs, {args.rounds} rounds (median seconds; cold = --warm-drivers 0, warm = 1):")
+    labels = {"job first": "StartJobRun -> first Spark job done", "job done": "StartJobRun -> SUCCEEDED",
+              "session ready": "CreateSession -> READY", "first statement": "first spark.range(10).count()",
+              "statement": "spark.range(10).count() round trip", "plain": "1 + 1 round trip"}
+    for key, label in labels.items():
+        cold, warm = (statistics.median(results[mode][key]) for mode in ("cold", "warm"))
+        print(f"  {label:40} cold {cold:7.3f}  warm {warm:7.3f}  ({cold / warm:.1f}x)")
+    print(f"  one idle warm driver: {rss / 2**20:.0f} MiB resident (Python + JVM)")
+    if not args.no_demo:
+        cold_demo, warm_demo = demo_seconds(0), demo_seconds(1)
+        print(f"make demo's pipeline: cold {cold_demo:.1f} s, warm {warm_demo:.1f} s ({cold_demo / warm_demo:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
