@@ -319,11 +319,20 @@ public class ObjectStoreFileSystem extends FileSystem {
     }
     try {
       Files.createDirectories(dir);
-    } catch (java.nio.file.FileAlreadyExistsException e) {
+    } catch (FileSystemException e) { // the folder or one of its parents is a file
+      if (Files.isDirectory(dir)) {
+        return; // made by someone else meanwhile
+      }
       if (Files.exists(dir)) {
         throw new FileAlreadyExistsException(pathOf(key) + " exists and is not a directory");
       }
-      throw new ParentNotDirectoryException("A parent of " + pathOf(key) + " is a file, not a directory");
+      for (String parent = parentOf(key); !parent.isEmpty(); parent = parentOf(parent)) {
+        if (Files.exists(fileOf(parent)) && !Files.isDirectory(fileOf(parent))) {
+          throw new ParentNotDirectoryException(pathOf(parent) + " is a file, not a directory (making "
+              + pathOf(key) + ")");
+        }
+      }
+      throw e;
     }
   }
 
