@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
@@ -40,12 +39,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
@@ -58,9 +56,6 @@ import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
 import org.apache.hadoop.fs.RawLocalFileSystem;
-import org.apache.hadoop.fs.StreamCapabilities;
-import org.apache.hadoop.fs.Syncable;
-import org.apache.hadoop.fs.impl.StoreImplementationUtils;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.BufferedIOStatisticsOutputStream;
 import org.apache.hadoop.util.Progressable;
@@ -86,7 +81,7 @@ public class ObjectStoreFileSystem extends FileSystem {
   public void initialize(URI name, Configuration conf) throws IOException {
     super.initialize(name, conf);
     setConf(conf);
-    scheme = name.getScheme() == null ? "s3" : name.getScheme().toLowerCase();
+    scheme = name.getScheme() == null ? "s3" : name.getScheme().toLowerCase(Locale.ROOT);
     bucket = name.getAuthority();
     if (bucket == null || bucket.isEmpty()) {
       throw new IllegalArgumentException(name + " names no bucket: object store paths are "
@@ -512,102 +507,5 @@ public class ObjectStoreFileSystem extends FileSystem {
   @Override
   public String toString() {
     return "ObjectStoreFileSystem{" + uri + " -> " + bucketDir + "}";
-  }
-
-  /** A status whose permission, owner and group are read from the file only when asked (one stat). */
-  static final class ObjectStatus extends FileStatus {
-    private static final long serialVersionUID = 1L;
-    private final String localFile;
-    private transient volatile boolean loaded;
-
-    ObjectStatus(long length, boolean directory, long blockSize, long modified, long accessed, Path path,
-        String localFile) {
-      super(length, directory, 1, blockSize, modified, accessed, null, null, null, path);
-      this.localFile = localFile;
-    }
-
-    @Override
-    public FsPermission getPermission() {
-      load();
-      return super.getPermission();
-    }
-
-    @Override
-    public String getOwner() {
-      load();
-      return super.getOwner();
-    }
-
-    @Override
-    public String getGroup() {
-      load();
-      return super.getGroup();
-    }
-
-    private void load() {
-      if (loaded) {
-        return;
-      }
-      synchronized (this) {
-        if (loaded) {
-          return;
-        }
-        try {
-          PosixFileAttributes posix = Files.readAttributes(Paths.get(localFile), PosixFileAttributes.class);
-          int mode = 0;
-          for (PosixFilePermission permission : posix.permissions()) {
-            mode |= 1 << (8 - permission.ordinal()); // OWNER_READ (0400) ... OTHERS_EXECUTE (0001)
-          }
-          setPermission(new FsPermission((short) mode));
-          setOwner(posix.owner().getName());
-          setGroup(posix.group().getName());
-        } catch (IOException | UnsupportedOperationException e) {
-          // gone since, or no POSIX attributes: the defaults stay
-        }
-        loaded = true;
-      }
-    }
-  }
-
-  /** Bytes to a file channel; the buffering stream in front of it keeps hflush/hsync working. */
-  static final class ChannelOutput extends OutputStream implements Syncable, StreamCapabilities {
-    private final FileChannel channel;
-
-    ChannelOutput(FileChannel channel) {
-      this.channel = channel;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    @Override
-    public void write(byte[] bytes, int offset, int length) throws IOException {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length);
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
-      }
-    }
-
-    @Override
-    public void hflush() {
-      // nothing is held here: written bytes are already the operating system's
-    }
-
-    @Override
-    public void hsync() throws IOException {
-      channel.force(false);
-    }
-
-    @Override
-    public boolean hasCapability(String capability) {
-      return StoreImplementationUtils.isProbeForSyncable(capability);
-    }
-
-    @Override
-    public void close() throws IOException {
-      channel.close();
-    }
   }
 }

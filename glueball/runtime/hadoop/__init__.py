@@ -75,6 +75,7 @@ def sources() -> list[Path]:
 
 
 def _pyspark() -> tuple[str, Path]:
+    """pyspark's version and its folder of jars."""
     import pyspark
 
     return pyspark.__version__, Path(pyspark.__file__).parent / "jars"
@@ -127,6 +128,7 @@ def find_javac() -> str:
 
 @contextmanager
 def _locked(folder: Path) -> Iterator[None]:
+    """Hold the cache's build lock (``folder/.lock``) for the ``with`` block."""
     with open(folder / ".lock", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # one builder at a time; the others then find its jar
         try:
@@ -170,6 +172,7 @@ def build(timeout: float = 300.0) -> Path:
 
 
 def _write_jar(classes: Path, jar_file: Path) -> None:
+    """Zip the compiled ``classes`` folder, with a manifest, into ``jar_file``."""
     with zipfile.ZipFile(jar_file, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: glueball\r\n\r\n")
         for path in sorted(classes.rglob("*.class")):
@@ -263,6 +266,7 @@ def filesystem_settings(jars: list[str], root: Path) -> dict[str, str]:
 
 
 def _warn_unavailable() -> None:
+    """Say once per process, on stderr, why s3:// in plain Spark is unavailable."""
     global _warned
     reason = unavailable_reason()
     if reason and not _warned:
