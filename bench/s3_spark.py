@@ -27,12 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def timed(work: Callable[[], Any]) -> float:
+    """Seconds ``work`` took."""
     begun = time.perf_counter()
     work()
     return time.perf_counter() - begun
 
 
 def main() -> None:
+    """Write the datasets, then time each query through s3:// and file:// alternately and print the figures."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=4_000_000)
     parser.add_argument("--csv-rows", type=int, default=2_000_000)
@@ -64,14 +66,17 @@ def main() -> None:
     assert not list(store.rglob("*.crc")), "checksum files would slow file:// down"
 
     def parquet(base: str) -> Callable[[], Any]:
+        """Aggregate the flat Parquet dataset under ``base`` (all columns read)."""
         return lambda: spark.read.parquet(f"{base}/parquet").groupBy("region").agg(
             F.sum("amount"), F.sum("id"), F.max("qty"), F.min("day")).collect()
 
     def by_day(base: str) -> Callable[[], Any]:
+        """Aggregate half the partitions of the partitioned dataset (discovery and pruning)."""
         return lambda: spark.read.parquet(f"{base}/by_day").where("day >= 30").groupBy("day").agg(
             F.sum("amount")).collect()
 
     def csv(base: str) -> Callable[[], Any]:
+        """Parse and aggregate the CSV dataset."""
         return lambda: spark.read.option("header", "true").schema(
             "id long, region string, day int, amount double, qty int").csv(f"{base}/csv").groupBy(
             "region").agg(F.sum("amount"), F.avg("qty")).collect()

@@ -41,10 +41,12 @@ def put(store: Path, uri: str, text: str) -> Path:
 
 
 def files_under(folder: Path) -> list[str]:
+    """The files below ``folder``, as sorted relative paths."""
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
 def hpath(spark: Any, uri: str) -> Any:
+    """A Hadoop Path in the session's JVM."""
     return spark._jvm.org.apache.hadoop.fs.Path(uri)
 
 
@@ -152,6 +154,7 @@ def test_a_streaming_query_keeps_its_checkpoint_in_the_store(spark: Any, store: 
     checkpoint = f"s3://{bucket}/checkpoints/q"
 
     def run_once() -> None:
+        """Process what the input folder has and stop."""
         query = (spark.readStream.schema("id int, name string").csv(f"s3://{bucket}/in/").writeStream
                  .format("parquet").option("checkpointLocation", checkpoint).trigger(availableNow=True)
                  .start(f"s3://{bucket}/out"))
@@ -241,6 +244,7 @@ def test_rename_and_delete_follow_hadoops_contract(spark: Any, store: Path, buck
     folder = store / bucket
 
     def p(key: str) -> Any:
+        """The Hadoop path of ``key`` in the test's bucket."""
         return hpath(spark, f"{base}/{key}")
 
     put(store, f"{base}/staging/part-0", "zero")

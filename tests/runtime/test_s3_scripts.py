@@ -62,6 +62,7 @@ spark.read.csv("s3://lake/raw/orders/").count()
 
 def glueball_run(home: Path, script: Path, *args: str, env: dict[str, str] | None = None
                  ) -> subprocess.CompletedProcess[str]:
+    """``glueball run SCRIPT ARGS`` over ``home`` in a driver process of its own (local[2])."""
     environment = dict(os.environ, GLUEBALL_HOME=str(home), **(env or {}))
     environment.pop("GLUEBALL_ENDPOINT", None)
     environment.pop("GLUEBALL_S3_ENDPOINT", None)
@@ -71,6 +72,7 @@ def glueball_run(home: Path, script: Path, *args: str, env: dict[str, str] | Non
 
 
 def seed_orders(home: Path) -> None:
+    """ORDERS as a CSV file at s3://lake/raw/orders/orders.csv of ``home``."""
     folder = home / "s3" / "lake" / "raw" / "orders"
     folder.mkdir(parents=True)
     (folder / "orders.csv").write_text("id,region,amount\n" + "".join(f"{i},{r},{a}\n" for i, r, a in ORDERS))

@@ -20,6 +20,7 @@ CLASSES = {"dev/glueball/fs/ObjectStoreFileSystem.class", "dev/glueball/fs/Objec
 
 @pytest.fixture()
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty jar cache of the test's own (GLUEBALL_HADOOP_CACHE)."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("GLUEBALL_HADOOP_CACHE", str(folder))
     return folder
@@ -27,6 +28,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture()
 def no_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local object store, not a remote S3-compatible one."""
     monkeypatch.delenv("GLUEBALL_S3_ENDPOINT", raising=False)
 
 
@@ -116,6 +118,7 @@ def test_with_a_remote_store_the_schemes_go_to_s3a_or_say_which_jars_are_missing
 
 
 def _submitted_conf(args: str) -> dict[str, str]:
+    """The ``--conf`` settings, ``--jars`` and ``--driver-class-path`` of a ``PYSPARK_SUBMIT_ARGS`` string."""
     parts = shlex.split(args)
     conf = dict(parts[i + 1].split("=", 1) for i, part in enumerate(parts) if part == "--conf")
     conf["--jars"] = parts[parts.index("--jars") + 1]
