@@ -91,6 +91,16 @@ def test_without_javac_the_build_says_to_install_a_jdk_and_spark_gets_no_s3_sett
     assert hadoop.explain(ValueError("the input bucket is empty")) is None
 
 
+def test_an_unwritable_cache_is_an_error_that_names_it_not_a_crash(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("GLUEBALL_HADOOP_CACHE", str(blocker / "cache"))
+    with pytest.raises(hadoop.HadoopJarError, match="cannot be written to .*a-file/cache.*GLUEBALL_HADOOP_CACHE"):
+        hadoop.build()
+    assert hadoop.jar() is None and "GLUEBALL_HADOOP_CACHE" in (hadoop.unavailable_reason() or "")
+
+
 def test_spark_settings_give_the_three_schemes_the_object_store(no_endpoint: None) -> None:
     jar = hadoop.jar()
     assert jar is not None, hadoop.unavailable_reason()

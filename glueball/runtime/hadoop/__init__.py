@@ -148,27 +148,39 @@ def build(timeout: float = 300.0) -> Path:
         return target
     javac = find_javac()
     classpath = compile_classpath()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.parent):
-        if target.is_file():  # another process built it while this one waited
-            return target
-        with tempfile.TemporaryDirectory(prefix=".building-", dir=target.parent) as work:
-            classes = Path(work, "classes")
-            command = [javac, "--release", JAVA_RELEASE, "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
-                       "-cp", os.pathsep.join(str(p) for p in classpath), *(str(s) for s in sources())]
-            try:
-                result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-            except (OSError, subprocess.SubprocessError) as exc:
-                raise HadoopJarError(f"{javac} could not run to build glueball's Hadoop FileSystem: {exc}") from exc
-            if result.returncode != 0:
-                output = (result.stderr or result.stdout).strip()[-2000:]
-                raise HadoopJarError(f"javac failed to build glueball's Hadoop FileSystem (exit status "
-                                     f"{result.returncode}): {output}")
-            scratch = Path(work, "filesystem.jar")
-            _write_jar(classes, scratch)
-            os.replace(scratch, target)  # readers see a whole jar or none
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(target.parent):
+            if target.is_file():  # another process built it while this one waited
+                return target
+            with tempfile.TemporaryDirectory(prefix=".building-", dir=target.parent) as work:
+                _compile(javac, classpath, Path(work, "classes"), timeout)
+                scratch = Path(work, "filesystem.jar")
+                _write_jar(Path(work, "classes"), scratch)
+                os.replace(scratch, target)  # readers see a whole jar or none
+    except OSError as exc:
+        raise HadoopJarError(f"glueball's Hadoop FileSystem jar cannot be written to {target.parent}: {exc} "
+                             "(GLUEBALL_HADOOP_CACHE names another folder)") from exc
     prune(target.parent)
     return target
+
+
+def _compile(javac: str, classpath: list[Path], classes: Path, timeout: float) -> None:
+    """Compile the sources into ``classes``.
+
+    Raises:
+        HadoopJarError: javac could not run, or failed (its output included).
+    """
+    command = [javac, "--release", JAVA_RELEASE, "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
+               "-cp", os.pathsep.join(str(p) for p in classpath), *(str(s) for s in sources())]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise HadoopJarError(f"{javac} could not run to build glueball's Hadoop FileSystem: {exc}") from exc
+    if result.returncode != 0:
+        output = (result.stderr or result.stdout).strip()[-2000:]
+        raise HadoopJarError(f"javac failed to build glueball's Hadoop FileSystem (exit status "
+                             f"{result.returncode}): {output}")
 
 
 def _write_jar(classes: Path, jar_file: Path) -> None:
