@@ -32,7 +32,7 @@ def glue(server: ServerProcess) -> Any:
 # contract - exit status, kill -9, timeout, stop, retry, streaming resume - needs real drivers
 DRIVER_MODULES = {
     "tests/jobs/test_cli.py", "tests/jobs/test_cluster.py", "tests/jobs/test_runs.py",
-    "tests/runtime/test_run.py",
+    "tests/runtime/test_run.py", "tests/runtime/test_s3_scripts.py",
     "tests/streaming/test_streaming_job.py", "tests/dataquality/test_service_runs.py",
     "tests/dataquality/test_service_spark.py", "tests/workflows/test_fires.py", "tests/workflows/test_resume.py",
     "tests/workflows/test_runs.py", "tests/workflows/test_scheduler.py",
@@ -52,7 +52,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session", autouse=True)
-def jvm_class_archive() -> None:
+def hadoop_filesystem_jar() -> None:
+    """glueball's Hadoop FileSystem for s3:// in plain Spark (glueball.runtime.hadoop), compiled once per machine
+    (a few seconds): before the class archive, whose key names the drivers' jars."""
+    from glueball.runtime import hadoop
+
+    hadoop.jar()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jvm_class_archive(hadoop_filesystem_jar: None) -> None:
     """Spark drivers of the suite start from the class-data-sharing archive (glueball.runtime.jvmshare):
     built once per machine (about half a minute), it takes seconds off every driver's start."""
     from glueball.runtime import jvmshare

@@ -41,7 +41,8 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glueball" / "jvm"
 
 
-def _java_home() -> str:
+def java_home() -> str:
+    """The JVM Spark drivers run: ``$JAVA_HOME``, else the installation of the ``java`` on ``PATH`` ("" if none)."""
     home = os.environ.get("JAVA_HOME")
     if home:
         return home
@@ -55,7 +56,7 @@ def archive_path(jars: list[str]) -> Path:
     """The archive of this JVM, this Spark and these driver jars (``glueball.runtime.spark.driver_jars``)."""
     import pyspark
 
-    home = _java_home()
+    home = java_home()
     release = Path(home, "release")
     facts = [home, release.read_text() if release.exists() else "", pyspark.__version__, str(Path(
         pyspark.__file__).parent), *jars]

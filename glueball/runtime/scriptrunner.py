@@ -5,7 +5,8 @@ configured before the script creates it, through ``PYSPARK_SUBMIT_ARGS`` (for
 scripts that call ``SparkContext()`` themselves) and through the settings
 ``glueball.runtime.spark.spark_session`` reads (for ``GlueContext()`` without a
 SparkContext): the master (``--spark-master``, default ``local[*]``), JDBC driver
-jars, Glue's SQL semantics, and every ``--conf k=v``. ``--extra-py-files`` (comma
+jars, glueball's Hadoop FileSystem for ``s3://``/``s3a://``/``s3n://`` (``glueball.runtime.hadoop``),
+Glue's SQL semantics, and every ``--conf k=v``. ``--extra-py-files`` (comma
 separated ``.py``/``.zip`` files) are importable, on the driver and executors.
 """
 
@@ -20,8 +21,9 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from glueball.runtime import hadoop
 from glueball.runtime.jvmshare import with_share
-from glueball.runtime.spark import DEFAULT_CONF, driver_jars
+from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log
 
 RUNNER_OPTIONS = ("--extra-py-files", "--conf", "--spark-master")
 
@@ -82,15 +84,17 @@ def parse_run_args(script: str, args: list[str]) -> RunPlan:
 
 
 def spark_submit_args(plan: RunPlan) -> str:
-    settings = dict(DEFAULT_CONF)
+    """``PYSPARK_SUBMIT_ARGS`` for ``plan``: what any SparkContext or SparkSession the script makes starts with."""
+    jars = driver_jars()
+    settings = base_settings(jars)
     settings.update(plan.conf)
-    options = with_share(settings.get("spark.driver.extraJavaOptions"), driver_jars())
+    prepare_event_log(settings)
+    options = with_share(settings.get("spark.driver.extraJavaOptions"), jars)
     if options:  # the driver's JVM starts from the class-data-sharing archive (glueball.runtime.jvmshare)
         settings["spark.driver.extraJavaOptions"] = options
     parts = ["--master", plan.master, "--driver-memory", settings.pop("spark.driver.memory", "2g")]
     for key, value in settings.items():
         parts += ["--conf", f"{key}={value}"]
-    jars = driver_jars()
     if jars:
         parts += ["--jars", ",".join(jars), "--driver-class-path", os.pathsep.join(jars)]
     if plan.extra_py_files:
@@ -133,13 +137,26 @@ def execute(script: Path, script_args: list[str]) -> int:
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if code is not None and not isinstance(code, int):
             print(code, file=sys.stderr)
-    except BaseException:
-        traceback.print_exc()
+    except BaseException as exc:
+        _print_failure(exc)
         status = 1
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
     return status
+
+
+def _print_failure(exc: BaseException) -> None:
+    """The script's traceback; when it failed on an s3:// path for want of glueball's Hadoop FileSystem, followed
+    by a :class:`~glueball.runtime.hadoop.HadoopJarError` saying why (the run's error message, as the last one)."""
+    explained = hadoop.explain(exc)
+    if explained is None:
+        traceback.print_exc()
+        return
+    try:
+        raise explained from exc
+    except hadoop.HadoopJarError:
+        traceback.print_exc()
 
 
 def _stop_spark() -> None:

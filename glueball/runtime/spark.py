@@ -3,7 +3,9 @@
 JDBC drivers come from Debian packages (``libpostgresql-jdbc-java``,
 ``libmariadb-java``) and are put on the driver's and executors' classpath;
 ``GLUEBALL_EXTRA_JARS`` adds more. Glue's semantics need non-ANSI SQL (a failed
-cast is NULL, not an error), which Spark 4 no longer has by default.
+cast is NULL, not an error), which Spark 4 no longer has by default. ``s3://``,
+``s3a://`` and ``s3n://`` paths reach the object store through glueball's Hadoop
+FileSystem (``glueball.runtime.hadoop``), whose jar is on the classpath too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
+from glueball.runtime import hadoop
+from glueball.runtime.jvmshare import with_share
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -39,8 +45,38 @@ DEFAULT_CONF = {
 
 
 def driver_jars() -> list[str]:
+    """The jars of every Spark driver glueball starts: the JDBC drivers, ``GLUEBALL_EXTRA_JARS`` (comma
+    separated) and glueball's Hadoop FileSystem (built on first use; left out when it cannot be built)."""
     extra = [j for j in os.environ.get("GLUEBALL_EXTRA_JARS", "").split(",") if j]
-    return [j for j in (*JDBC_DRIVER_JARS, *extra) if Path(j).exists()]
+    jars = [j for j in (*JDBC_DRIVER_JARS, *extra) if Path(j).exists()]
+    filesystem = hadoop.jar()
+    if filesystem is not None:
+        jars.append(str(filesystem))
+    return jars
+
+
+def base_settings(jars: list[str]) -> dict[str, str]:
+    """:data:`DEFAULT_CONF` and the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``)."""
+    settings = dict(DEFAULT_CONF)
+    settings.update(hadoop.filesystem_settings(jars, object_store_root().absolute()))
+    return settings
+
+
+def prepare_event_log(settings: dict[str, str]) -> None:
+    """Make an ``s3://`` event log directory of the object store before Spark starts (Spark refuses a missing
+    one); without glueball's Hadoop FileSystem, give Spark that directory as a local folder instead."""
+    directory = settings.get("spark.eventLog.dir", "")
+    enabled = settings.get("spark.eventLog.enabled", "false").strip().lower() == "true"
+    if not enabled or not is_s3(directory) or os.environ.get("GLUEBALL_S3_ENDPOINT"):
+        return
+    try:
+        folder = local_path(directory)
+    except LocationError:
+        return  # the file system refuses it, saying why
+    folder.mkdir(parents=True, exist_ok=True)
+    scheme = directory.partition("://")[0]
+    if settings.get(f"spark.hadoop.fs.{scheme}.impl") != hadoop.FILESYSTEM:
+        settings["spark.eventLog.dir"] = folder.resolve().as_uri()
 
 
 def spark_session(master: str | None = None, app_name: str = "glueball",
@@ -60,15 +96,14 @@ def spark_session(master: str | None = None, app_name: str = "glueball",
         return active
     builder = SparkSession.builder.appName(app_name).master(
         master or os.environ.get("GLUEBALL_SPARK_MASTER", "local[*]"))
-    settings = dict(DEFAULT_CONF)
     jars = driver_jars()
+    settings = base_settings(jars)
     if jars:
         settings["spark.jars"] = ",".join(jars)
         settings["spark.driver.extraClassPath"] = os.pathsep.join(jars)
     settings.update(json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"))
     settings.update(conf or {})
-    from glueball.runtime.jvmshare import with_share
-
+    prepare_event_log(settings)
     options = with_share(settings.get("spark.driver.extraJavaOptions"), jars)
     if options:  # the driver's JVM starts from the class-data-sharing archive (glueball.runtime.jvmshare)
         settings["spark.driver.extraJavaOptions"] = options
