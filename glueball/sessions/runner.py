@@ -35,7 +35,7 @@ from glueball.objects.locations import local_path, object_store_root
 from glueball.runtime.capacity import driver_options
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import job_python
-from glueball.runtime.warm import EXTRA_PY_FILES_ENV
+from glueball.runtime.warm_driver import EXTRA_PY_FILES_ENV
 from glueball.sessions.models import ENDED, LIVE, Session, SessionState
 from glueball.sessions.service import SessionService, changed
 from glueball.store.engine import Store

@@ -1,4 +1,4 @@
-"""A pool of warm drivers (:mod:`glueball.runtime.warm`): Spark drivers started before anyone asks.
+"""A pool of warm drivers (:mod:`glueball.runtime.warm_driver`): Spark drivers started before anyone asks.
 
 Every job run and session needs a Spark driver, and starting one (Python, the JVM, the
 SparkContext, the JIT) costs seconds. The pool keeps up to ``size`` idle warm drivers for each
@@ -198,7 +198,7 @@ class WarmPool:
         env["GLUEBALL_WARM_READY"] = str(home / "ready")
         env["PYTHONUNBUFFERED"] = "1"
         with (home / "output.log").open("ab") as out, (home / "error.log").open("ab") as err:
-            proc = subprocess.Popen([python, "-m", "glueball.runtime.warm", *options], stdin=subprocess.PIPE,
+            proc = subprocess.Popen([python, "-m", "glueball.runtime.warm_driver", *options], stdin=subprocess.PIPE,
                                     stdout=out, stderr=err, env=env, cwd=home, start_new_session=True)
         return WarmDriver(shape, proc, home / "ready", events)
 

@@ -1,4 +1,4 @@
-"""A warm driver: ``python -m glueball.runtime.warm [--spark-master M] [--conf k=v ...]``.
+"""A warm driver: ``python -m glueball.runtime.warm_driver [--spark-master M] [--conf k=v ...]``.
 
 It does ahead of time what every Spark driver does first — starts Python with glueball and
 ``awsglue`` imported, the JVM and the SparkContext (with exactly the Spark settings given, as
@@ -70,15 +70,20 @@ def become(assignment: dict[str, Any]) -> int:
             SparkContext.getOrCreate().addPyFile(extra)
         expose()
         return scriptrunner.execute(plan.script, plan.script_args)
-    if argv[:2] == ["-m", "glueball.sessions.session_driver"]:
-        from pyspark import SparkContext
+    if argv[:1] == ["-m"] and len(argv) >= 2:  # another driver module (a session's statement loop)
+        import runpy
 
-        from glueball.sessions.session_driver import main as session_main
+        from pyspark import SparkContext
 
         for extra in filter(None, os.environ.get(EXTRA_PY_FILES_ENV, "").split(",")):
             sys.path.insert(0, str(Path(extra).parent) if extra.endswith(".py") else extra)
             SparkContext.getOrCreate().addPyFile(extra)
-        return session_main(argv[2:])
+        sys.argv = [argv[1], *argv[2:]]
+        try:
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        except SystemExit as exit_:
+            return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        return 0
     print(f"glueball warm driver: cannot become {argv!r}", file=sys.stderr)
     return 2
 
