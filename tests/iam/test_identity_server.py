@@ -452,3 +452,52 @@ def test_resource_tags_decide(iam_server: tuple[ServerProcess, Any]) -> None:
     assert reader.get_job(JobName="tagged-analytics")["Job"]["Name"] == "tagged-analytics"
     error, message, _ = code_of(reader.get_job, JobName="tagged-finance")
     assert error == "AccessDeniedException" and "job/tagged-finance" in message
+
+
+def test_the_seed_notebook_on_the_real_glue_kernel(iam_server: tuple[ServerProcess, Any], tmp_path: Path) -> None:
+    """The seed's notebook through the real Glue kernel: a user of account A assumes account B's
+    GlueSessionCreationRole (%%assume_role), tags the session, and creates it with the session_vpc connection;
+    without %connections the same notebook is refused by the VpcIds deny, with its message."""
+    from tests.sessions.test_glue_kernel import kernel_env, notebook, run_notebook, text_of
+
+    server, keys = iam_server
+    iam_b = client(server, "iam", *keys["B"])
+    glue_b = client(server, "glue", *keys["B"])
+    roles = {r["RoleName"] for r in iam_b.list_roles()["Roles"]}
+    if "GlueSessionCreationRole" not in roles:  # the seed scenario above made these; alone, this test does
+        policy = iam_b.create_policy(PolicyName="CustomCreateSessionPolicy",
+                                     PolicyDocument=json.dumps(SESSION_POLICY))["Policy"]
+        iam_b.create_role(RoleName="GlueSessionCreationRole", AssumeRolePolicyDocument=json.dumps(TRUST_ACCOUNT_A))
+        iam_b.attach_role_policy(RoleName="GlueSessionCreationRole", PolicyArn=policy["Arn"])
+        iam_b.create_role(RoleName="AWSGlueServiceRole-blog", AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
+        glue_b.create_connection(ConnectionInput={
+            "Name": "session_vpc", "ConnectionType": "NETWORK", "ConnectionProperties": {},
+            "PhysicalConnectionRequirements": {"SubnetId": "subnet-0aa", "SecurityGroupIdList": ["sg-01"],
+                                               "AvailabilityZone": "us-east-1a"}})
+    iam_a = client(server, "iam", *keys["A"])
+    iam_a.create_user(UserName="notebook-analyst")
+    iam_a.put_user_policy(UserName="notebook-analyst", PolicyName="assume-b", PolicyDocument=json.dumps(ASSUME_B))
+    created = iam_a.create_access_key(UserName="notebook-analyst")["AccessKey"]
+    env = kernel_env(server, tmp_path, created["AccessKeyId"], created["SecretAccessKey"])
+    config = Path(env["AWS_CONFIG_FILE"])
+    config.write_text(config.read_text().replace(
+        "role/GlueInteractiveRole", "role/AWSGlueServiceRole-blog").replace("123456789012", ACCOUNT_B))
+    assume = f"%%assume_role\n'arn:aws:iam::{ACCOUNT_B}:role/GlueSessionCreationRole'"
+    tags = "%%tags\n{'team': 'analytics', 'billing': 'bi'}"
+    first = "from awsglue.context import GlueContext\nglueContext = GlueContext(sc)\nspark.range(3).count()"
+
+    allowed = run_notebook(notebook(assume, tags, "%idle_timeout 30\n%connections session_vpc", first, "%status",
+                                    "%stop_session"), env)
+    assert "Role assumed successfully" in text_of(allowed.cells[0])
+    assert text_of(allowed.cells[3]).rstrip().endswith("3"), text_of(allowed.cells[3])
+    session_id = next(line.split("Session ID:")[1].strip() for line in text_of(allowed.cells[3]).splitlines()
+                      if "Session ID:" in line)
+    assert "analytics" in text_of(allowed.cells[4])
+    session = glue_b.get_session(Id=session_id)["Session"]  # the session lives in account B
+    assert session["Connections"] == {"Connections": ["session_vpc"]}
+    assert session["Role"] == f"arn:aws:iam::{ACCOUNT_B}:role/AWSGlueServiceRole-blog"
+    assert glue_b.list_sessions(Tags={"team": "analytics"})["Ids"] == [session_id]
+
+    refused = run_notebook(notebook(assume, tags, "%idle_timeout 30", first, "%stop_session"), env)
+    said = text_of(refused.cells[3])
+    assert "AccessDeniedException" in said and "explicit deny" in said and "glue:CreateSession" in said, said
