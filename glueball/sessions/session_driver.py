@@ -26,6 +26,8 @@ from typing import Any
 from glueball.sessions.execute import Namespace, run_code
 
 POLL_SECONDS = 10.0
+# a driver whose server has not answered for this long ends itself (a restarted server re-adopts drivers that live)
+ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 _CANCEL_GRACE_SECONDS = 0.5
 
 
@@ -66,6 +68,7 @@ class Driver:
             self._finished.set()
 
     def _poll(self) -> None:
+        unanswered: float | None = None
         while not self.ended.is_set():
             with self._lock:
                 running = self.running
@@ -73,7 +76,15 @@ class Driver:
                 answer = self.client.take_statement(SessionId=self.session_id, WaitSeconds=POLL_SECONDS if running
                                                     is None else 0.5, **({"RunningId": running} if running is not
                                                                          None else {}))
+                unanswered = None
             except Exception as exc:  # noqa: BLE001 - the server restarts or is gone: try again a little later
+                unanswered = unanswered or time.monotonic()
+                if time.monotonic() - unanswered > ORPHAN_SECONDS:
+                    print(f"glueball session {self.session_id}: no server for {ORPHAN_SECONDS:.0f} s, ending",
+                          file=sys.stderr, flush=True)
+                    self.ended.set()
+                    self.work.put(None)
+                    return
                 print(f"glueball session {self.session_id}: polling failed: {exc}", file=sys.stderr, flush=True)
                 time.sleep(1.0)
                 continue

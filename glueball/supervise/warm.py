@@ -61,6 +61,7 @@ class WarmDriver:
     ready_file: Path
     events: Path
     started: float = field(default_factory=time.monotonic)
+    taken: bool = False  # assigned to a run: no longer the pool's
 
     @property
     def ready(self) -> bool:
@@ -120,6 +121,7 @@ class WarmPool:
                stderr: Path) -> subprocess.Popen[bytes]:
         """Make ``driver`` run ``argv`` (what would follow ``python`` for a cold start) as its run."""
         assignment = {"argv": argv, "env": env, "cwd": str(cwd), "stdout": str(stdout), "stderr": str(stderr)}
+        driver.taken = True
         driver.ready_file.unlink(missing_ok=True)  # no longer warm: a ready file marks an idle driver
         assert driver.proc.stdin is not None
         driver.proc.stdin.write((json.dumps(assignment) + "\n").encode())
@@ -205,9 +207,10 @@ class WarmPool:
     def _wait_ready(self, driver: WarmDriver, timeout: float = 120.0) -> None:
         """One warm driver starts at a time: wait until it is ready (or dead) before starting the next."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and driver.proc.poll() is None and not driver.ready_file.exists():
+        while time.monotonic() < deadline and driver.proc.poll() is None and not driver.ready_file.exists() \
+                and not driver.taken:  # taken as soon as ready: its ready file is already gone
             time.sleep(_READY_POLL_SECONDS)
-        if driver.proc.poll() is not None and not driver.ready_file.exists():
+        if driver.proc.poll() is not None and not driver.ready_file.exists() and not driver.taken:
             log.warning("a warm driver exited before it was ready (%s)", driver.ready_file.parent / "error.log")
             time.sleep(5.0)  # not a tight loop of failing starts
 
