@@ -193,3 +193,26 @@ def test_a_restarted_server_adopts_a_live_session(tmp_path: Path) -> None:
         assert wait_state(glue, "survivor", ("STOPPED", "FAILED"))["Status"] == "STOPPED"
     finally:
         server.stop()
+
+
+def test_a_driver_whose_server_is_gone_ends_itself(tmp_path: Path) -> None:
+    os.environ["GLUEBALL_SESSION_ORPHAN_SECONDS"] = "3"  # inherited by the server, then by its drivers
+    try:
+        server = ServerProcess(tmp_path).start()
+    finally:
+        os.environ.pop("GLUEBALL_SESSION_ORPHAN_SECONDS")
+    glue = server.client()
+    create(glue, "orphan")
+    assert wait_state(glue, "orphan", ("READY", "FAILED"))["Status"] == "READY"
+    with sqlite3.connect(server.home / "glueball.db") as db:
+        pid = db.execute("SELECT driver_pid FROM glue_session WHERE session_id = 'orphan'").fetchone()[0]
+    assert server.proc is not None
+    os.kill(server.proc.pid, signal.SIGKILL)
+    server.proc.wait()
+    server.proc = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and \
+            "zombie" not in Path(f"/proc/{pid}/status").read_text().lower():
+        time.sleep(0.5)
+    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    assert "no server for 3 s, ending" in (server.home / "logs" / "sessions" / "orphan" / "error.log").read_text()
