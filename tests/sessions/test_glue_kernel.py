@@ -155,3 +155,33 @@ def test_a_statement_error_fails_the_cell(server: ServerProcess, tmp_path: Path)
     with pytest.raises(CellExecutionError) as failed:
         run_notebook(nb, kernel_env(server, tmp_path), allow_errors=False)
     assert failed.value.ename == "AnalysisException" and "no_such_table" in failed.value.evalue
+
+
+def test_configuration_magics_shape_the_session(server: ServerProcess, tmp_path: Path) -> None:
+    """%region, %iam_role, %session_id_prefix, %streaming, %spark_conf, %extra_py_files, %%configure and
+    %list_sessions: what they set reaches CreateSession, and the session runs with it."""
+    library = server.home / "s3" / "lib"
+    library.mkdir(parents=True, exist_ok=True)
+    (library / "helpers.py").write_text("def shout(text):\n    return text.upper() + '!'\n")
+    nb = notebook(
+        "%region us-east-1\n%iam_role arn:aws:iam::123456789012:role/OtherNotebookRole\n"
+        "%session_id_prefix nb\n%streaming\n%spark_conf spark.sql.shuffle.partitions=3\n"
+        "%extra_py_files s3://lib/helpers.py",
+        "%%configure\n{'--enable-glue-datacatalog': 'true', 'idle_timeout': 20, 'number_of_workers': 3, "
+        "'worker_type': 'G.1X'}",
+        "import helpers\nprint(helpers.shout('ok'), spark.conf.get('spark.sql.shuffle.partitions'))",
+        "%list_sessions",
+        "%stop_session",
+    )
+    run_notebook(nb, kernel_env(server, tmp_path))
+    assert text_of(nb.cells[2]).rstrip().endswith("OK! 3"), text_of(nb.cells[2])
+    session_id = next(line.split("Session ID:")[1].strip() for line in text_of(nb.cells[2]).splitlines()
+                      if "Session ID:" in line)
+    assert session_id.startswith("nb-")
+    assert session_id in text_of(nb.cells[3])
+    session = server.client().get_session(Id=session_id)["Session"]
+    assert session["Command"]["Name"] == "gluestreaming"
+    assert session["Role"] == "arn:aws:iam::123456789012:role/OtherNotebookRole"
+    assert (session["IdleTimeout"], session["WorkerType"], session["NumberOfWorkers"]) == (20, "G.1X", 3)
+    assert session["DefaultArguments"]["--extra-py-files"] == "s3://lib/helpers.py"
+    assert session["DefaultArguments"]["--conf"] == "spark.sql.shuffle.partitions=3"
