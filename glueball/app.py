@@ -142,7 +142,7 @@ class Glueball:
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
         self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers,
-                             lambda: driver_env(DRIVER_VARIABLES))
+                             lambda: driver_env(DRIVER_VARIABLES), lambda: bool(self.jobs.active()))
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None,
                               self.warm)
         self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
@@ -150,9 +150,14 @@ class Glueball:
                                    self.accounts.default_account, self.settings.region)
         self.edge = self._wire()
 
-    def start_warm_drivers(self) -> None:
-        """Keep warm drivers of a default Glue job's shape from now on (``--warm-drivers``; 0: none)."""
-        self.warm.want(default_shape(self.settings.home))
+    def start_warm_drivers(self, default: bool = True) -> None:
+        """Keep warm drivers (``--warm-drivers``; 0: none) of the shapes of the Spark jobs changed or run most
+        recently, and of a default Glue job's (unless not ``default``)."""
+        shapes = self.jobs.recent_shapes()
+        if default:
+            shapes.append(default_shape(self.settings.home))
+        for shape in shapes:
+            self.warm.want(shape)
 
     def reconcile(self) -> None:
         """Settle what a stopped process left running: crawls end FAILED, job runs are watched again or FAILED.

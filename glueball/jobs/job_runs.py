@@ -39,12 +39,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from glueball.errors import GlueError
 from glueball.jobs.bookmarks import BookmarkService
 from glueball.jobs.eventlog import EventLogError, run_metrics
-from glueball.jobs.launcher import LaunchError, LaunchPlan, plan_launch, spawn
+from glueball.jobs.launcher import LaunchError, LaunchPlan, job_shape, plan_launch, spawn
 from glueball.jobs.models import PYTHON_SHELL, RETRIED_STATES, Driver, JobRun, JobRunState, RunMetrics
 from glueball.jobs.service import JobRunService, beat
 from glueball.jobs.store import active_runs, to_run
@@ -59,7 +59,7 @@ from glueball.supervise.process import (
     timeout_unit_seconds,
 )
 from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
-from glueball.supervise.warm import WarmPool
+from glueball.supervise.warm import Shape, WarmPool
 
 if TYPE_CHECKING:
     from glueball.config import Settings
@@ -119,6 +119,17 @@ class JobRunner:
         """Watch a live driver that a stopped process launched (reconciliation)."""
         self._track(scope, access_key, run)
         self.supervisor.thread(f"job-run-{run.run_id[:12]}", self._run, run.run_id, driver)
+
+    def recent_shapes(self, limit: int = 3) -> list[Shape]:
+        """The warm-driver shapes of the Spark jobs changed or run most recently (at most ``limit``)."""
+        with self.store.read() as session:
+            rows = session.execute(select(JobRow.spec).order_by(JobRow.update_time.desc()).limit(20)).all()
+        shapes: list[Shape] = []
+        for (spec,) in rows:
+            shape = job_shape(dict(spec), self.settings.home)
+            if shape is not None and shape not in shapes:
+                shapes.append(shape)
+        return shapes[:limit]
 
     def active(self) -> list[str]:
         return self.supervisor.active()

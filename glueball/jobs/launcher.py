@@ -221,6 +221,23 @@ def spawn(plan: LaunchPlan, warm: WarmPool | None = None) -> subprocess.Popen[by
     return process.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log)
 
 
+def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:
+    """The warm-driver shape of a job's runs (as :func:`plan_launch` would give them), or None: not a Spark job,
+    modules of its own to install, or its own Spark event log path."""
+    arguments = dict(spec.get("DefaultArguments") or {})
+    arguments.update(spec.get("NonOverridableArguments") or {})
+    if spec.get("Command", {}).get("Name") == PYTHON_SHELL or arguments.get("--additional-python-modules") or \
+            arguments.get("--enable-spark-ui", "").lower() == "true":
+        return None
+    master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
+    try:
+        options = resources.driver_options(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
+                                           spec.get("MaxCapacity"), spec.get("GlueVersion"), master, arguments, home)
+    except ValueError:
+        return None
+    return shape_of(sys.executable, options)
+
+
 def default_shape(home: Path) -> Shape:
     """The shape of a Glue job's driver with no capacity or Spark settings of its own (what the pool warms first)."""
     master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"

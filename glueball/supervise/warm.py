@@ -6,7 +6,8 @@ SparkContext, the JIT) costs seconds. The pool keeps up to ``size`` idle warm dr
 memory, parallelism, ``--conf``), the event log directory aside — starting with the shape of a
 default Glue job. A run whose shape has a ready driver takes it: the driver becomes the run's
 (:meth:`WarmPool.assign`) and is then retired when it exits; the pool starts another for that shape
-in the background (one start at a time, so a refill does not compete with the runs for the CPU).
+in the background — one start at a time, and only while no run of the server is working (unless a run is
+waiting for it), so that a JVM starting does not compete with the runs for the CPU.
 A run whose shape has none starts cold, as without the pool.
 
 A warm driver leads its own process group, as a cold driver does, so stopping, timing out and
@@ -33,6 +34,7 @@ log = logging.getLogger("glueball.supervise")
 Shape = tuple[str, ...]
 EVENT_LOG_KEYS = ("spark.eventLog.dir", "spark.eventLog.enabled", "spark.eventLog.compress")
 _READY_POLL_SECONDS = 0.1
+STARTING_WAIT_SECONDS = 20.0  # a run waits this long for a driver of its shape that is starting
 
 
 def shape_of(python: str, options: list[str]) -> Shape:
@@ -77,10 +79,13 @@ class WarmPool:
         env: the environment warm drivers start with (the server's, without any run's variables).
     """
 
-    def __init__(self, folder: Path, size: int, env: Callable[[], dict[str, str]]) -> None:
+    def __init__(self, folder: Path, size: int, env: Callable[[], dict[str, str]],
+                 busy: Callable[[], bool] = lambda: False) -> None:
         self.folder = folder
         self.size = size
         self._env = env
+        self._busy = busy  # runs of this process are working: a refill (a JVM starting) waits rather than compete
+        self._waiting = 0  # runs waiting in take() for a driver
         self._idle: dict[Shape, list[WarmDriver]] = {}
         self._wanted: set[Shape] = set()
         self._lock = threading.Lock()
@@ -99,20 +104,32 @@ class WarmPool:
                 self._filler.start()
             self._wake.notify_all()
 
-    def take(self, shape: Shape) -> WarmDriver | None:
-        """A ready warm driver of ``shape`` (no longer the pool's), or None; the pool refills behind it."""
+    def take(self, shape: Shape, wait_seconds: float = STARTING_WAIT_SECONDS) -> WarmDriver | None:
+        """A ready warm driver of ``shape`` (no longer the pool's), or None; the pool refills behind it.
+
+        When none is ready but one of the shape is starting, it is awaited up to ``wait_seconds``: a driver
+        part-way through its start is ready before one started now would be."""
         if self.size <= 0:
             return None
+        deadline = time.monotonic() + wait_seconds
         with self._lock:
             self._wanted.add(shape)
-            drivers = self._idle.get(shape, [])
-            for driver in list(drivers):
-                if driver.proc.poll() is not None:  # died while idle
-                    drivers.remove(driver)
-            found = next((d for d in drivers if d.ready), None)
-            if found is not None:
-                drivers.remove(found)
+            self._waiting += 1
             self._wake.notify_all()
+            while True:
+                drivers = self._idle.get(shape, [])
+                for driver in list(drivers):
+                    if driver.proc.poll() is not None:  # died while idle
+                        drivers.remove(driver)
+                found = next((d for d in drivers if d.ready), None)
+                if found is not None:
+                    drivers.remove(found)
+                    break
+                left = deadline - time.monotonic()
+                if not drivers or left <= 0 or self._closed:
+                    break
+                self._wake.wait(min(left, _READY_POLL_SECONDS))
+            self._waiting -= 1
         if self._filler is None:
             self.want(shape)
         return found
@@ -157,8 +174,8 @@ class WarmPool:
     def _fill(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and not self._short():
-                    self._wake.wait(5.0)
+                while not self._closed and (not self._short() or (self._busy() and not self._waiting)):
+                    self._wake.wait(0.5 if self._short() else 5.0)
                 if self._closed:
                     return
                 shape = self._short()
