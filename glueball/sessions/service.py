@@ -101,9 +101,7 @@ class SessionService:
         spec = {k: v for k, v in request.items() if k not in ("Id", "Tags", "RequestOrigin")}
         now = time.time()
         with self.store.write() as db:
-            old = db.scalars(select(GlueSessionRow).where(
-                GlueSessionRow.account_id == self.scope.account_id, GlueSessionRow.region == self.scope.region,
-                GlueSessionRow.session_id == request["Id"])).one_or_none()
+            old = self._find(db, request["Id"])
             if old is not None and SessionState(old.state) not in ENDED:
                 raise AlreadyExistsException(f"Session with id {request['Id']} already exists")
             if old is not None:  # an ended session's id may be used again (Glue's kernel re-creates with it)
@@ -169,9 +167,7 @@ class SessionService:
                 GlueSessionRow.session_id == session_id, GlueSessionRow.state.in_([s.value for s in expected])).values(
                 state=state, error_message=message, completed_on=time.time() if state in ENDED else None))
             if state in ENDED and done:
-                row = db.scalars(select(GlueSessionRow).where(
-                    GlueSessionRow.account_id == self.scope.account_id, GlueSessionRow.region == self.scope.region,
-                    GlueSessionRow.session_id == session_id)).one()
+                row = self._row(db, session_id)
                 changed(db, update(StatementRow).where(
                     StatementRow.session_row_id == row.id,
                     StatementRow.state.in_([StatementState.WAITING, StatementState.RUNNING,
@@ -195,10 +191,14 @@ class SessionService:
                 row.last_activity = time.time()
             return moved
 
-    def _row(self, db: DbSession, session_id: str) -> GlueSessionRow:
-        row = db.scalars(select(GlueSessionRow).where(
+    def _find(self, db: DbSession, session_id: str) -> GlueSessionRow | None:
+        row: GlueSessionRow | None = db.scalars(select(GlueSessionRow).where(
             GlueSessionRow.account_id == self.scope.account_id, GlueSessionRow.region == self.scope.region,
             GlueSessionRow.session_id == session_id)).one_or_none()
+        return row
+
+    def _row(self, db: DbSession, session_id: str) -> GlueSessionRow:
+        row = self._find(db, session_id)
         if row is None:
             raise EntityNotFoundException(f"Session with id {session_id} not found")
         return row
@@ -243,12 +243,15 @@ class SessionService:
 
     def statement(self, session_id: str, statement_id: int) -> Statement:
         with self.store.read() as db:
-            row = self._row(db, session_id)
-            found = db.scalars(select(StatementRow).where(StatementRow.session_row_id == row.id,
-                                                          StatementRow.statement_id == statement_id)).one_or_none()
-            if found is None:
-                raise EntityNotFoundException(f"Statement {statement_id} of session {session_id} not found")
-            return to_statement(found)
+            return to_statement(self._statement_row(db, session_id, statement_id))
+
+    def _statement_row(self, db: DbSession, session_id: str, statement_id: int) -> StatementRow:
+        row = self._row(db, session_id)
+        found = db.scalars(select(StatementRow).where(StatementRow.session_row_id == row.id,
+                                                      StatementRow.statement_id == statement_id)).one_or_none()
+        if found is None:
+            raise EntityNotFoundException(f"Statement {statement_id} of session {session_id} not found")
+        return found
 
     def statements(self, session_id: str) -> list[Statement]:
         with self.store.read() as db:
@@ -263,11 +266,7 @@ class SessionService:
             IllegalSessionStateException: it has ended already.
         """
         with self.store.write() as db:
-            row = self._row(db, session_id)
-            found = db.scalars(select(StatementRow).where(StatementRow.session_row_id == row.id,
-                                                          StatementRow.statement_id == statement_id)).one_or_none()
-            if found is None:
-                raise EntityNotFoundException(f"Statement {statement_id} of session {session_id} not found")
+            found = self._statement_row(db, session_id, statement_id)
             state = StatementState(found.state)
             if state in STATEMENT_ENDED:
                 raise IllegalSessionStateException(f"Statement {statement_id} is {state}: it cannot be cancelled")
