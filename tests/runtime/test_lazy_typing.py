@@ -142,3 +142,32 @@ def test_join_and_unmapped_write_of_lazy_frames_equal_the_eager_ones(glue_contex
         df = glue_context.spark_session.read.parquet(str(local_path(out)))
         written.append((df.schema, sorted(map(repr, df.collect()))))
     assert written[0] == written[1]
+
+
+TRICKY = ["1", "007", " 12 ", "\t5\t", "+5", "-0", "1.", ".5", "1e5", "+.5E-3", "1.e5", "1d", "1f", "0x10", "0x1p3",
+          "NaN", "Infinity", "-inf", "1 2", "1-2", "--1", "e5", ".", "+", "", " ", "9223372036854775807",
+          "9223372036854775808", "١٢", "1,5", "abc", None]
+
+
+def test_number_tests_without_regex_agree_with_the_regex_definitions(spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.io.csvtypes import DOUBLE_RE, LONG_RE, is_long, is_number
+
+    df = spark.createDataFrame([(v,) for v in TRICKY], "v string")
+    by_regex_long = F.coalesce(F.col("v").rlike(LONG_RE) & F.trim("v").try_cast("bigint").isNotNull(), F.lit(False))
+    rows = df.select("v", is_number("v").alias("number"), F.coalesce(F.col("v").rlike(DOUBLE_RE), F.lit(False))
+                     .alias("number_re"), is_long("v").alias("long"), by_regex_long.alias("long_re")).collect()
+    assert [(r["v"], r["number"]) for r in rows] == [(r["v"], r["number_re"]) for r in rows]
+    assert [(r["v"], r["long"]) for r in rows] == [(r["v"], r["long_re"]) for r in rows]
+
+
+@pytest.mark.parametrize("target", ["long", "double", "decimal(20,3)", "timestamp", "string", "float"])
+def test_tricky_values_map_as_the_eager_typing_maps_them(glue_context: Any, prefix: str, target: str) -> None:
+    # (longs near the long range are beyond a timestamp's, eagerly as lazily)
+    cells = [v for v in TRICKY if v is not None and "," not in v and not (target == "timestamp" and len(v) > 15)]
+    # one column of everything, one of the numbers only, one of integers only
+    _put(prefix, "a,b,c\n" + "".join(f'"{v}",{i}.5,{i}\n' for i, v in enumerate(cells)))
+    mappings = [(c, "string", c, target) for c in "abc"]
+    lazy = _read(glue_context, prefix).apply_mapping(mappings)
+    _same(lazy, _eager(_read(glue_context, prefix)).apply_mapping(mappings))

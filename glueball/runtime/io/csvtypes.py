@@ -9,8 +9,7 @@ typing a column for its own sake costs one aggregation pass over the data.
 A transformation that gives a column an explicit type (ApplyMapping with a target type) does
 not always need that pass: for most target types the converted value does not depend on the
 column's kinds, and ``direct_cast`` computes it straight from the text. Number-looking values
-are recognised by a ``try_cast`` first; the regular expression that tells ``1d`` (which Java's
-parser takes) from a number runs only on the values that cast.
+are recognised without regular expressions: a character test, then a ``try_cast``.
 """
 
 from __future__ import annotations
@@ -26,6 +25,9 @@ if TYPE_CHECKING:
 
 LONG_RE = r"^\s*[+-]?[0-9]+\s*$"
 DOUBLE_RE = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
+_WHITE_SPACE = " \t\n\x0b\f\r"
+_LONG_CHARACTERS = "0123456789+-" + _WHITE_SPACE
+_NUMBER_CHARACTERS = _LONG_CHARACTERS + ".eE"
 
 
 @dataclass(frozen=True)
@@ -50,18 +52,30 @@ def _as(name: str, spark_type: str) -> Column:
     return F.trim(_ref(name)).try_cast(spark_type)
 
 
-def is_number(name: str) -> Column:
-    """The value reads as a number (long or double): a cheap cast first, the regex only on what casts."""
+def _only(name: str, characters: str) -> Column:
+    """The value holds no character but ``characters`` (a translate, cheaper than a regex)."""
     from pyspark.sql import functions as F
 
-    return F.coalesce(_as(name, "double").isNotNull() & _ref(name).rlike(DOUBLE_RE), F.lit(False))
+    return F.translate(_ref(name), characters, "") == F.lit("")
+
+
+def is_number(name: str) -> Column:
+    """The value reads as a number (long or double), as ``DOUBLE_RE`` says.
+
+    Made of digits, signs, ``.``, ``e`` and white space, and cast by Spark: Java's double
+    parser then takes exactly the regex's forms (its other forms, ``NaN``, ``1d``, ``0x1p3``,
+    need other letters). The character test comes first, so text never reaches the parser.
+    """
+    from pyspark.sql import functions as F
+
+    return F.coalesce(_only(name, _NUMBER_CHARACTERS) & _as(name, "double").isNotNull(), F.lit(False))
 
 
 def is_long(name: str) -> Column:
-    """The value reads as a long: an integer within the long range."""
+    """The value reads as a long, as ``LONG_RE`` says: an integer within the long range."""
     from pyspark.sql import functions as F
 
-    return F.coalesce(_as(name, "bigint").isNotNull() & _ref(name).rlike(LONG_RE), F.lit(False))
+    return F.coalesce(_only(name, _LONG_CHARACTERS) & _as(name, "bigint").isNotNull(), F.lit(False))
 
 
 def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
