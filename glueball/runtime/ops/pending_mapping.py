@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from glueball.runtime.io.csvtypes import column_kinds, direct_cast, typed_column
 from glueball.runtime.ops.mapping import declared_type, mapping_projection, parse_mapping
-from glueball.runtime.ops.paths import _match, parse_path, select_as
+from glueball.runtime.ops.paths import parse_path, resolve_path, select_as
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -42,7 +42,8 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
         segments = parse_path(spec.source)
         if len(segments) != 1 or segments[0].array:
             return None
-        name = _match(schema, segments[0].name, case_sensitive)
+        resolved = resolve_path(schema, segments, case_sensitive)
+        name = resolved.steps[0] if resolved is not None else None
         source_name = spec.source if name is None else _SOURCE.format(index)
         rewritten.append((source_name, spec.source_type or "", spec.target, spec.target_type or ""))
         if name is None:
