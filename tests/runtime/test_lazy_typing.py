@@ -81,12 +81,26 @@ def test_apply_mapping_with_explicit_types_equals_the_eager_result(glue_context:
     _same(lazy, eager)
 
 
+def _jobs_of(glue_context: Any, group: str, work: Any) -> tuple[Any, int]:
+    """``work()``'s result and how many Spark jobs it ran."""
+    sc = glue_context.spark_session.sparkContext
+    sc.setJobGroup(group, group)
+    try:
+        result = work()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    return result, len(sc.statusTracker().getJobIdsForGroup(group))
+
+
 def test_direct_targets_skip_the_typing_pass(glue_context: Any, prefix: str) -> None:
     _put(prefix)
     source = _read(glue_context, prefix)
-    mapped = source.apply_mapping([("i", "long", "i", "long"), ("f", "double", "f", "double"),
-                                   ("ts", "string", "at", "timestamp")])
+    mapped, jobs = _jobs_of(glue_context, f"direct-{prefix}", lambda: source.apply_mapping(
+        [("i", "long", "i", "long"), ("f", "double", "f", "double"), ("ts", "string", "at", "timestamp")]))
+    assert jobs == 0  # no pass over the data
     assert source.pending_typing is not None  # the source frame was never typed
+    _, jobs = _jobs_of(glue_context, f"string-{prefix}", lambda: source.apply_mapping([("t", "string", "t", "string")]))
+    assert jobs > 0  # the kinds of column t: one aggregation (adaptive execution may run its stages as jobs)
     assert [r["i"] for r in mapped.toDF().orderBy("f").collect()] == [None, 1, 7, 5, 12]
 
 
