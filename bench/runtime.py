@@ -1,11 +1,15 @@
 """The DynamicFrame pipeline against hand-written DataFrame code doing the same work, in one run.
 
-    .venv/bin/python bench/runtime.py [--rows 5000000] [--json-rows 1000000] [--repeat 2]
+    .venv/bin/python bench/runtime.py [--rows 5000000] [--json-rows 1000000] [--raw-rows 3000000] [--repeat 2]
 
 Pipeline: read Parquet orders (N rows) and customers, ApplyMapping (renames and
 casts incl. string -> timestamp), join, drop a field, write Parquet partitioned by
 region. The DataFrame side writes the same with select/cast/join/partitionBy.
-Also: reading mixed-type JSON with choice inference against spark.read.json.
+Also: reading mixed-type JSON with choice inference against spark.read.json; and
+the same pipeline from raw CSV (``withHeader``) and JSON-lines files (issue 18),
+with and without a Filter lambda (against a DataFrame Python-UDF filter), and the
+unmapped case (read CSV, write Parquet with the inferred types). Each pair also
+reports the JVM's peak heap (driver and executors share it in local mode).
 Runs alternate and the best of each is compared; nothing here is asserted.
 """
 
@@ -21,6 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from raw_formats import raw_formats  # noqa: E402
 
 MAPPINGS = [
     ("order_id", "long", "order_id", "long"),
@@ -46,7 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--json-rows", type=int, default=1_000_000)
+    parser.add_argument("--raw-rows", type=int, default=3_000_000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--only-raw", action="store_true", help="run only the raw CSV/JSON section")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="glueball-bench-"))
@@ -63,6 +72,10 @@ def main() -> None:
     glue = GlueContext(spark.sparkContext)
     lake = work / "home" / "s3" / "bench"
 
+    if args.only_raw:
+        raw_formats(spark, glue, lake, work, args.raw_rows, args.repeat)
+        shutil.rmtree(work, ignore_errors=True)
+        return
     print(f"generating {args.rows:,} orders and {args.rows // 50:,} customers ...")
     spark.range(args.rows).select(
         F.col("id").alias("order_id"),
@@ -128,7 +141,8 @@ def main() -> None:
         json_glue.append(timed(glue_json))
     spark_best = best_of("spark.read.json (price inferred as string)", json_spark)
     glue_best = best_of("glueball json (price a choice long|string)", json_glue)
-    print(f"  glueball JSON / spark.read.json = {glue_best / spark_best:.3f}x")
+    print(f"  glueball JSON / spark.read.json = {glue_best / spark_best:.3f}x\n")
+    raw_formats(spark, glue, lake, work, args.raw_rows, args.repeat)
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from glueball.runtime.gluetypes import StructType as GlueStructType
-
+    from glueball.runtime.pending import PendingTyping
 
 
 class DynamicFrame:
@@ -45,12 +45,18 @@ class DynamicFrame:
         prior_errors: error records of the frames it was made from.
         stage_threshold: errors this stage may have (0: unbounded).
         total_threshold: errors the lineage may have (0: unbounded).
+        pending: typing still to decide (a raw CSV read); ``df`` is then None and the records are typed
+            on first use of ``_df`` (see ``glueball.runtime.pending``).
     """
 
-    def __init__(self, df: DataFrame, glue_ctx: Any, name: str = "", *,
+    def __init__(self, df: DataFrame | None, glue_ctx: Any, name: str = "", *,
                  stage_errors: DataFrame | None = None, prior_errors: DataFrame | None = None,
-                 transformation_ctx: str = "", stage_threshold: int = 0, total_threshold: int = 0) -> None:
-        self._df = df
+                 transformation_ctx: str = "", stage_threshold: int = 0, total_threshold: int = 0,
+                 pending: PendingTyping | None = None) -> None:
+        if (df is None) == (pending is None):
+            raise ValueError("a DynamicFrame needs either a DataFrame or pending typing, not both")
+        self._typed = df
+        self._pending = pending
         self.glue_ctx = glue_ctx
         self.name = name
         self.transformation_ctx = transformation_ctx
@@ -58,6 +64,20 @@ class DynamicFrame:
         self._prior_errors = prior_errors
         self._stage_threshold = stage_threshold
         self._total_threshold = total_threshold
+
+    @property
+    def _df(self) -> DataFrame:
+        """The typed records; a frame with pending typing infers it here, once."""
+        if self._typed is None:
+            assert self._pending is not None
+            self._typed = self._pending.resolve()
+            self._pending = None
+        return self._typed
+
+    @property
+    def pending_typing(self) -> PendingTyping | None:
+        """The raw records and pending columns while this frame's typing is undecided, else None."""
+        return self._pending
 
     # -- construction -----------------------------------------------------------------------------
 
@@ -118,13 +138,17 @@ class DynamicFrame:
             print(line)
 
     def count(self) -> int:
+        """The number of records; typing changes no count, so a pending frame counts its raw records."""
+        if self._pending is not None:
+            return int(self._pending.raw.count())
         return int(self._df.count())
 
     def getNumPartitions(self) -> int:  # noqa: N802
         return int(self._df.rdd.getNumPartitions())
 
     def __repr__(self) -> str:
-        return f"DynamicFrame(name={self.name!r}, columns={self._df.columns})"
+        columns = self._pending.raw.columns if self._pending is not None else self._df.columns
+        return f"DynamicFrame(name={self.name!r}, columns={columns})"
 
     # -- errors ---------------------------------------------------------------------------------------
 

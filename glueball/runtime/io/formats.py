@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.objects import locations
 from glueball.runtime.errors import GlueRuntimeError, error_schema
 from glueball.runtime.gluetypes import CHOICE_METADATA
+from glueball.runtime.io.csvtypes import type_csv_columns
 from glueball.runtime.io.files import InputFile
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ log = logging.getLogger("glueball.runtime.io")
 
 FILE_FORMATS = ("csv", "json", "parquet", "glueparquet", "orc", "avro", "xml")
 CORRUPT = "_glueball_corrupt_record"
-_LONG_RE = r"^\s*[+-]?[0-9]+\s*$"
-_DOUBLE_RE = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
 _COMPRESSIONS = {"gzip": "gzip", "gz": "gzip", "bzip2": "bzip2", "bz2": "bzip2", "none": "none",
                  "uncompressed": "none", "deflate": "deflate", "snappy": "snappy", "lz4": "lz4",
                  "zstd": "zstd", "lzo": "lzo"}
@@ -87,17 +86,27 @@ def error_records(df: DataFrame, message: str, stage: str, input_col: Column, so
 
 
 class FileRead:
-    """What ``read_files`` returns: the records and the error records (None: none possible)."""
+    """What ``read_files`` returns: the records and the error records (None: none possible).
 
-    def __init__(self, df: DataFrame, errors: DataFrame | None) -> None:
+    ``pending`` names the columns of ``df`` still raw text whose typing was left to the caller
+    (``read_files(..., lazy_typing=True)`` of csv); ``type_pending`` types them.
+    """
+
+    def __init__(self, df: DataFrame, errors: DataFrame | None, pending: tuple[str, ...] = ()) -> None:
         self.df = df
         self.errors = errors
+        self.pending = pending
+
+
+def type_pending(raw: DataFrame, pending: tuple[str, ...]) -> DataFrame:
+    """Type the ``pending`` text columns of a csv read as Glue does (one aggregation pass)."""
+    return type_csv_columns(raw, keep=tuple(c for c in raw.columns if c not in pending))
 
 
 def read_files(spark: SparkSession, glue_ctx: Any, files: list[InputFile], fmt: str,
                format_options: Mapping[str, Any], *, stage: str = "", column_names: list[str] | None = None,
                header_lines: int | None = None, partition_fields: list[StructField] | None = None,
-               partition_of: Mapping[str, tuple[Any, ...]] | None = None) -> FileRead:
+               partition_of: Mapping[str, tuple[Any, ...]] | None = None, lazy_typing: bool = False) -> FileRead:
     """Read ``files`` in format ``fmt`` with Glue's ``format_options``.
 
     Args:
@@ -111,6 +120,7 @@ def read_files(spark: SparkSession, glue_ctx: Any, files: list[InputFile], fmt: 
         header_lines: csv header lines to skip (catalog ``skip.header.line.count``).
         partition_fields: typed partition columns to add (catalog reads).
         partition_of: per file ``spark_path``, the partition values for ``partition_fields``.
+        lazy_typing: leave csv columns as text, named in ``FileRead.pending``, for the caller to type.
     """
     partition_fields = partition_fields or []
     partition_of = partition_of or {}
@@ -133,6 +143,8 @@ def read_files(spark: SparkSession, glue_ctx: Any, files: list[InputFile], fmt: 
         read = _read_xml(spark, spark_paths, format_options, stage)
     if partition_fields:
         read.df = attach_partitions(spark, read.df, files, partition_fields, partition_of)
+    if read.pending and not lazy_typing:
+        return FileRead(type_pending(read.df, read.pending), read.errors)
     return read
 
 
@@ -226,7 +238,7 @@ def _read_csv(spark: SparkSession, spark_paths: list[str], options: Mapping[str,
     bad = raw.where(F.col(CORRUPT).isNotNull() & _reads(names[0]))
     errors = error_records(bad, "Malformed CSV record: the number of fields differs from the header",
                            stage or "read", F.coalesce(F.col(CORRUPT), F.col(names[0])), F.input_file_name())
-    return FileRead(type_csv_columns(records), errors)
+    return FileRead(records, errors, pending=tuple(names))
 
 
 def _reads(name: str) -> Column:
@@ -234,48 +246,6 @@ def _reads(name: str) -> Column:
     from pyspark.sql import functions as F
 
     return F.length(F.coalesce(F.col(f"`{name}`").cast("string"), F.lit(""))) >= 0
-
-
-def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
-    """Type string columns per value as Glue's CSV reader does: long, double, or a choice with string.
-
-    One aggregation pass finds which kinds of values each column holds (like Spark's
-    ``inferSchema``); the columns are then cast lazily. Columns named in ``keep`` pass through as they are.
-    """
-    from pyspark.sql import functions as F
-
-    names = [c for c in df.columns if c not in keep]
-    if not names:
-        return df
-    probes = []
-    for i, name in enumerate(names):
-        col = F.col(f"`{name}`")
-        is_long = col.rlike(_LONG_RE) & F.expr(f"try_cast(`{name}` as bigint)").isNotNull()
-        is_number = col.rlike(_DOUBLE_RE)
-        probes.extend([
-            F.max(F.when(is_long, 1).otherwise(0)).alias(f"l{i}"),
-            F.max(F.when(is_number & ~is_long, 1).otherwise(0)).alias(f"d{i}"),
-            F.max(F.when(col.isNotNull() & ~is_number, 1).otherwise(0)).alias(f"s{i}"),
-        ])
-    kinds = df.agg(*probes).first()
-    assert kinds is not None
-    columns = []
-    for i, name in enumerate(names):
-        col = F.col(f"`{name}`")
-        has_long, has_double, has_string = kinds[f"l{i}"] == 1, kinds[f"d{i}"] == 1, kinds[f"s{i}"] == 1
-        number_type = "double" if has_double else "bigint" if has_long else None
-        if number_type is None:
-            columns.append(col)
-        elif not has_string:
-            columns.append(F.expr(f"try_cast(trim(`{name}`) as {number_type})").alias(name))
-        else:
-            member = "double" if has_double else "long"
-            is_number = col.rlike(_DOUBLE_RE) if has_double else col.rlike(_LONG_RE)
-            number = F.when(is_number, F.expr(f"try_cast(trim(`{name}`) as {number_type})"))
-            text = F.when(~is_number, col)
-            columns.append(F.struct(number.alias(member), text.alias("string"))
-                           .alias(name, metadata={CHOICE_METADATA: True}))
-    return df.select(*columns, *[F.col(f"`{name}`") for name in df.columns if name in keep])
 
 
 def _read_json(spark: SparkSession, glue_ctx: Any, files: list[InputFile], options: Mapping[str, Any],

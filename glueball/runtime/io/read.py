@@ -22,6 +22,7 @@ from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.io import catalog as cat
 from glueball.runtime.io import files as file_listing
 from glueball.runtime.io import formats, jdbc
+from glueball.runtime.pending import PendingTyping
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -57,11 +58,13 @@ def _paths(options: Mapping[str, Any]) -> list[str]:
 
 
 def _frame(glue_ctx: Any, df: DataFrame, errors: DataFrame | None, transformation_ctx: str,
-           kwargs: Mapping[str, Any]) -> DynamicFrame:
-    return DynamicFrame(df, glue_ctx, transformation_ctx or "frame", stage_errors=errors,
+           kwargs: Mapping[str, Any], pending: tuple[str, ...] = ()) -> DynamicFrame:
+    """The frame of a read; with ``pending`` csv columns, ``df`` is raw and its typing is left lazy."""
+    typing = PendingTyping(df, pending, formats.type_pending) if pending else None
+    return DynamicFrame(None if typing else df, glue_ctx, transformation_ctx or "frame", stage_errors=errors,
                         transformation_ctx=transformation_ctx,
                         stage_threshold=int(kwargs.get("stageThreshold", 0) or 0),
-                        total_threshold=int(kwargs.get("totalThreshold", 0) or 0))
+                        total_threshold=int(kwargs.get("totalThreshold", 0) or 0), pending=typing)
 
 
 def _group(df: DataFrame, listed: list[file_listing.InputFile], options: Mapping[str, Any]) -> DataFrame:
@@ -94,8 +97,8 @@ def _attach_file_columns(df: DataFrame, fmt: str, options: Mapping[str, Any]) ->
 
 def read_files_frame(glue_ctx: Any, uris: list[str], fmt: str | None, format_options: Mapping[str, Any],
                      options: Mapping[str, Any], transformation_ctx: str, kwargs: Mapping[str, Any],
-                     recurse_default: bool = False) -> tuple[DataFrame, DataFrame | None]:
-    """List and read files of ``uris``: the records and error records."""
+                     recurse_default: bool = False) -> formats.FileRead:
+    """List and read files of ``uris``: the records, error records and csv columns whose typing is pending."""
     name = formats.normalize_format(fmt)
     spark = glue_ctx.spark_session
     listed = file_listing.list_files(uris, recurse=formats.as_bool(options.get("recurse"), recurse_default),
@@ -104,10 +107,11 @@ def read_files_frame(glue_ctx: Any, uris: list[str], fmt: str | None, format_opt
     listed = bookmarks.select_files(transformation_ctx, listed, options)
     if not listed:
         log.warning("no files to read under %s: the frame is empty", ", ".join(uris))
-        return formats.empty_frame(spark, []), None
-    read = formats.read_files(spark, glue_ctx, listed, name, format_options, stage=transformation_ctx)
+        return formats.FileRead(formats.empty_frame(spark, []), None)
+    read = formats.read_files(spark, glue_ctx, listed, name, format_options, stage=transformation_ctx,
+                              lazy_typing=True)
     df = _attach_file_columns(read.df, name, options)
-    return _group(df, listed, options), read.errors
+    return formats.FileRead(_group(df, listed, options), read.errors, read.pending)
 
 
 def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: dict[str, Any],
@@ -130,15 +134,18 @@ def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: 
         unknown = sorted(set(connection_options) - S3_OPTIONS)
         if unknown:
             log.warning("s3 connection options not used: %s", ", ".join(unknown))
-        df, errors = read_files_frame(glue_ctx, _paths(connection_options), format, format_options,
-                                      connection_options, transformation_ctx, kwargs)
+        read = read_files_frame(glue_ctx, _paths(connection_options), format, format_options,
+                                connection_options, transformation_ctx, kwargs)
     elif kind in jdbc.JDBC_CONNECTION_TYPES:
-        df, errors = jdbc.read_jdbc(glue_ctx, kind, connection_options, transformation_ctx), None
+        read = formats.FileRead(jdbc.read_jdbc(glue_ctx, kind, connection_options, transformation_ctx), None)
     else:
         raise unsupported_connection(connection_type)
+    df, pending = read.df, read.pending
     if push_down_predicate:
+        # the predicate compares typed values: the typing cannot wait
+        df, pending = (formats.type_pending(df, pending) if pending else df), ()
         df = df.where(push_down_predicate)
-    return _frame(glue_ctx, df, errors, transformation_ctx, kwargs)
+    return _frame(glue_ctx, df, read.errors, transformation_ctx, kwargs, pending)
 
 
 def _jdbc_table_options(glue_ctx: Any, table: Mapping[str, Any], additional: Mapping[str, Any]) -> dict[str, Any]:
@@ -207,11 +214,12 @@ def read_catalog_frame(glue_ctx: Any, database: str | None, table_name: str | No
         return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
     read = formats.read_files(spark, glue_ctx, listed, fmt, format_options, stage=transformation_ctx,
                               column_names=column_names, header_lines=header_lines,
-                              partition_fields=key_fields, partition_of=partition_of)
-    df = _group(read.df, listed, additional_options)
+                              partition_fields=key_fields, partition_of=partition_of, lazy_typing=True)
+    df, pending = _group(read.df, listed, additional_options), read.pending
     if push_down_predicate and not key_fields:
+        df, pending = (formats.type_pending(df, pending) if pending else df), ()
         df = df.where(push_down_predicate)
-    return _frame(glue_ctx, df, read.errors, transformation_ctx, kwargs)
+    return _frame(glue_ctx, df, read.errors, transformation_ctx, kwargs, pending)
 
 
 def cat_only() -> frozenset[str]:

@@ -350,9 +350,19 @@ def apply_mapping(frame: DynamicFrame, mappings: Sequence[Sequence[str]], case_s
     with dots are back-quoted; sources match case-insensitively unless
     ``case_sensitive``; values that do not convert become null (not errors); a source
     that is not there gives a null target; a choice source is cast to the target type.
+    Over a raw CSV read whose typing is pending, top-level sources are converted from
+    their text without the inference pass (``glueball.runtime.ops.pending_mapping``).
     """
     if isinstance(mappings, tuple) and mappings and isinstance(mappings[0], str):
         mappings = [mappings]
+    pending = frame.pending_typing
+    if pending is not None:
+        from glueball.runtime.ops.pending_mapping import pending_mapping
+
+        mapped = pending_mapping(pending, mappings, case_sensitive)
+        if mapped is not None:
+            return frame.derive(mapped, transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
+                                total_threshold=total_threshold)
     columns = mapping_projection(frame._df.schema, mappings, case_sensitive)
     return frame.derive(select_as(frame._df, columns), transformation_ctx=transformation_ctx,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)

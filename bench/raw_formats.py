@@ -1,0 +1,143 @@
+"""Issue 18: the DynamicFrame pipeline on raw CSV and JSON-lines input against hand-written PySpark.
+
+Used by ``bench/runtime.py``. Orders (N rows) and customers (N / 50) are written
+as CSV with a header and as JSON lines; each case runs glueball and the
+DataFrame equivalent alternately in one process and prints the best run of each,
+their ratio and the JVM's peak heap of each side. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ORDER_MAPPINGS = [
+    ("order_id", "string", "order_id", "long"),
+    ("customer_id", "string", "customer_id", "long"),
+    ("order_ts", "string", "ordered_at", "timestamp"),
+    ("amount", "string", "amount", "double"),
+    ("region", "string", "region", "string"),
+]
+CUSTOMER_MAPPINGS = [("cust_id", "string", "cust_id", "long"), ("customer_name", "string", "customer_name", "string")]
+
+
+def _peak_heap_mb(spark: Any, reset: bool) -> float:
+    """The JVM's peak heap use since the last reset, in MB (local mode: driver and executors are one JVM)."""
+    pools = spark._jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
+    total = 0
+    for pool in pools:
+        if str(pool.getType().toString()) != "Heap memory":
+            continue
+        if reset:
+            pool.resetPeakUsage()
+        else:
+            total += pool.getPeakUsage().getUsed()
+    return total / 1e6
+
+
+def _generate(spark: Any, lake: Path, rows: int) -> None:
+    from pyspark.sql import functions as F
+
+    customers = max(1, rows // 50)
+    orders = spark.range(rows).select(
+        F.col("id").alias("order_id"),
+        (F.col("id") % customers).alias("customer_id"),
+        F.date_format(F.timestamp_seconds(F.lit(1767225600) + F.col("id") * 7), "yyyy-MM-dd HH:mm:ss")
+        .alias("order_ts"),
+        F.round((F.col("id") % 10000) / 7, 2).alias("amount"),
+        F.element_at(F.array(F.lit("emea"), F.lit("amer"), F.lit("apac")), (F.col("id") % 3 + 1).cast("int"))
+        .alias("region"))
+    people = spark.range(customers).select(F.col("id").alias("cust_id"),
+                                          F.concat(F.lit("customer-"), F.col("id")).alias("customer_name"))
+    for name, df in (("orders", orders), ("customers", people)):
+        df.write.option("header", "true").csv(str(lake / "csv" / name))
+        df.write.json(str(lake / "json" / name))
+
+
+def _pair(spark: Any, label: str, glue_side: Callable[[Path], None], spark_side: Callable[[Path], None],
+          work: Path, repeat: int, goal: str) -> None:
+    runs: dict[str, list[float]] = {"spark": [], "glue": []}
+    peaks: dict[str, float] = {"spark": 0.0, "glue": 0.0}
+    for i in range(repeat):
+        for side, fn in (("spark", spark_side), ("glue", glue_side)):
+            out = work / f"raw-{side}-{i}"
+            _peak_heap_mb(spark, reset=True)
+            start = time.perf_counter()
+            fn(out)
+            runs[side].append(time.perf_counter() - start)
+            peaks[side] = max(peaks[side], _peak_heap_mb(spark, reset=False))
+            shutil.rmtree(out, ignore_errors=True)
+    spark_best, glue_best = min(runs["spark"]), min(runs["glue"])
+    print(f"  {label}")
+    print(f"    hand-written PySpark  runs: {', '.join(f'{r:6.2f}s' for r in runs['spark'])}"
+          f"   peak heap {peaks['spark']:7.0f} MB")
+    print(f"    glueball DynamicFrame runs: {', '.join(f'{r:6.2f}s' for r in runs['glue'])}"
+          f"   peak heap {peaks['glue']:7.0f} MB")
+    print(f"    glueball / PySpark = {glue_best / spark_best:.3f}x   (goal {goal})")
+
+
+def raw_formats(spark: Any, glue: Any, lake: Path, work: Path, rows: int, repeat: int) -> None:
+    """Run the issue-18 cases and print their figures."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType
+
+    from glueball.runtime.transforms.mapping import ApplyMapping
+    from glueball.runtime.transforms.record_transforms import Filter, Join
+
+    print(f"generating {rows:,} orders and {max(1, rows // 50):,} customers as CSV and JSON lines ...")
+    _generate(spark, lake, rows)
+    print(f"\nraw formats ({rows:,} orders, {spark.sparkContext.master})\n")
+
+    def glue_read(fmt: str, name: str) -> Any:
+        options = {"withHeader": True} if fmt == "csv" else {}
+        return glue.create_dynamic_frame.from_options("s3", {"paths": [f"s3://bench/{fmt}/{name}/"]}, format=fmt,
+                                                      format_options=options)
+
+    def spark_read(fmt: str, name: str) -> Any:
+        path = str(lake / fmt / name)
+        return spark.read.option("header", "true").csv(path) if fmt == "csv" else spark.read.json(path)
+
+    def glue_pipeline(fmt: str, with_filter: bool) -> Callable[[Path], None]:
+        def run(out: Path) -> None:
+            orders = ApplyMapping.apply(frame=glue_read(fmt, "orders"), mappings=ORDER_MAPPINGS)
+            if with_filter:
+                orders = Filter.apply(frame=orders, f=lambda r: r["amount"] is not None and r["amount"] > 100.0)
+            customers = ApplyMapping.apply(frame=glue_read(fmt, "customers"), mappings=CUSTOMER_MAPPINGS)
+            joined = Join.apply(orders, customers, "customer_id", "cust_id").drop_fields(["cust_id"])
+            glue.write_dynamic_frame.from_options(joined, "s3", {"path": str(out), "partitionKeys": ["region"]},
+                                                  format="parquet")
+        return run
+
+    def spark_pipeline(fmt: str, with_filter: bool) -> Callable[[Path], None]:
+        def run(out: Path) -> None:
+            orders = spark_read(fmt, "orders").select(
+                F.col("order_id").try_cast("long"), F.col("customer_id").try_cast("long"),
+                F.col("order_ts").try_cast("timestamp").alias("ordered_at"), F.col("amount").try_cast("double"),
+                F.col("region").cast("string"))
+            if with_filter:
+                keep = F.udf(lambda amount: amount is not None and amount > 100.0, BooleanType())
+                orders = orders.where(keep(F.col("amount")))
+            customers = spark_read(fmt, "customers").select(F.col("cust_id").try_cast("long"),
+                                                            F.col("customer_name").cast("string"))
+            joined = orders.join(customers, orders["customer_id"] == customers["cust_id"]).drop("cust_id")
+            joined.write.mode("append").partitionBy("region").parquet(str(out))
+        return run
+
+    for fmt in ("csv", "json"):
+        _pair(spark, f"{fmt}: read orders + customers, ApplyMapping, Join, partitioned Parquet",
+              glue_pipeline(fmt, False), spark_pipeline(fmt, False), work, repeat, "<= 1.15x")
+        _pair(spark, f"{fmt}: the same with a Filter lambda vs a Python-UDF filter",
+              glue_pipeline(fmt, True), spark_pipeline(fmt, True), work, repeat, "<= 1.5x")
+
+    def glue_unmapped(out: Path) -> None:
+        glue.write_dynamic_frame.from_options(glue_read("csv", "orders"), "s3", {"path": str(out)}, format="parquet")
+
+    def spark_unmapped(out: Path) -> None:
+        spark.read.option("header", "true").option("inferSchema", "true").csv(str(lake / "csv" / "orders")) \
+            .write.mode("append").parquet(str(out))
+
+    _pair(spark, "csv unmapped: read orders, write Parquet with inferred types (Spark: inferSchema)",
+          glue_unmapped, spark_unmapped, work, repeat, "<= 1.6x")

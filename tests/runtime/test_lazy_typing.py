@@ -1,0 +1,187 @@
+"""Raw CSV reads type lazily: ApplyMapping over a pending frame equals ApplyMapping over the eagerly typed one."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from glueball.objects.locations import local_path
+from glueball.runtime.dynamicframe import DynamicFrame
+
+# every kind of column Glue's typing tells apart: longs (with padding, signs, blanks), longs and fractions,
+# numbers and text (``1d`` and ``NaN`` cast to double but are text), text, timestamps and epoch seconds,
+# booleans, only nulls; and one malformed line
+CSV = (
+    "i,f,m,t,ts,b,n,big\n"
+    "1,1,10,emea,2026-01-01 00:00:00,true,,9223372036854775807\n"
+    "007,2.5,abc,007x,1700000000,false,,5\n"
+    " 12 ,1e3,7.5,amer,bad,1,,-9223372036854775808\n"
+    "+5,7,1d,apac,2026-02-03T04:05:06Z,0,,\n"
+    ",-0,NaN,,,x,,42\n"
+    "1,2,3\n"
+)
+ALL = ("i", "f", "m", "t", "ts", "b", "n", "big")
+# (target type, columns): longs beyond a timestamp's range and numbers to dates fail eagerly too
+TARGETS = [("long", ALL), ("int", ALL), ("short", ALL), ("double", ALL), ("float", ALL), ("decimal(10,2)", ALL),
+           ("timestamp", ALL[:-1]), ("boolean", ALL), ("string", ALL), ("date", ("t", "n"))]
+
+
+@pytest.fixture
+def prefix(glue_home: Path) -> str:
+    return f"s3://lazy-typing/{uuid.uuid4().hex[:10]}"
+
+
+def _read(glue_context: Any, prefix: str) -> DynamicFrame:
+    frame: DynamicFrame = glue_context.create_dynamic_frame.from_options(
+        "s3", {"paths": [prefix]}, format="csv", format_options={"withHeader": True})
+    return frame
+
+
+def _put(prefix: str, text: str = CSV) -> None:
+    path = local_path(f"{prefix}/data.csv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _eager(frame: DynamicFrame) -> DynamicFrame:
+    frame.toDF()  # needs the inferred schema: the typing pass runs
+    assert frame.pending_typing is None
+    return frame
+
+
+def _same(lazy: DynamicFrame, eager: DynamicFrame) -> None:
+    lazy_df, eager_df = lazy.toDF(), eager.toDF()
+    assert lazy_df.schema == eager_df.schema
+    assert [f.metadata for f in lazy_df.schema.fields] == [f.metadata for f in eager_df.schema.fields]
+    # repr: NaN equals itself
+    assert sorted(map(repr, lazy_df.collect())) == sorted(map(repr, eager_df.collect()))
+
+
+def test_a_raw_csv_read_leaves_typing_pending_until_its_schema_is_needed(glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    frame = _read(glue_context, prefix)
+    assert frame.pending_typing is not None
+    assert frame.count() == 5
+    assert frame.pending_typing is not None
+    assert [f.name for f in frame.schema().fields] == ["i", "f", "m", "t", "ts", "b", "n", "big"]
+    assert frame.pending_typing is None
+
+
+@pytest.mark.parametrize(("target", "columns"), TARGETS)
+def test_apply_mapping_with_explicit_types_equals_the_eager_result(glue_context: Any, prefix: str, target: str,
+                                                                   columns: tuple[str, ...]) -> None:
+    _put(prefix)
+    mappings = [(c, "string", f"{c}_out", target) for c in columns]
+    lazy_source = _read(glue_context, prefix)
+    lazy = lazy_source.apply_mapping(mappings)
+    eager = _eager(_read(glue_context, prefix)).apply_mapping(mappings)
+    _same(lazy, eager)
+
+
+def _jobs_of(glue_context: Any, group: str, work: Any) -> tuple[Any, int]:
+    """``work()``'s result and how many Spark jobs it ran."""
+    sc = glue_context.spark_session.sparkContext
+    sc.setJobGroup(group, group)
+    try:
+        result = work()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    return result, len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+def test_direct_targets_skip_the_typing_pass(glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    source = _read(glue_context, prefix)
+    mapped, jobs = _jobs_of(glue_context, f"direct-{prefix}", lambda: source.apply_mapping(
+        [("i", "long", "i", "long"), ("f", "double", "f", "double"), ("ts", "string", "at", "timestamp")]))
+    assert jobs == 0  # no pass over the data
+    assert source.pending_typing is not None  # the source frame was never typed
+    _, jobs = _jobs_of(glue_context, f"string-{prefix}", lambda: source.apply_mapping([("t", "string", "t", "string")]))
+    assert jobs > 0  # the kinds of column t: one aggregation (adaptive execution may run its stages as jobs)
+    assert [r["i"] for r in mapped.toDF().orderBy("f").collect()] == [None, 1, 7, 5, 12]
+
+
+def test_kept_types_nesting_missing_and_case_insensitive_sources_equal_the_eager_result(
+        glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    mappings: list[tuple[str, ...]] = [("i", "out.i"), ("M", "string", "out.m", "double"), ("f", "f_kept"),
+                                       ("missing", "string", "gone", "long"), ("t", "text", "string")]
+    lazy = _read(glue_context, prefix).apply_mapping(mappings)
+    eager = _eager(_read(glue_context, prefix)).apply_mapping(mappings)
+    _same(lazy, eager)
+
+
+def test_error_records_of_a_lazy_read_are_kept_without_typing(glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    source = _read(glue_context, prefix)
+    mapped = source.apply_mapping([("i", "long", "i", "long")])
+    assert mapped.stageErrorsCount() == 0
+    assert mapped.errorsCount() == 1
+    assert [e["error_input"] for e in mapped.errorsAsDynamicFrame().toDF().collect()] == ["1,2,3"]
+    assert source.pending_typing is not None
+
+
+def test_total_threshold_after_a_lazy_read_still_counts_malformed_lines(glue_context: Any, prefix: str) -> None:
+    from glueball.runtime.errors import ErrorThresholdExceeded
+
+    _put(prefix, "a,b\n1,2\n3\n4\n")
+    frame = _read(glue_context, prefix)
+    with pytest.raises(ErrorThresholdExceeded, match="2 error records"):
+        frame.apply_mapping([("a", "string", "a", "long")], totalThreshold=1)
+
+
+def test_join_and_unmapped_write_of_lazy_frames_equal_the_eager_ones(glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    _put(f"{prefix}-right", "id,name\n1,one\n12,twelve\n")
+    mappings = [("i", "string", "i", "long"), ("t", "string", "t", "string")]
+    right_mappings = [("id", "string", "id", "long"), ("name", "string", "name", "string")]
+
+    def joined(eager: bool) -> DynamicFrame:
+        left = _read(glue_context, prefix)
+        right = _read(glue_context, f"{prefix}-right")
+        if eager:
+            left, right = _eager(left), _eager(right)
+        return left.apply_mapping(mappings).join(["i"], ["id"], right.apply_mapping(right_mappings))
+
+    _same(joined(True), joined(False))
+    written = []
+    for eager in (False, True):
+        out = f"{prefix}-out-{eager}"
+        frame = _read(glue_context, prefix)
+        glue_context.write_dynamic_frame.from_options(_eager(frame) if eager else frame, "s3", {"path": out},
+                                                      format="parquet")
+        df = glue_context.spark_session.read.parquet(str(local_path(out)))
+        written.append((df.schema, sorted(map(repr, df.collect()))))
+    assert written[0] == written[1]
+
+
+TRICKY = ["1", "007", " 12 ", "\t5\t", "+5", "-0", "1.", ".5", "1e5", "+.5E-3", "1.e5", "1d", "1f", "0x10", "0x1p3",
+          "NaN", "Infinity", "-inf", "1 2", "1-2", "--1", "e5", ".", "+", "", " ", "9223372036854775807",
+          "9223372036854775808", "١٢", "1,5", "abc", None]
+
+
+def test_number_tests_without_regex_agree_with_the_regex_definitions(spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.io.csvtypes import DOUBLE_RE, LONG_RE, is_long, is_number
+
+    df = spark.createDataFrame([(v,) for v in TRICKY], "v string")
+    by_regex_long = F.coalesce(F.col("v").rlike(LONG_RE) & F.trim("v").try_cast("bigint").isNotNull(), F.lit(False))
+    rows = df.select("v", is_number("v").alias("number"), F.coalesce(F.col("v").rlike(DOUBLE_RE), F.lit(False))
+                     .alias("number_re"), is_long("v").alias("long"), by_regex_long.alias("long_re")).collect()
+    assert [(r["v"], r["number"]) for r in rows] == [(r["v"], r["number_re"]) for r in rows]
+    assert [(r["v"], r["long"]) for r in rows] == [(r["v"], r["long_re"]) for r in rows]
+
+
+@pytest.mark.parametrize("target", ["long", "double", "decimal(20,3)", "timestamp", "string", "float"])
+def test_tricky_values_map_as_the_eager_typing_maps_them(glue_context: Any, prefix: str, target: str) -> None:
+    # (longs near the long range are beyond a timestamp's, eagerly as lazily)
+    cells = [v for v in TRICKY if v is not None and "," not in v and not (target == "timestamp" and len(v) > 15)]
+    # one column of everything, one of the numbers only, one of integers only
+    _put(prefix, "a,b,c\n" + "".join(f'"{v}",{i}.5,{i}\n' for i, v in enumerate(cells)))
+    mappings = [(c, "string", c, target) for c in "abc"]
+    lazy = _read(glue_context, prefix).apply_mapping(mappings)
+    _same(lazy, _eager(_read(glue_context, prefix)).apply_mapping(mappings))
