@@ -195,7 +195,7 @@ class DynamicFrame:
     def apply_mapping(self, mappings: list[tuple[str, ...]], case_sensitive: bool = False,
                       transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                       totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import apply_mapping
+        from glueball.runtime.ops.pending_mapping import apply_mapping
 
         return apply_mapping(self, mappings, case_sensitive, transformation_ctx, stageThreshold, totalThreshold)
 

@@ -8,8 +8,9 @@ typing a column for its own sake costs one aggregation pass over the data.
 
 A transformation that gives a column an explicit type (ApplyMapping with a target type) does
 not always need that pass: for most target types the converted value does not depend on the
-column's kinds, and ``direct_cast`` computes it straight from the text. Number-looking values
-are recognised without regular expressions: a character test, then a ``try_cast``.
+column's kinds, and ``glueball.runtime.ops.pending_mapping.direct_cast`` computes it straight from
+the text. Number-looking values are recognised without regular expressions: a character test, then
+a ``try_cast``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from glueball.runtime.gluetypes import CHOICE_METADATA
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-    from pyspark.sql.types import DataType
 
 LONG_RE = r"^\s*[+-]?[0-9]+\s*$"
 DOUBLE_RE = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
@@ -39,24 +39,24 @@ class ColumnKinds:
     has_string: bool
 
 
-def _ref(name: str) -> Column:
+def column_ref(name: str) -> Column:
     from pyspark.sql import functions as F
 
     return F.col(f"`{name.replace('`', '``')}`")
 
 
-def _as(name: str, spark_type: str) -> Column:
+def as_type(name: str, spark_type: str) -> Column:
     """``try_cast(trim(name) as spark_type)``."""
     from pyspark.sql import functions as F
 
-    return F.trim(_ref(name)).try_cast(spark_type)
+    return F.trim(column_ref(name)).try_cast(spark_type)
 
 
 def _only(name: str, characters: str) -> Column:
     """The value holds no character but ``characters`` (a translate, cheaper than a regex)."""
     from pyspark.sql import functions as F
 
-    return F.translate(_ref(name), characters, "") == F.lit("")
+    return F.translate(column_ref(name), characters, "") == F.lit("")
 
 
 def is_number(name: str) -> Column:
@@ -68,14 +68,14 @@ def is_number(name: str) -> Column:
     """
     from pyspark.sql import functions as F
 
-    return F.coalesce(_only(name, _NUMBER_CHARACTERS) & _as(name, "double").isNotNull(), F.lit(False))
+    return F.coalesce(_only(name, _NUMBER_CHARACTERS) & as_type(name, "double").isNotNull(), F.lit(False))
 
 
 def is_long(name: str) -> Column:
     """The value reads as a long, as ``LONG_RE`` says: an integer within the long range."""
     from pyspark.sql import functions as F
 
-    return F.coalesce(_only(name, _LONG_CHARACTERS) & _as(name, "bigint").isNotNull(), F.lit(False))
+    return F.coalesce(_only(name, _LONG_CHARACTERS) & as_type(name, "bigint").isNotNull(), F.lit(False))
 
 
 def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
@@ -90,7 +90,7 @@ def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
         probes.extend([
             F.max(long_value).alias(f"l{i}"),
             F.max(number & ~long_value).alias(f"d{i}"),
-            F.max(_ref(name).isNotNull() & ~number).alias(f"s{i}"),
+            F.max(column_ref(name).isNotNull() & ~number).alias(f"s{i}"),
         ])
     row = df.agg(*probes).first()
     assert row is not None
@@ -104,13 +104,13 @@ def typed_column(name: str, kinds: ColumnKinds) -> Column:
 
     number_type = "double" if kinds.has_double else "bigint" if kinds.has_long else None
     if number_type is None:
-        return _ref(name).alias(name)
+        return column_ref(name).alias(name)
     if not kinds.has_string:
-        return _as(name, number_type).alias(name)
+        return as_type(name, number_type).alias(name)
     member = "double" if kinds.has_double else "long"
     number = is_number(name) if kinds.has_double else is_long(name)
-    return F.struct(F.when(number, _as(name, number_type)).alias(member),
-                    F.when(~number, _ref(name)).alias("string")).alias(name, metadata={CHOICE_METADATA: True})
+    return F.struct(F.when(number, as_type(name, number_type)).alias(member),
+                    F.when(~number, column_ref(name)).alias("string")).alias(name, metadata={CHOICE_METADATA: True})
 
 
 def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
@@ -123,34 +123,4 @@ def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
     if not names:
         return df
     kinds = column_kinds(df, names)
-    return df.select(*[typed_column(name, kinds[name]) for name in names], *[_ref(name) for name in keep])
-
-
-def direct_cast(name: str, target: DataType) -> Column | None:
-    """Text column ``name`` converted to ``target`` as ApplyMapping converts its typed value, with no pass.
-
-    Whatever kinds the column holds, a value that reads as a long is converted from that long, one
-    that reads as a double from the double, and text from the text (``double`` and ``float``: every
-    value from the text's double); that equals converting the eagerly typed column for these targets
-    with two exceptions, both about values eagerly typed by their column's kinds: a long beyond 2**53
-    in a column that also holds fractions converts exactly (eagerly it went through a double first),
-    and ``-0`` in a column of longs becomes ``-0.0`` as a double or float (eagerly ``0.0``, which
-    compares equal). None for targets whose value depends on the column's kinds (``string``: ``007``
-    is ``7`` in a long column, ``7.0`` in a double one), that numbers do not convert to, or kept types.
-    """
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as st
-
-    from glueball.runtime.ops.mapping import convert
-
-    direct = (st.ByteType, st.ShortType, st.IntegerType, st.LongType, st.FloatType, st.DoubleType, st.DecimalType,
-              st.TimestampType, st.BooleanType)
-    if not isinstance(target, direct):
-        return None
-    text = _ref(name)
-    if isinstance(target, st.DoubleType | st.FloatType):
-        # a number's double is the text's double (a long within 2**53 is exact): one cast serves every kind
-        return convert(convert(text, st.StringType(), st.DoubleType()), st.DoubleType(), target)
-    return (F.when(is_long(name), convert(_as(name, "bigint"), st.LongType(), target))
-            .when(is_number(name), convert(_as(name, "double"), st.DoubleType(), target))
-            .otherwise(convert(text, st.StringType(), target)))
+    return df.select(*[typed_column(name, kinds[name]) for name in names], *[column_ref(name) for name in keep])

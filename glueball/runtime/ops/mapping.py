@@ -340,34 +340,6 @@ def mapping_projection(schema: StructType, mappings: Sequence[Sequence[str]],
     return [(name, _build(child, values)) for name, child in root.children.items()]
 
 
-def apply_mapping(frame: DynamicFrame, mappings: Sequence[Sequence[str]], case_sensitive: bool = False,
-                  transformation_ctx: str = "", stage_threshold: int = 0, total_threshold: int = 0) -> DynamicFrame:
-    """ApplyMapping: select, rename, retype and restructure fields in one projection.
-
-    Mirrors Glue: only the mapped fields are kept; a nested source (``address.city``,
-    ``items[].price``) is read through structs and arrays; a dotted target
-    (``customer.name``) builds structs and ``out[].x`` builds arrays of structs; names
-    with dots are back-quoted; sources match case-insensitively unless
-    ``case_sensitive``; values that do not convert become null (not errors); a source
-    that is not there gives a null target; a choice source is cast to the target type.
-    Over a raw CSV read whose typing is pending, top-level sources are converted from
-    their text without the inference pass (``glueball.runtime.ops.pending_mapping``).
-    """
-    if isinstance(mappings, tuple) and mappings and isinstance(mappings[0], str):
-        mappings = [mappings]
-    pending = frame.pending_typing
-    if pending is not None:
-        from glueball.runtime.ops.pending_mapping import pending_mapping
-
-        mapped = pending_mapping(pending, mappings, case_sensitive)
-        if mapped is not None:
-            return frame.derive(mapped, transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
-                                total_threshold=total_threshold)
-    columns = mapping_projection(frame._df.schema, mappings, case_sensitive)
-    return frame.derive(select_as(frame._df, columns), transformation_ctx=transformation_ctx,
-                        stage_threshold=stage_threshold, total_threshold=total_threshold)
-
-
 # -- field selection -------------------------------------------------------------------------------
 
 def _paths_list(paths: str | Sequence[str]) -> list[str]:
