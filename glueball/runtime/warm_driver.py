@@ -12,7 +12,7 @@ It then becomes that driver: the run's environment replaces its own, stdout and 
 descriptors, so the JVM's output too) go to the run's logs, and it runs the job's script (``glueball
 run``'s way, in the SparkContext it already has) or the session's statement loop; its exit status
 is the script's. One assignment, then it exits: no state leaks from one run to the next. Stdin
-closing without an assignment (its server went away) ends it too.
+closing without an assignment, or its server going away (it is reparented), ends it too.
 """
 
 from __future__ import annotations
@@ -88,12 +88,26 @@ def become(assignment: dict[str, Any]) -> int:
     return 2
 
 
+def _assignment(parent: int) -> str:
+    """The assignment line from stdin; empty when the pool lets the driver go, or its server is gone (it was
+    reparented: the pipe may live on in a process that inherited it)."""
+    import select
+
+    while True:
+        readable, _, _ = select.select([sys.stdin], [], [], 1.0)
+        if readable:
+            return sys.stdin.readline()
+        if os.getppid() != parent:
+            return ""
+
+
 def main(options: list[str]) -> int:
+    parent = os.getppid()
     warm_up(options)
     ready = os.environ.get(READY_ENV)
     if ready:
         Path(ready).write_text(str(os.getpid()))
-    line = sys.stdin.readline()
+    line = _assignment(parent)
     if not line.strip():
         return 0  # the pool let it go (or its server stopped): nothing to do
     status = become(json.loads(line))

@@ -116,3 +116,17 @@ def test_job_runs_take_warm_drivers_and_behave_as_cold_ones(server: ServerProces
     glue.batch_stop_job_run(JobName="warm-job", JobRunIds=[run_id])
     stopped = wait_run(glue, "warm-job", run_id, ("STOPPED", "FAILED", "SUCCEEDED"), timeout=60)
     assert stopped["JobRunState"] == "STOPPED"
+
+
+def test_idle_warm_drivers_end_with_their_server(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path, warm_drivers=1).start()
+    pid = wait_warm(tmp_path)
+    assert server.proc is not None
+    server.proc.kill()  # no shutdown: the driver must notice by itself
+    server.proc.wait()
+    server.proc = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and \
+            "zombie" not in Path(f"/proc/{pid}/status").read_text().lower():
+        time.sleep(0.2)
+    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
