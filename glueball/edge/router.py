@@ -39,6 +39,7 @@ from glueball.api.operations import Handler, Operations, Request
 from glueball.api.pagination import serving
 from glueball.edge.model import service_model
 from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestProtocol
+from glueball.edge.protocols.base import CodedError
 from glueball.edge.protocols.query import FORM, QueryError, form_pairs
 from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
@@ -182,7 +183,7 @@ class Edge:
         service = self._route(request, credential_scope(request.header("authorization"), request.query))
         if service is None:
             return self._unroutable(request, str(uuid.uuid4()))
-        return service.protocol.error(_Refused(code, message, status), str(uuid.uuid4()))
+        return service.protocol.error(CodedError(code, message, status), str(uuid.uuid4()))
 
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request in its service's protocol; never raises."""
@@ -323,13 +324,6 @@ class Edge:
         except ServiceError as err:
             raise service.protocol.validation_error(err) from err
         return params if isinstance(params, dict) else {}
-
-
-class _Refused(ServiceError):
-    def __init__(self, code: str, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
 
 
 class _UnmodelledQuery(QueryProtocol):

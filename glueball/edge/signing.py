@@ -247,9 +247,8 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
                                f"({now.strftime(_TIME)} {'-' if earlier else '+'} 5 min.)")
     canonical = canonical_request(request, signed, s3_style)
     stamp = signed.request_time.strftime(_TIME)
-    to_sign = "\n".join([ALGORITHM, stamp, signed.scope, hashlib.sha256(canonical.encode()).hexdigest()])
     derived = signing_key(key.secret, signed)
-    expected = hmac.new(derived, to_sign.encode(), hashlib.sha256).hexdigest()
+    expected = _signature(derived, ALGORITHM, stamp, signed.scope, hashlib.sha256(canonical.encode()).hexdigest())
     if not hmac.compare_digest(expected, signed.signature):
         raise SignatureFailure(FailureKind.BAD_SIGNATURE, _MISMATCH)
     declared = request.header("x-amz-content-sha256") or ""
@@ -298,8 +297,8 @@ def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, derived: by
     if not spooled.chunks:
         raise SignatureFailure(FailureKind.BAD_SIGNATURE, "The aws-chunked body carries no chunk signatures")
     for number, (signature, chunk_hash) in enumerate(spooled.chunks, 1):
-        text = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", stamp, signed.scope, previous, _EMPTY_SHA256, chunk_hash])
-        expected = hmac.new(derived, text.encode(), hashlib.sha256).hexdigest()
+        expected = _signature(derived, "AWS4-HMAC-SHA256-PAYLOAD", stamp, signed.scope, previous, _EMPTY_SHA256,
+                              chunk_hash)
         if not hmac.compare_digest(expected, signature.lower()):
             raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"The signature of chunk {number} of the aws-chunked "
                                    f"body does not match what was computed")
@@ -307,12 +306,16 @@ def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, derived: by
     if trailer:
         headers = [(n, v) for n, v in spooled.trailers if n != "x-amz-trailer-signature"]
         given = dict(spooled.trailers).get("x-amz-trailer-signature", "")
-        text = "\n".join(["AWS4-HMAC-SHA256-TRAILER", stamp, signed.scope, previous,
-                          hashlib.sha256("".join(f"{n}:{v}\n" for n, v in headers).encode()).hexdigest()])
-        expected = hmac.new(derived, text.encode(), hashlib.sha256).hexdigest()
+        expected = _signature(derived, "AWS4-HMAC-SHA256-TRAILER", stamp, signed.scope, previous,
+                              hashlib.sha256("".join(f"{n}:{v}\n" for n, v in headers).encode()).hexdigest())
         if not hmac.compare_digest(expected, given.lower()):
             raise SignatureFailure(FailureKind.BAD_SIGNATURE, "The trailer signature of the aws-chunked body does "
                                    "not match what was computed")
+
+
+def _signature(derived: bytes, *lines: str) -> str:
+    """The hex HMAC-SHA256, with the day's signing key, of a string to sign made of ``lines``."""
+    return hmac.new(derived, "\n".join(lines).encode(), hashlib.sha256).hexdigest()
 
 
 def signing_key(secret: str, signed: Signed) -> bytes:

@@ -14,7 +14,6 @@ import base64
 import binascii
 import datetime as dt
 import hashlib
-import os
 import shutil
 import uuid
 import zlib
@@ -402,6 +401,3 @@ def _md5_of(path: Path) -> str:
             digest.update(piece)
     return digest.hexdigest()
 
-
-def read_size(path: Path) -> int:
-    return os.stat(path).st_size

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -75,4 +75,3 @@ class Statement:
     started_on: float | None = None
     completed_on: float | None = None
     cancel_requested: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)

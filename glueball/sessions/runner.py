@@ -99,7 +99,7 @@ class SessionRunner:
 
     def _watch(self, service: SessionService, session_id: str, adopted: DriverProcess | None) -> None:
         session = service.get(session_id)
-        log_dir = self.settings.logs / "sessions" / session_id
+        log_dir = session_log_dir(self.settings, session_id)
         proc: subprocess.Popen[bytes] | None = None
         if adopted is None:
             log_dir.mkdir(parents=True, exist_ok=True)
@@ -167,7 +167,7 @@ class SessionRunner:
         env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF")}
         endpoint = settings.endpoint
         DriverEnv(home=settings.home, endpoint=endpoint, store_url="" if endpoint else settings.store_url,
-                  log_dir=settings.logs / "sessions" / session.session_id).apply(env)
+                  log_dir=session_log_dir(settings, session.session_id)).apply(env)
         env.update({"AWS_REGION": scope.region, "AWS_DEFAULT_REGION": scope.region, "PYTHONUNBUFFERED": "1"})
         if endpoint:
             env.update(endpoint_variables(endpoint))
@@ -230,4 +230,5 @@ def reconcile(store: Store, runner: SessionRunner) -> list[str]:
 
 
 def session_log_dir(settings: Settings, session_id: str) -> Path:
+    """Where a session's driver writes its output and error logs."""
     return settings.logs / "sessions" / session_id

@@ -21,12 +21,11 @@ import json
 import logging
 import os
 import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger("glueball.supervise")
@@ -62,7 +61,6 @@ class WarmDriver:
     proc: subprocess.Popen[bytes]
     ready_file: Path
     events: Path
-    started: float = field(default_factory=time.monotonic)
     taken: bool = False  # assigned to a run: no longer the pool's
 
     @property
@@ -152,10 +150,6 @@ class WarmPool:
         driver = self._start(shape, self._env())
         return self.assign(driver, argv, env, cwd, stdout, stderr)
 
-    def idle(self) -> list[WarmDriver]:
-        with self._lock:
-            return [d for drivers in self._idle.values() for d in drivers]
-
     def close(self) -> None:
         """Let the idle warm drivers go (they exit on end-of-file)."""
         with self._lock:
@@ -236,5 +230,3 @@ def driver_env(dropped: tuple[str, ...] = ()) -> dict[str, str]:
     """The server's environment for a warm driver: without the variables of any run."""
     return {k: v for k, v in os.environ.items() if k not in dropped and k != "PYSPARK_SUBMIT_ARGS"}
 
-
-DEFAULT_PYTHON = sys.executable

@@ -80,13 +80,17 @@ class Protocol(ABC):
         return error
 
 
-class AuthError(ServiceError):
-    """A request refused by authentication or authorization, with the protocol's code."""
+class CodedError(ServiceError):
+    """An error whose code and HTTP status are given when it is raised (protocol-level codes)."""
 
-    def __init__(self, code: str, message: str, status: int) -> None:
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
+
+
+class AuthError(CodedError):
+    """A request refused by authentication or authorization, with the protocol's code."""
 
 
 class _Unknown(ServiceError):

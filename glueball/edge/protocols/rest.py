@@ -26,7 +26,7 @@ import botocore.model
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
 from glueball.api.bodies import FileRange
-from glueball.edge.protocols.base import Protocol
+from glueball.edge.protocols.base import CodedError, Protocol
 from glueball.edge.protocols.json import read_json
 from glueball.edge.protocols.xmlshapes import (
     element_xml,
@@ -44,13 +44,8 @@ from glueball.errors import SerializationException, ServiceError
 _MAX_DOCUMENT = 4 * 1024 * 1024  # a request document (not an upload) read from a spooled body
 
 
-class RestError(ServiceError):
+class RestError(CodedError):
     """A REST protocol error with its code and status."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
 
 
 @dataclass(frozen=True)
