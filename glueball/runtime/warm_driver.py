@@ -11,7 +11,11 @@ ready file (``GLUEBALL_WARM_READY``) and waits on stdin for one assignment, a JS
 It then becomes that driver: the run's environment replaces its own, stdout and stderr (its file
 descriptors, so the JVM's output too) go to the run's logs, and it runs the job's script (``glueball
 run``'s way, in the SparkContext it already has) or the session's statement loop; its exit status
-is the script's. One assignment, then it exits: no state leaks from one run to the next. Stdin
+is the script's. One assignment, then it exits: no state leaks from one run to the next.
+
+With ``PYSPARK_GATEWAY_PORT`` and ``PYSPARK_GATEWAY_SECRET`` set (by the pool) it starts no JVM: it
+attaches to a warm JVM (:mod:`glueball.runtime.warm_jvm`) as pyspark attaches to a gateway it did
+not launch, and creates its own SparkContext there, with its own settings and event log. Stdin
 closing without an assignment, or its server going away (it is reparented), ends it too.
 """
 

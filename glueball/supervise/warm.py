@@ -5,16 +5,22 @@ SparkContext, the JIT) costs seconds. The pool keeps up to ``size`` idle warm dr
 *shape* a run asked for — its Python and the Spark settings ``glueball run`` would give it (master,
 memory, parallelism, ``--conf``), the event log directory aside — starting with the shape of a
 default Glue job. A run whose shape has a ready driver takes it: the driver becomes the run's
-(:meth:`WarmPool.assign`) and is then retired when it exits; the pool starts another for that shape
-in the background — one start at a time, and only while no run of the server is working (unless a run is
-waiting for it), so that a JVM starting does not compete with the runs for the CPU.
-A run whose shape has none starts cold, as without the pool.
+(:meth:`WarmPool.assign`) and exits with it.
+
+Idle drivers are attached to warm JVMs (:mod:`glueball.runtime.warm_jvm`), which outlive them: when
+a run ends, its JVM is reset (the SparkContext it left stopped, Hadoop's file system cache closed)
+and a new driver — a new Python process with a SparkContext of its own — attaches to it, in a
+second or two. So a run never shares a Python process or a SparkContext with another, yet only the
+first run of a shape waits for a JVM to start and to warm up. A new JVM starts only while no run
+of the server is working (unless a run is waiting for it), so that it does not compete with the
+runs for the CPU; attaching a driver to a free JVM does not wait. A JVM serves at most
+:data:`MAX_RUNS_PER_JVM` drivers. A run whose shape has no driver ready or coming starts cold, as
+without the pool.
 
 A warm driver leads its own process group, as a cold driver does, so stopping, timing out and
-killing a run that took one works the same; it reads its assignment from a pipe, so when the
-server stops, idle warm drivers see end-of-file and exit.
+killing a run that took one works the same (the JVM, outside that group, then stops what the run
+left); drivers and JVMs read from pipes, so when the server stops they see end-of-file and exit.
 """
-
 from __future__ import annotations
 
 import json
@@ -53,15 +59,51 @@ def shape_of(python: str, options: list[str]) -> Shape:
     return (python, *sorted(settings))
 
 
-@dataclass
+MAX_RUNS_PER_JVM = 20  # then a warm JVM is retired and a fresh one started: no slow build-up of leftovers
+JVM_START_SECONDS = 180.0
+RESET_SECONDS = 30.0
+
+
+@dataclass(eq=False)
+class WarmJvm:
+    """A warm JVM (:mod:`glueball.runtime.warm_jvm`): the Spark driver JVM that warm drivers of its shape attach to,
+    one after another."""
+
+    shape: Shape
+    proc: subprocess.Popen[bytes]
+    folder: Path
+    runs: int = 0  # drivers it has served
+    resets: int = 0
+    driver: WarmDriver | None = None  # attached now: idle, or running a run
+
+    @property
+    def gateway_file(self) -> Path:
+        return self.folder / "gateway"
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def gateway(self) -> dict[str, object] | None:
+        """The published port, secret and JVM process id, once it is up."""
+        try:
+            found: dict[str, object] = json.loads(self.gateway_file.read_text())
+            return found
+        except (OSError, ValueError):
+            return None
+
+
+@dataclass(eq=False)
 class WarmDriver:
-    """One warm driver process and where it keeps its Spark event logs."""
+    """One warm driver process, where it keeps its Spark event logs, and the warm JVM it is attached to (None:
+    one of its own, started for one run by :meth:`WarmPool.start_now`)."""
 
     shape: Shape
     proc: subprocess.Popen[bytes]
     ready_file: Path
     events: Path
     taken: bool = False  # assigned to a run: no longer the pool's
+    jvm: WarmJvm | None = None
 
     @property
     def ready(self) -> bool:
@@ -71,10 +113,15 @@ class WarmDriver:
 class WarmPool:
     """Warm drivers by shape, at most ``size`` idle of each; ``size`` 0 keeps none.
 
+    Idle drivers are attached to warm JVMs: when a run on one ends, its JVM is reset and the next driver
+    of that shape attaches to it, so only the first run of a shape (and runs beyond the JVMs there are)
+    waits for a JVM to start.
+
     Args:
-        folder: where warm drivers keep their logs, ready files and event logs until they are assigned.
+        folder: where warm drivers and JVMs keep their logs, ready files and event logs until they are assigned.
         size: idle warm drivers to keep per shape.
         env: the environment warm drivers start with (the server's, without any run's variables).
+        busy: whether runs of this process are working (a JVM starting waits for them, unless a run waits).
     """
 
     def __init__(self, folder: Path, size: int, env: Callable[[], dict[str, str]],
@@ -82,9 +129,10 @@ class WarmPool:
         self.folder = folder
         self.size = size
         self._env = env
-        self._busy = busy  # runs of this process are working: a refill (a JVM starting) waits rather than compete
+        self._busy = busy
         self._waiting = 0  # runs waiting in take() for a driver
         self._idle: dict[Shape, list[WarmDriver]] = {}
+        self._jvms: list[WarmJvm] = []
         self._wanted: set[Shape] = set()
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
@@ -105,8 +153,8 @@ class WarmPool:
     def take(self, shape: Shape, wait_seconds: float = STARTING_WAIT_SECONDS) -> WarmDriver | None:
         """A ready warm driver of ``shape`` (no longer the pool's), or None; the pool refills behind it.
 
-        When none is ready but one of the shape is starting, it is awaited up to ``wait_seconds``: a driver
-        part-way through its start is ready before one started now would be."""
+        When none is ready but one of the shape is coming (a driver starting, or a warm JVM of the shape about
+        to get one), it is awaited up to ``wait_seconds``: it is ready before a driver started now would be."""
         if self.size <= 0:
             return None
         deadline = time.monotonic() + wait_seconds
@@ -124,7 +172,7 @@ class WarmPool:
                     drivers.remove(found)
                     break
                 left = deadline - time.monotonic()
-                if not drivers or left <= 0 or self._closed:
+                if not self._coming(shape) or left <= 0 or self._closed:
                     break
                 self._wake.wait(min(left, _READY_POLL_SECONDS))
             self._waiting -= 1
@@ -141,42 +189,56 @@ class WarmPool:
         assert driver.proc.stdin is not None
         driver.proc.stdin.write((json.dumps(assignment) + "\n").encode())
         driver.proc.stdin.close()
+        with self._lock:
+            self._wake.notify_all()  # its JVM is busy now: the pool may want another
         return driver.proc
 
     def start_now(self, shape: Shape, argv: list[str], env: dict[str, str], cwd: Path, stdout: Path,
                   stderr: Path) -> subprocess.Popen[bytes]:
-        """A driver of ``shape`` started now for this run alone: a warm driver assigned at once (it becomes the
-        run as soon as Spark is up). What a run that found no ready driver gets, when it starts this way."""
+        """A driver of ``shape`` started now for this run alone, with a JVM of its own: a warm driver assigned at
+        once (it becomes the run as soon as Spark is up). What a run that found no ready driver gets, when it
+        starts this way."""
         driver = self._start(shape, self._env())
         return self.assign(driver, argv, env, cwd, stdout, stderr)
 
     def close(self) -> None:
-        """Let the idle warm drivers go (they exit on end-of-file)."""
+        """Let the idle warm drivers and the warm JVMs go (they exit on end-of-file)."""
         with self._lock:
             self._closed = True
             drivers = [d for ds in self._idle.values() for d in ds]
+            jvms = list(self._jvms)
             self._idle.clear()
+            self._jvms.clear()
             self._wake.notify_all()
-        for driver in drivers:
-            try:
-                if driver.proc.stdin is not None:
-                    driver.proc.stdin.close()
-                driver.proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                driver.proc.kill()
+        for proc in [d.proc for d in drivers] + [j.proc for j in jvms]:
+            _let_go(proc)
+
+    # the filler thread: one start at a time
 
     def _fill(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and (not self._short() or (self._busy() and not self._waiting)):
-                    self._wake.wait(0.5 if self._short() else 5.0)
+                while not self._closed and not self._work():
+                    self._wake.wait(0.25 if self._jvms or self._short() else 5.0)
                 if self._closed:
                     return
+            self._release()
+            with self._lock:
                 shape = self._short()
+                jvm = self._free_jvm(shape) if shape is not None else None
+                may_start = shape is not None and (not self._busy() or self._waiting > 0)
             if shape is None:
+                self._retire_spares()
                 continue
+            if jvm is None:
+                if not may_start:
+                    continue
+                jvm = self._start_jvm(shape)
+                if jvm is None:
+                    time.sleep(5.0)  # not a tight loop of failing starts
+                    continue
             try:
-                driver = self._start(shape, self._env())
+                driver = self._start(shape, self._env(), jvm)
             except OSError:
                 log.exception("a warm driver could not be started")
                 time.sleep(5.0)
@@ -188,6 +250,16 @@ class WarmPool:
                 self._idle.setdefault(shape, []).append(driver)
             self._wait_ready(driver)
 
+    def _work(self) -> bool:
+        """Something for the filler: a JVM whose driver ended, a dead JVM, or a shape short of drivers that a free
+        JVM can serve or a new one may be started for."""
+        if any(j.driver is not None and j.driver.proc.poll() is not None or not j.alive for j in self._jvms):
+            return True
+        shape = self._short()
+        if shape is None:
+            return any(j.driver is None for j in self._jvms)  # a spare to retire
+        return self._free_jvm(shape) is not None or not self._busy() or self._waiting > 0
+
     def _short(self) -> Shape | None:
         for shape in sorted(self._wanted):
             live = [d for d in self._idle.get(shape, []) if d.proc.poll() is None]
@@ -196,24 +268,124 @@ class WarmPool:
                 return shape
         return None
 
-    def _start(self, shape: Shape, env: dict[str, str]) -> WarmDriver:
+    def _coming(self, shape: Shape) -> bool:
+        """Whether a driver of ``shape`` will be ready without a JVM starting for it: one is starting, or a warm
+        JVM of the shape has none running."""
+        if self._idle.get(shape):
+            return True
+        return any(j.shape == shape and j.alive and (j.driver is None or j.driver.proc.poll() is not None)
+                   for j in self._jvms)
+
+    def _free_jvm(self, shape: Shape) -> WarmJvm | None:
+        return next((j for j in self._jvms if j.shape == shape and j.alive and j.driver is None), None)
+
+    def _release(self) -> None:
+        """Reset the JVMs whose driver ended (its run is over, or it died idle) for the next; retire worn ones."""
+        with self._lock:
+            ended = [j for j in self._jvms if j.driver is not None and j.driver.proc.poll() is not None]
+            for jvm in ended:
+                assert jvm.driver is not None
+                if jvm.driver.taken:
+                    jvm.runs += 1
+                else:
+                    drivers = self._idle.get(jvm.shape, [])
+                    if jvm.driver in drivers:
+                        drivers.remove(jvm.driver)
+                jvm.driver = None
+            dead = [j for j in self._jvms if not j.alive]
+            for jvm in dead:
+                self._jvms.remove(jvm)
+        for jvm in dead:
+            log.warning("a warm JVM exited (%s)", jvm.folder / "error.log")
+        for jvm in ended:
+            if jvm.runs >= MAX_RUNS_PER_JVM or not self._reset(jvm):
+                self._retire(jvm)
+
+    def _reset(self, jvm: WarmJvm) -> bool:
+        jvm.resets += 1
+        answer_file = Path(f"{jvm.gateway_file}.reset")
+        try:
+            assert jvm.proc.stdin is not None
+            jvm.proc.stdin.write(f"reset {jvm.resets}\n".encode())
+            jvm.proc.stdin.flush()
+        except (OSError, ValueError):
+            return False
+        deadline = time.monotonic() + RESET_SECONDS
+        while time.monotonic() < deadline and jvm.alive:
+            try:
+                answer = answer_file.read_text()
+            except OSError:
+                answer = ""
+            if answer.partition(" ")[0] == str(jvm.resets):
+                if answer.strip() != str(jvm.resets):
+                    log.warning("a warm JVM could not be reset: %s", answer)
+                    return False
+                return True
+            time.sleep(0.02)
+        return False
+
+    def _retire(self, jvm: WarmJvm) -> None:
+        with self._lock:
+            if jvm in self._jvms:
+                self._jvms.remove(jvm)
+        _let_go(jvm.proc)
+
+    def _retire_spares(self) -> None:
+        """Let go of JVMs no shape needs (two runs ended at once, and one idle driver was enough)."""
+        with self._lock:
+            spares = [j for j in self._jvms if j.driver is None and j.alive]
+        for jvm in spares:
+            self._retire(jvm)
+
+    def _start_jvm(self, shape: Shape) -> WarmJvm | None:
+        """A warm JVM of ``shape``, once it is up (None if it could not start)."""
+        folder = self.folder / f"jvm-{uuid.uuid4().hex[:12]}"
+        folder.mkdir(parents=True)
+        env = self._env()
+        env["GLUEBALL_WARM_GATEWAY"] = str(folder / "gateway")
+        env["PYTHONUNBUFFERED"] = "1"
+        try:
+            with (folder / "output.log").open("ab") as out, (folder / "error.log").open("ab") as err:
+                proc = subprocess.Popen([shape[0], "-m", "glueball.runtime.warm_jvm", *_options(shape)],
+                                        stdin=subprocess.PIPE, stdout=out, stderr=err, env=env, cwd=folder,
+                                        start_new_session=True)
+        except OSError:
+            log.exception("a warm JVM could not be started")
+            return None
+        jvm = WarmJvm(shape, proc, folder)
+        with self._lock:
+            self._jvms.append(jvm)
+        deadline = time.monotonic() + JVM_START_SECONDS
+        while time.monotonic() < deadline and jvm.alive and jvm.gateway() is None and not self._closed:
+            time.sleep(_READY_POLL_SECONDS)
+        if jvm.gateway() is None:
+            log.warning("a warm JVM did not start (%s)", folder / "error.log")
+            self._retire(jvm)
+            return None
+        return jvm
+
+    def _start(self, shape: Shape, env: dict[str, str], jvm: WarmJvm | None = None) -> WarmDriver:
         token = uuid.uuid4().hex[:12]
         home = self.folder / token
         events = home / "events"
         events.mkdir(parents=True)
-        python, *settings = shape
-        options: list[str] = []
-        for setting in settings:
-            name, _, value = setting.partition(" ")
-            options += [name, value]
-        options += ["--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{events}",
-                    "--conf", "spark.eventLog.compress=false"]
+        options = [*_options(shape), "--conf", "spark.eventLog.enabled=true", "--conf",
+                   f"spark.eventLog.dir=file://{events}", "--conf", "spark.eventLog.compress=false"]
         env["GLUEBALL_WARM_READY"] = str(home / "ready")
         env["PYTHONUNBUFFERED"] = "1"
+        gateway = jvm.gateway() if jvm is not None else None
+        if gateway is not None:  # attach to the warm JVM rather than start one (pyspark's own way of doing it)
+            env["PYSPARK_GATEWAY_PORT"] = str(gateway["port"])
+            env["PYSPARK_GATEWAY_SECRET"] = str(gateway["secret"])
+            (home / "jvm").write_text(str(jvm.proc.pid) if jvm is not None else "")
         with (home / "output.log").open("ab") as out, (home / "error.log").open("ab") as err:
-            proc = subprocess.Popen([python, "-m", "glueball.runtime.warm_driver", *options], stdin=subprocess.PIPE,
+            proc = subprocess.Popen([shape[0], "-m", "glueball.runtime.warm_driver", *options], stdin=subprocess.PIPE,
                                     stdout=out, stderr=err, env=env, cwd=home, start_new_session=True)
-        return WarmDriver(shape, proc, home / "ready", events)
+        driver = WarmDriver(shape, proc, home / "ready", events, jvm=jvm if gateway is not None else None)
+        if driver.jvm is not None:
+            with self._lock:
+                driver.jvm.driver = driver
+        return driver
 
     def _wait_ready(self, driver: WarmDriver, timeout: float = 120.0) -> None:
         """One warm driver starts at a time: wait until it is ready (or dead) before starting the next."""
@@ -224,6 +396,25 @@ class WarmPool:
         if driver.proc.poll() is not None and not driver.ready_file.exists() and not driver.taken:
             log.warning("a warm driver exited before it was ready (%s)", driver.ready_file.parent / "error.log")
             time.sleep(5.0)  # not a tight loop of failing starts
+
+
+def _options(shape: Shape) -> list[str]:
+    """The ``--spark-master`` / ``--conf`` options of ``shape`` (for ``glueball run``'s option parser)."""
+    options: list[str] = []
+    for setting in shape[1:]:
+        name, _, value = setting.partition(" ")
+        options += [name, value]
+    return options
+
+
+def _let_go(proc: subprocess.Popen[bytes]) -> None:
+    """End a warm driver or JVM: close its input (it exits on end-of-file), kill it if it lingers."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
 
 
 def driver_env(dropped: tuple[str, ...] = ()) -> dict[str, str]:

@@ -1,8 +1,10 @@
 """Warm drivers: Spark drivers a server starts ahead (``--warm-drivers``), taken by sessions and job runs of
-their shape, each used once; runs on them log, measure, stop and end as runs on cold drivers do."""
+their shape, each used once, attached to warm JVMs that serve one driver after another; runs on them log,
+measure, stop and end as runs on cold drivers do, and share nothing but the JVM."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -118,15 +120,94 @@ def test_job_runs_take_warm_drivers_and_behave_as_cold_ones(server: ServerProces
     assert stopped["JobRunState"] == "STOPPED"
 
 
+ISOLATION = """\
+import builtins
+import sys
+from awsglue.context import GlueContext
+from pyspark.context import SparkContext
+
+glueContext = GlueContext(SparkContext.getOrCreate())
+spark = glueContext.spark_session
+print("jvm", spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+print("views", sorted(t.name for t in spark.catalog.listTables()))
+print("partitions", spark.conf.get("spark.sql.shuffle.partitions"))
+print("marker", hasattr(builtins, "left_by_a_run"))
+spark.range(3).createOrReplaceTempView("left_behind")
+spark.range(10).cache().count()
+spark.conf.set("spark.sql.shuffle.partitions", "3")
+builtins.left_by_a_run = True
+if "--hang" in sys.argv:
+    print("hanging", flush=True)
+    spark.range(1, 10**6, numPartitions=2).rdd.map(lambda x: __import__("time").sleep(1) or x).count()
+"""
+
+
+def printed(home: Path, name: str, run_id: str) -> dict[str, str]:
+    lines = (home / "logs" / "jobs" / name / run_id / "output.log").read_text().splitlines()
+    return {k: v for k, _, v in (line.partition(" ") for line in lines) if k in ("jvm", "views", "partitions",
+                                                                                  "marker", "hanging")}
+
+
+def test_runs_one_after_another_share_a_warm_jvm_and_nothing_else(server: ServerProcess, tmp_path: Path) -> None:
+    glue = server.client()
+    script = tmp_path / "isolation.py"
+    script.write_text(ISOLATION)
+    glue.create_job(Name="jvm-reuse", Role=ROLE, GlueVersion="4.0", Command={"Name": "glueetl",
+                                                                             "ScriptLocation": str(script)})
+    seen: list[dict[str, str]] = []
+    pids: set[int] = set()
+    for _ in range(2):
+        warm = wait_warm(server.home, exclude=pids)
+        pids.add(warm)
+        run_id = glue.start_job_run(JobName="jvm-reuse")["JobRunId"]
+        run = wait_run(glue, "jvm-reuse", run_id, ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT"))
+        assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+        assert driver_pid(server.home, "glue_job_run", "run_id", run_id) == warm, "a new driver process each run"
+        seen.append(printed(server.home, "jvm-reuse", run_id))
+    first, second = seen
+    assert first["jvm"] == second["jvm"], "the second run's driver attached to the first one's JVM"
+    assert second["views"] == "[]", "no temporary view of the first run"
+    assert second["partitions"] == first["partitions"] != "3", "no setting of the first run"
+    assert second["marker"] == "False", "no Python state of the first run"
+
+    # a run stopped mid-job leaves its SparkContext and a running Spark job in the JVM: it is reset for the next
+    warm = wait_warm(server.home, exclude=pids)
+    pids.add(warm)
+    run_id = glue.start_job_run(JobName="jvm-reuse", Arguments={"--hang": "yes"})["JobRunId"]
+    wait_run(glue, "jvm-reuse", run_id, ("RUNNING",))
+    deadline = time.monotonic() + 60
+    while "hanging" not in printed(server.home, "jvm-reuse", run_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    glue.batch_stop_job_run(JobName="jvm-reuse", JobRunIds=[run_id])
+    assert wait_run(glue, "jvm-reuse", run_id, ("STOPPED", "FAILED", "SUCCEEDED"), timeout=60)["JobRunState"] == \
+        "STOPPED"
+    warm = wait_warm(server.home, exclude=pids)
+    run_id = glue.start_job_run(JobName="jvm-reuse")["JobRunId"]
+    run = wait_run(glue, "jvm-reuse", run_id, ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT"))
+    assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+    assert driver_pid(server.home, "glue_job_run", "run_id", run_id) == warm
+    after = printed(server.home, "jvm-reuse", run_id)
+    assert after["jvm"] == first["jvm"] and after["views"] == "[]", "the same JVM, reset"
+
+
 def test_idle_warm_drivers_end_with_their_server(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path, warm_drivers=1).start()
     pid = wait_warm(tmp_path)
+    host = int(next((tmp_path / "warm").glob("*/jvm")).read_text())
+    jvm = int(json.loads(next((tmp_path / "warm").glob("jvm-*/gateway")).read_text())["jvm_pid"])
     assert server.proc is not None
     server.proc.kill()  # no shutdown: the driver must notice by itself
     server.proc.wait()
     server.proc = None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and \
-            "zombie" not in Path(f"/proc/{pid}/status").read_text().lower():
-        time.sleep(0.2)
-    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    for process in (pid, host, jvm):  # the driver, its warm JVM's keeper and the JVM
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and running(process):
+            time.sleep(0.2)
+        assert not running(process)
+
+
+def running(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return False
