@@ -267,6 +267,8 @@ def _check(number: int, step: Any) -> Step:
             raise checked.fail(f"unknown parameter {name!r}; {operation} takes {takes}")
         if not isinstance(value, str):
             raise checked.fail(f"parameter {name!r} must be a string, not {type(value).__name__} ({value!r})")
+        if not value:  # as DataBrew's model: parameter values are 1 to 32768 characters
+            raise checked.fail(f"parameter {name!r} is empty: leave it out instead (for an optional one)")
         _check_value(checked, param, value)
     for param in spec.params:
         if param.required and param.name not in params:
@@ -281,8 +283,6 @@ def _check(number: int, step: Any) -> Step:
 
 def _check_value(step: Step, param: Param, value: str) -> None:
     name = param.name
-    if param.kind in (Kind.COLUMN, Kind.NEW_COLUMN) and not value:
-        raise step.fail(f"parameter {name!r} must name a column")
     if param.kind is Kind.INT:
         number = integer(step, name, value)
         if param.low is not None and number < param.low or param.high is not None and number > param.high:
