@@ -195,6 +195,8 @@ def test_error_paths(brew: Any) -> None:
     for call, kwargs, code, status, message in cases:
         got = refused(call, **kwargs)
         assert got[0] == code and got[2] == status and message in got[1], (kwargs, got)
+    code, message, status = refused(brew.list_datasets)
+    assert (code, status) == ("UnknownOperationException", 404) and "ListDatasets is not implemented" in message
     # nothing half-written: the refused creates made no recipe, the refused update changed nothing
     assert brew.describe_recipe(Name=recipe)["Steps"] == UPPER
     assert all(r["Name"] != "bad_name!" for r in brew.list_recipes(RecipeVersion="LATEST_WORKING")["Recipes"])
