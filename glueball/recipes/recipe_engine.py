@@ -15,6 +15,7 @@ run's credentials when identity is enforced).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -32,6 +33,7 @@ __all__ = ["RecipeReferenceError", "RecipeStepError", "apply_recipe", "recipe_st
 # the action modules register their implementations when imported
 ACTION_MODULES = (date_actions, frame_actions, text_actions, value_actions)
 _KEEP = "__glueball_recipe_keep"
+_ARN = re.compile(r"^arn:aws[a-z-]*:databrew:[^:]*:[0-9]*:recipe/(.+)$")
 # steps whose window moves rows between partitions: the result is put back in the rows' order at the end
 _REORDERING = frozenset({"REMOVE_DUPLICATES", "DELETE_DUPLICATE_ROWS", "SORT"})
 
@@ -94,9 +96,20 @@ def recipe_steps(name: str, version: str | None = None) -> list[dict[str, Any]]:
     """The steps of recipe ``name`` at ``version`` (``"1.0"``, ``"LATEST_PUBLISHED"``,
     ``"LATEST_WORKING"``; None: the latest published version), from the DataBrew API.
 
+    ``name`` may also be the recipe's ARN (Glue's ``RecipeReference.RecipeArn``,
+    ``arn:aws:databrew:<region>:<account>:recipe/<name>``): the recipe found must be that one.
+
     Raises:
-        RecipeReferenceError: no such recipe or version (the API's message), or the call was refused.
+        RecipeReferenceError: no such recipe or version (the API's message), the call was refused, or
+            the ARN names a recipe of another account or region than the one answering.
     """
+    arn = name if name.startswith("arn:") else None
+    if arn is not None:
+        found = _ARN.match(arn)
+        if found is None:
+            raise RecipeReferenceError(f"{arn!r} is not a DataBrew recipe ARN (arn:aws:databrew:<region>:"
+                                       "<account>:recipe/<name>)")
+        name = found.group(1)
     request: dict[str, str] = {"Name": name}
     if version is not None:
         request["RecipeVersion"] = version
@@ -106,6 +119,9 @@ def recipe_steps(name: str, version: str | None = None) -> list[dict[str, Any]]:
         error = exc.response.get("Error", {})
         raise RecipeReferenceError(f"Recipe {name!r}" + (f" version {version}" if version else "")
                                    + f": {error.get('Code')}: {error.get('Message')}") from exc
+    if arn is not None and answer.get("ResourceArn") != arn:
+        raise RecipeReferenceError(f"Recipe {arn} is not served here: the recipe {name!r} of this account and "
+                                   f"region is {answer.get('ResourceArn')}")
     return list(answer.get("Steps") or [])
 
 

@@ -39,6 +39,14 @@ def test_a_published_recipe_is_referenced_by_version(endpoint: ServerProcess, sp
     assert recipe_steps("claims-cleanup", "1.0") == CLAIMS_RECIPE
     assert recipe_steps("claims-cleanup") == CLAIMS_RECIPE  # the latest published
     assert recipe_steps("claims-cleanup", "LATEST_WORKING") == UPPER
+    arn = "arn:aws:databrew:us-east-1:123456789012:recipe/claims-cleanup"  # as Glue's RecipeReference names it
+    assert recipe_steps(arn, "1.0") == CLAIMS_RECIPE
+    with pytest.raises(RecipeReferenceError) as elsewhere:
+        recipe_steps("arn:aws:databrew:eu-west-1:123456789012:recipe/claims-cleanup", "1.0")
+    assert "is not served here" in str(elsewhere.value) and arn in str(elsewhere.value)
+    with pytest.raises(RecipeReferenceError) as malformed:
+        recipe_steps("arn:aws:glue:us-east-1:123456789012:job/claims-cleanup")
+    assert "is not a DataBrew recipe ARN" in str(malformed.value)
     claims = spark.read.option("header", True).csv(str(EXAMPLES / "data" / "claims" / "claims.csv"))
     cleaned = apply_recipe(claims, recipe_steps("claims-cleanup", "1.0"))
     assert [tuple(row) for row in cleaned.collect()] == EXPECTED_CLAIMS
