@@ -35,7 +35,7 @@ ACTION_MODULES = (date_actions, frame_actions, text_actions, value_actions)
 _KEEP = "__glueball_recipe_keep"
 _ARN = re.compile(r"^arn:aws[a-z-]*:databrew:[^:]*:[0-9]*:recipe/(.+)$")
 # steps whose window moves rows between partitions: the result is put back in the rows' order at the end
-_REORDERING = frozenset({"REMOVE_DUPLICATES", "DELETE_DUPLICATE_ROWS", "SORT"})
+_REORDERING = frozenset({"REMOVE_DUPLICATES", "DELETE_DUPLICATE_ROWS", "FLAG_DUPLICATES_IN_COLUMN", "SORT"})
 
 
 class RecipeReferenceError(LookupError):

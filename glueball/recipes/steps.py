@@ -93,7 +93,6 @@ COLUMN_TYPES = ("byte", "short", "int", "long", "float", "double", "decimal", "s
 FILL_TYPES = ("date", "number", "boolean", "unsupported", "string", "timestamp")
 DATE_UNITS = ("MONTHS", "YEARS", "MILLISECONDS", "QUARTERS", "HOURS", "MICROSECONDS", "WEEKS", "SECONDS", "DAYS",
               "MINUTES")
-FLAG_TYPES = ("Yes or No", "True or False", "1 or 0")
 REMOVE_FLAGS = ("collapseConsecutiveWhitespace", "removeAllPunctuation", "removeAllQuotes", "removeAllWhitespace",
                 "removeCustomCharacters", "removeCustomValue", "removeLeadingAndTrailingPunctuation",
                 "removeLeadingAndTrailingQuotes", "removeLeadingAndTrailingWhitespace", "removeLetters",
@@ -170,10 +169,17 @@ _spec("FILL_WITH_CUSTOM", V, "missing", "Fill missing values with a value.", SOU
       _p("columnDataType", Kind.CHOICE, choices=FILL_TYPES), _p("value", Kind.TEXT))
 _spec("FILL_WITH_LAST_VALID", V, "missing", "Fill missing values with the last valid value before them.", SOURCE,
       _p("columnDataType", Kind.CHOICE, False, choices=FILL_TYPES))
-_spec("FLAG_COLUMN_FROM_NULL", N, "missing", "A new column telling whether the column is missing.", SOURCE,
-      TARGET, _p("flagType", Kind.CHOICE, False, choices=FLAG_TYPES))
-_spec("FLAG_COLUMN_FROM_PATTERN", N, "missing", "A new column telling whether the column matches a pattern.",
-      SOURCE, TARGET, _p("pattern", Kind.TEXT), _p("flagType", Kind.CHOICE, False, choices=FLAG_TYPES))
+_spec("FLAG_COLUMN_FROM_NULL", N, "missing", "A new column telling whether the column is missing: trueString "
+      "(default True) or falseString (default False).", SOURCE, TARGET,
+      _p("flagType", Kind.CHOICE, False, choices=("Null values",)), _p("trueString", Kind.TEXT, False),
+      _p("falseString", Kind.TEXT, False))
+_spec("FLAG_COLUMN_FROM_PATTERN", N, "missing", "A new column telling whether the column matches a regular "
+      "expression: trueString (default True) or falseString (default False).", SOURCE, TARGET,
+      _p("pattern", Kind.TEXT), _p("flagType", Kind.CHOICE, False, choices=("Pattern",)),
+      _p("trueString", Kind.TEXT, False), _p("falseString", Kind.TEXT, False))
+_spec("FLAG_DUPLICATES_IN_COLUMN", N, "missing", "A new column telling whether the column's value repeats an "
+      "earlier row's: trueString (default True) or falseString (default False).", SOURCE, TARGET,
+      _p("trueString", Kind.TEXT, False), _p("falseString", Kind.TEXT, False))
 # -- structure
 _spec("MERGE", N, "structure", "Join columns' text with a delimiter into a new column.",
       _p("sourceColumns", Kind.COLUMNS), _p("delimiter", Kind.TEXT, False), TARGET)

@@ -1,8 +1,9 @@
 """Format, clean and extract actions: the text of one column changed, or copied out to a new column.
 
 Positions are 0-based and the end is excluded (``startPosition`` 2, ``endPosition`` 5 of
-``"abcdefg"`` is ``"cde"``). ``REPLACE_TEXT``'s pattern is a regular expression (Java's, as Spark
-runs it); its value is inserted literally. A step on a column that is not text works on its text.
+``"abcdefg"`` is ``"cde"``). ``REPLACE_TEXT``'s pattern and the delimiters' ``startPattern`` and
+``endPattern`` are regular expressions (Java's, as Spark runs them); values are inserted literally.
+A step on a column that is not text works on its text.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ def _positions(a: Args) -> tuple[int, int]:
 
 
 def _between(a: Args) -> str:
-    return f"{literal(a.text('startPattern'))}(.*?){literal(a.text('endPattern'))}"
+    return f"(?:{regex(a, 'startPattern')})(.*?)(?:{regex(a, 'endPattern')})"
 
 
 @values("REPLACE_BETWEEN_POSITIONS")
@@ -179,7 +180,7 @@ def replace_between_positions(a: Args) -> Column:
 
 @values("REPLACE_BETWEEN_DELIMITERS")
 def replace_between_delimiters(a: Args) -> Column:
-    start, end = literal(a.text("startPattern")), literal(a.text("endPattern"))
+    start, end = regex(a, "startPattern"), regex(a, "endPattern")
     return F.regexp_replace(_text(a), f"({start}).*?({end})", f"$1{replacement(a.text('value'))}$2")
 
 

@@ -120,13 +120,8 @@ def fill_with_last_valid(a: Args) -> Column:
     return F.when(missing(source), last).otherwise(source)
 
 
-_FLAGS: dict[str, tuple[Any, Any]] = {"Yes or No": ("Yes", "No"), "True or False": (True, False),
-                                       "1 or 0": (1, 0)}
-
-
 def _flag(a: Args, found: Column) -> Column:
-    yes, no = _FLAGS[a.text("flagType", "True or False")]
-    return F.when(found, F.lit(yes)).otherwise(F.lit(no))
+    return F.when(found, F.lit(a.text("trueString", "True"))).otherwise(F.lit(a.text("falseString", "False")))
 
 
 @new_column("FLAG_COLUMN_FROM_NULL")
@@ -137,6 +132,11 @@ def flag_column_from_null(a: Args) -> Column:
 @new_column("FLAG_COLUMN_FROM_PATTERN")
 def flag_column_from_pattern(a: Args) -> Column:
     return _flag(a, F.coalesce(a.col().cast(StringType()).rlike(regex(a, "pattern")), F.lit(False)))
+
+
+@new_column("FLAG_DUPLICATES_IN_COLUMN")
+def flag_duplicates_in_column(a: Args) -> Column:
+    return _flag(a, F.row_number().over(Window.partitionBy(a.col()).orderBy(ROW)) > 1)
 
 
 @new_column("DUPLICATE")

@@ -134,7 +134,7 @@ def test_replace_and_extract(spark: Any) -> None:
     assert one("REPLACE_TEXT", pattern="o", value="$0") == ["call 555-1234 [h$0me]", "n$0 number"]
     assert one("REPLACE_BETWEEN_POSITIONS", startPosition="0", endPosition="4", value="dial") == [
         "dial 555-1234 [home]", "dialumber"]
-    assert one("REPLACE_BETWEEN_DELIMITERS", startPattern="[", endPattern="]", value="work") == [
+    assert one("REPLACE_BETWEEN_DELIMITERS", startPattern="\\[", endPattern="\\]", value="work") == [
         "call 555-1234 [work]", "no number"]
 
     def new(operation: str, **params: str) -> list[Any]:
@@ -143,7 +143,8 @@ def test_replace_and_extract(spark: Any) -> None:
         return column(out, "x")
 
     assert new("EXTRACT_BETWEEN_POSITIONS", startPosition="5", endPosition="8") == ["555", "mbe"]
-    assert new("EXTRACT_BETWEEN_DELIMITERS", startPattern="[", endPattern="]") == ["home", None]
+    assert new("EXTRACT_BETWEEN_DELIMITERS", startPattern="\\[", endPattern="\\]") == ["home", None]
+    assert new("EXTRACT_BETWEEN_DELIMITERS", startPattern="l+ ", endPattern="-") == ["555", None]
     assert new("EXTRACT_PATTERN", pattern="[0-9]{3}-[0-9]{4}") == ["555-1234", None]
 
 
@@ -166,15 +167,14 @@ def test_missing_values(people: Any) -> None:
     assert filled("FILL_WITH_LAST_VALID", "city", columnDataType="string") == ["NY", "LA", "LA", "NY"]
     assert filled("FILL_WITH_LAST_VALID", "name") == ["ann lee", "ann lee", "BOB  ray", "cy"]
     flagged = apply_recipe(people, [step("FLAG_COLUMN_FROM_NULL", sourceColumn="score", targetColumn="no_score",
-                                         flagType="Yes or No")])
+                                         flagType="Null values", trueString="yes", falseString="no")])
     assert flagged.columns == ["id", "name", "city", "score", "no_score"]
-    assert column(flagged, "no_score") == ["No", "Yes", "No", "No"]
+    assert column(flagged, "no_score") == ["no", "yes", "no", "no"]
     flagged = apply_recipe(people, [step("FLAG_COLUMN_FROM_PATTERN", sourceColumn="name", targetColumn="two",
-                                         pattern="^[a-z]+ [a-z]+$")])
-    assert column(flagged, "two") == [True, False, False, False]
-    flagged = apply_recipe(people, [step("FLAG_COLUMN_FROM_NULL", sourceColumn="name", targetColumn="f",
-                                         flagType="1 or 0")])
-    assert column(flagged, "f") == [0, 1, 0, 0]
+                                         flagType="Pattern", pattern="^[a-z]+ [a-z]+$")])
+    assert column(flagged, "two") == ["True", "False", "False", "False"]
+    flagged = apply_recipe(people, [step("FLAG_COLUMN_FROM_NULL", sourceColumn="city", targetColumn="f")])
+    assert column(flagged, "f") == ["False", "False", "True", "False"]
 
 
 def test_invalid_and_duplicate_values(spark: Any) -> None:
@@ -187,6 +187,10 @@ def test_invalid_and_duplicate_values(spark: Any) -> None:
         ("1", "a"), ("x", "b"), (None, "b"), ("2.5", "c")]
     assert rows(apply_recipe(df, [step("REMOVE_DUPLICATES", sourceColumn="k")])) == [
         ("1", "a"), ("x", "b"), ("2.5", "c")]
+    flagged = apply_recipe(df, [step("FLAG_DUPLICATES_IN_COLUMN", sourceColumn="k", targetColumn="again",
+                                     trueString="dup")])
+    assert rows(flagged) == [("1", "a", "False"), ("x", "b", "False"), ("1", "a", "dup"), (None, "b", "dup"),
+                             ("2.5", "c", "False")]
 
 
 def test_structure_actions(spark: Any) -> None:
