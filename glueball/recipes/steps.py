@@ -206,7 +206,8 @@ _spec("DATE_DIFF", N, "date", "The difference between two dates in units, in a n
       _p("value1", Kind.TEXT, False), _p("value2", Kind.TEXT, False), _p("units", Kind.CHOICE, choices=DATE_UNITS),
       TARGET, one_of=(("sourceColumn1", "value1"), ("sourceColumn2", "value2")))
 _spec("DATE_FORMAT", N, "date", "A date written in a format, in a new column.", OPTIONAL_SOURCE,
-      _p("value", Kind.TEXT, False), _p("dateTimeFormat", Kind.TEXT), TARGET, one_of=(("sourceColumn", "value"),))
+      _p("value", Kind.TEXT, False), _p("dateTimeFormat", Kind.TEXT, False), TARGET,
+      one_of=(("sourceColumn", "value"),))
 _spec("CONVERT_TIMEZONE", N, "date", "A time converted between time zones, in a new column.", SOURCE,
       _p("fromTimeZone", Kind.TEXT, False), _p("toTimeZone", Kind.TEXT, False), _p("dateTimeFormat", Kind.TEXT, False),
       TARGET)

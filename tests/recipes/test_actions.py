@@ -245,6 +245,8 @@ def test_date_functions(spark: Any) -> None:
     assert new("DATE_DIFF", value1="2020-01-01", value2="2020-10-06", units="DAYS") == 279
     assert new("DATE_DIFF", sourceColumn1="t", value2="2024-01-31 12:20:30", units="HOURS") == 2
     assert new("DATE_FORMAT", sourceColumn="t", dateTimeFormat="yyyy/mm/dd HH") == "2024/01/31 10"
+    assert new("DATE_FORMAT", value="2024-02-03", dateTimeFormat="month*dd*yyyy") == "February*03*2024"
+    assert new("DATE_FORMAT", sourceColumn="d") == "2024-03-01 00:00:00"
     assert new("CONVERT_TIMEZONE", sourceColumn="t", fromTimeZone="UTC", toTimeZone="Asia/Tokyo") == (
         "2024-01-31 19:20:30")
     parts = {"YEAR": 2024, "MONTH": 1, "DAY": 31, "HOUR": 10, "MINUTE": 20, "SECOND": 30, "QUARTER": 1,
