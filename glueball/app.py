@@ -23,6 +23,7 @@ import botocore.client
 
 from glueball.api.identity import Caller
 from glueball.api.operations import Request
+from glueball.catalog import encryption_handlers as _catalog_encryption  # noqa: F401 - registers on the area
 from glueball.catalog import function_handlers as _catalog_functions  # noqa: F401 - registers on the area
 from glueball.catalog import handlers as _catalog  # noqa: F401
 from glueball.catalog import partition_handlers as _catalog_partitions  # noqa: F401
@@ -30,6 +31,7 @@ from glueball.catalog import statistics_handlers as _catalog_statistics  # noqa:
 from glueball.catalog import taggable as _catalog_taggable  # noqa: F401 - databases and tables are taggable
 from glueball.catalog.area import OPERATIONS as CATALOG_OPERATIONS
 from glueball.catalog.area import CatalogNeeds
+from glueball.catalog.tables import TableService
 from glueball.clock import SchedulerClock
 from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.connections import handlers as _connections  # noqa: F401
@@ -45,6 +47,9 @@ from glueball.dataquality import handlers as _dataquality  # noqa: F401
 from glueball.dataquality.area import INTERNAL_OPERATIONS as DQ_INTERNAL_OPERATIONS
 from glueball.dataquality.area import OPERATIONS as DQ_OPERATIONS
 from glueball.dataquality.area import DataQualityNeeds
+from glueball.devendpoints import handlers as _devendpoints  # noqa: F401
+from glueball.devendpoints.area import OPERATIONS as DEV_ENDPOINT_OPERATIONS
+from glueball.devendpoints.area import DevEndpointNeeds
 from glueball.edge.inprocess import answer_in_process
 from glueball.edge.model import service_model
 from glueball.edge.protocols.s3 import S3Protocol
@@ -70,12 +75,18 @@ from glueball.jobs.area import JobNeeds
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError, default_shape
+from glueball.mltransforms import handlers as _mltransforms  # noqa: F401
+from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
+from glueball.mltransforms.area import MLTransformNeeds
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
 from glueball.runtime.client import boto3_session
+from glueball.security import handlers as _security  # noqa: F401
+from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
+from glueball.security.area import SecurityNeeds
 from glueball.sessions import handlers as _sessions  # noqa: F401
 from glueball.sessions.area import INTERNAL_OPERATIONS as SESSION_INTERNAL_OPERATIONS
 from glueball.sessions.area import OPERATIONS as SESSION_OPERATIONS
@@ -203,6 +214,9 @@ class Glueball:
         edge.mount(IAM_OPERATIONS, identity)
         edge.mount(GLUE_POLICY_OPERATIONS, identity)
         edge.mount(USAGE_OPERATIONS, UsageNeeds(self.store))
+        edge.mount(SECURITY_OPERATIONS, SecurityNeeds(self.store))
+        edge.mount(DEV_ENDPOINT_OPERATIONS, DevEndpointNeeds(self.store))
+        edge.mount(ML_TRANSFORM_OPERATIONS, MLTransformNeeds(self.store, self.table_columns))
         session_needs = SessionNeeds(self.store, self.sessions)
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
@@ -212,6 +226,15 @@ class Glueball:
         else:
             edge.mount(S3_OPERATIONS, ObjectNeeds.of(self.objects))
         return edge
+
+    def table_columns(self, scope: Scope, database: str, table: str) -> list[dict[str, Any]]:
+        """A catalog table's columns (Glue ``Column`` structures), its partition keys last.
+
+        Raises:
+            EntityNotFoundException: no such database or table.
+        """
+        spec = TableService(self.store, scope).get(database, table).spec
+        return [*((spec.get("StorageDescriptor") or {}).get("Columns") or []), *(spec.get("PartitionKeys") or [])]
 
     def bucket_owner(self, bucket: str) -> str | None:
         """The account that owns an S3 bucket, None when there is no such bucket."""
