@@ -84,6 +84,7 @@ from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
 from glueball.runtime.client import boto3_session
+from glueball.runtime.spark import jdbc_jars
 from glueball.security import handlers as _security  # noqa: F401
 from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
 from glueball.security.area import SecurityNeeds
@@ -196,7 +197,7 @@ class Glueball:
                               spool=self.objects.spool, unsigned=True)
         store_only = CatalogNeeds(self.store)
         edge.mount(CATALOG_OPERATIONS, store_only)
-        edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
+        edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store, jdbc_jars))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
