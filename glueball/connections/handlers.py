@@ -150,6 +150,7 @@ def test_connection(needs: ConnectionNeeds, caller: Caller, request: Request) ->
         connection = connections(needs, caller).get(name)
         probe(f"Connection {name}", connection.connection_type.value, connection.properties, needs.jdbc_jars())
         return {}
+    assert wire is not None
     properties = dict(wire["ConnectionProperties"])
     authentication = wire.get("AuthenticationConfiguration") or {}
     basic = authentication.get("BasicAuthenticationCredentials")
