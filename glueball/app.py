@@ -23,6 +23,9 @@ import botocore.client
 
 from glueball.api.identity import Caller
 from glueball.api.operations import Request
+from glueball.blueprints import handlers as _blueprints  # noqa: F401
+from glueball.blueprints.area import OPERATIONS as BLUEPRINT_OPERATIONS
+from glueball.blueprints.area import BlueprintNeeds
 from glueball.catalog import encryption_handlers as _catalog_encryption  # noqa: F401 - registers on the area
 from glueball.catalog import function_handlers as _catalog_functions  # noqa: F401 - registers on the area
 from glueball.catalog import handlers as _catalog  # noqa: F401
@@ -81,9 +84,11 @@ from glueball.mltransforms.area import MLTransformNeeds
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
+from glueball.objects.locations import parse_s3
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
 from glueball.runtime.client import boto3_session
+from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.spark import jdbc_jars
 from glueball.security import handlers as _security  # noqa: F401
 from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
@@ -96,7 +101,7 @@ from glueball.sessions.runner import SessionRunner
 from glueball.sessions.runner import reconcile as reconcile_sessions
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
-from glueball.supervise.driverenv import RUN_VARIABLES
+from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
 from glueball.supervise.warm import WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
@@ -218,6 +223,8 @@ class Glueball:
         edge.mount(SECURITY_OPERATIONS, SecurityNeeds(self.store))
         edge.mount(DEV_ENDPOINT_OPERATIONS, DevEndpointNeeds(self.store))
         edge.mount(ML_TRANSFORM_OPERATIONS, MLTransformNeeds(self.store, self.table_columns))
+        edge.mount(BLUEPRINT_OPERATIONS, BlueprintNeeds(self.store, self.settings.home, self.read_object,
+                                                        self.crawl_client, self.layout_env, lambda: self.serves_runs))
         session_needs = SessionNeeds(self.store, self.sessions)
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
@@ -236,6 +243,46 @@ class Glueball:
         """
         spec = TableService(self.store, scope).get(database, table).spec
         return [*((spec.get("StorageDescriptor") or {}).get("Columns") or []), *(spec.get("PartitionKeys") or [])]
+
+    def read_object(self, uri: str) -> bytes:
+        """The bytes of the object at ``s3://bucket/key`` (in the remote object store when there is one).
+
+        Raises:
+            FileNotFoundError: there is no such object. ValueError: not an s3 URI of one object.
+        """
+        location = parse_s3(uri)
+        if location.folder or not location.key:
+            raise ValueError(f"{uri} names no object")
+        if self.settings.object_store_url:
+            client = RemoteStore.parse(self.settings.object_store_url).client()
+            try:
+                return bytes(client.get_object(Bucket=location.bucket, Key=location.key)["Body"].read())
+            except client.exceptions.ClientError as exc:
+                raise FileNotFoundError(f"{uri}: {exc}") from exc
+        path = self.objects.object_path(location.bucket, location.key)
+        if not path.is_file():
+            raise FileNotFoundError(f"no object {uri}")
+        return path.read_bytes()
+
+    def layout_env(self, scope: Scope, access_key: str | None, role: str, run_id: str) -> dict[str, str]:
+        """The environment of a process that runs user code for this installation outside a job (a blueprint's
+        layout script): its boto3 clients reach this server (or the embedded installation), as the caller or,
+        with ``--auth iam``, as ``role``."""
+        env = {k: v for k, v in os.environ.items() if k not in DRIVER_VARIABLES}
+        endpoint = self.settings.endpoint
+        DriverEnv(home=self.settings.home, endpoint=endpoint, store_url="" if endpoint else self.settings.store_url
+                  ).apply(env)
+        env.update({"AWS_REGION": scope.region, "AWS_DEFAULT_REGION": scope.region, "PYTHONUNBUFFERED": "1"})
+        if endpoint:
+            env.update(endpoint_variables(endpoint))
+        if self.settings.auth == "iam":
+            env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = \
+                self.run_identity(scope, role, run_id, 3600)
+        else:
+            env["AWS_ACCESS_KEY_ID"] = access_key or "glueball"
+            env["AWS_SECRET_ACCESS_KEY"] = "glueball"
+            env.pop("AWS_SESSION_TOKEN", None)
+        return env
 
     def bucket_owner(self, bucket: str) -> str | None:
         """The account that owns an S3 bucket, None when there is no such bucket."""
