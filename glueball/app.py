@@ -31,9 +31,10 @@ from glueball.catalog import function_handlers as _catalog_functions  # noqa: F4
 from glueball.catalog import handlers as _catalog  # noqa: F401
 from glueball.catalog import partition_handlers as _catalog_partitions  # noqa: F401
 from glueball.catalog import statistics_handlers as _catalog_statistics  # noqa: F401
+from glueball.catalog import statistics_task_handlers as _catalog_statistics_tasks  # noqa: F401
 from glueball.catalog import taggable as _catalog_taggable  # noqa: F401 - databases and tables are taggable
 from glueball.catalog.area import OPERATIONS as CATALOG_OPERATIONS
-from glueball.catalog.area import CatalogNeeds
+from glueball.catalog.area import STATISTICS_TASK_OPERATIONS, CatalogNeeds, StatisticsTaskNeeds
 from glueball.catalog.tables import TableService
 from glueball.clock import SchedulerClock
 from glueball.config import DEFAULT_ACCOUNT_ID, Settings
@@ -202,6 +203,8 @@ class Glueball:
                               spool=self.objects.spool, unsigned=True)
         store_only = CatalogNeeds(self.store)
         edge.mount(CATALOG_OPERATIONS, store_only)
+        edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
+                                                                   self.run_identity if enforce else None))
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store, jdbc_jars))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
