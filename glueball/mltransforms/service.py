@@ -141,23 +141,17 @@ class MLTransformService:
             InvalidInputException: the result fails a check of CreateMLTransform.
         """
         current = self.documents.name_of(transform_id)
-
-        def changed(document: Document) -> dict[str, Any]:
-            transform = _model(document)
+        with self.store.write() as session:  # one transaction: a refused rename changes nothing
+            row = self.documents.row(session, current, for_update=True)
+            transform = _model(Document(row.name, row.resource_id, dict(row.spec), row.create_time, row.update_time))
             transform.settings.update(changes)
             self._check(transform)
-            return transform.to_spec()
-
-        stamp = now()
-        self.documents.replace(current, changed, stamp)
-        if name is not None and name != current:
-            self.rename(current, name)
-
-    def rename(self, current: str, name: str) -> None:
-        with self.store.write() as session:
-            if self.documents.exists(session, name):
-                raise AlreadyExistsException(f"{NOUN} {name} already exists.")
-            self.documents.row(session, current, for_update=True).name = name
+            if name is not None and name != current:
+                if self.documents.exists(session, name):
+                    raise AlreadyExistsException(f"{NOUN} {name} already exists.")
+                row.name = name
+            row.spec = transform.to_spec()
+            row.update_time = now()
 
     def delete(self, transform_id: str) -> None:
         """Mirror DeleteMLTransform (its tags go with it).
