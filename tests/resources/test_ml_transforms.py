@@ -53,7 +53,8 @@ def test_create_get_list_update_delete(glue: Any, source: dict[str, str]) -> Non
     assert transform_id in glue.list_ml_transforms(Tags={"team": "ml"})["TransformIds"]
     assert other not in glue.list_ml_transforms(Tags={"team": "ml"})["TransformIds"]
     by_version = glue.get_ml_transforms(Filter={"GlueVersion": "2.0", "Schema": [{"Name": "amount"}]})["Transforms"]
-    assert transform_id in [t["TransformId"] for t in by_version] and other not in [t["TransformId"] for t in by_version]
+    ids = [t["TransformId"] for t in by_version]
+    assert transform_id in ids and other not in ids
     newest_first = glue.list_ml_transforms(Sort={"Column": "CREATED", "SortDirection": "DESCENDING"})["TransformIds"]
     assert newest_first.index(other) < newest_first.index(transform_id)
 
@@ -110,7 +111,8 @@ def test_error_paths(glue: Any, source: dict[str, str]) -> None:
     assert "MaxRetries" not in glue.get_ml_transform(TransformId=other)  # the refused update changed nothing
     expect_error(lambda: glue.update_ml_transform(TransformId=transform_id, Parameters=bad_key),
                  "InvalidInputException")
-    assert glue.get_ml_transform(TransformId=transform_id)["Parameters"] == PARAMETERS  # a refused update changes nothing
+    # a refused update changes nothing
+    assert glue.get_ml_transform(TransformId=transform_id)["Parameters"] == PARAMETERS
     for call in (lambda: glue.get_ml_transform(TransformId="tfm-nope"),
                  lambda: glue.update_ml_transform(TransformId="tfm-nope", Role="r"),
                  lambda: glue.delete_ml_transform(TransformId="tfm-nope")):
