@@ -102,12 +102,14 @@ def start_blueprint_run(needs: BlueprintNeeds, caller: Caller, request: Request)
 
 @OPERATIONS.operation("GetBlueprintRun")
 def get_blueprint_run(needs: BlueprintNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs)  # settles what a stopped server left before answering
     run = BlueprintRunService(needs, _scope(caller)).get(request["BlueprintName"], request["RunId"])
     return {"BlueprintRun": run_wire(run)}
 
 
 @OPERATIONS.operation("GetBlueprintRuns")
 def get_blueprint_runs(needs: BlueprintNeeds, caller: Caller, request: Request) -> Response:
+    runner(needs)
     runs, token = BlueprintRunService(needs, _scope(caller)).page(request["BlueprintName"],
                                                                   page_size(request.get("MaxResults")),
                                                                   request.get("NextToken"))

@@ -8,6 +8,7 @@ import io
 import json
 import textwrap
 import zipfile
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -270,3 +271,50 @@ def test_a_missing_archive_or_a_non_zip_leaves_the_blueprint_failed(glue: Any, s
     other = unique("text")
     glue.create_blueprint(Name=other, BlueprintLocation=upload(server, bucket, b"plain text"))
     assert "not a ZIP file" in glue.get_blueprint(Name=other)["Blueprint"]["ErrorMessage"]
+
+
+# a layout that waits for a gate: it writes its pid into the gate folder and waits for "release" there
+WAITING_LAYOUT = '''
+import os, time
+from awsglue.blueprint.workflow import Workflow, Entities
+
+
+def generate_layout(user_params, system_params):
+    gate = user_params["Gate"]
+    open(os.path.join(gate, "pid"), "w").write(str(os.getpid()))
+    deadline = time.time() + 120
+    while not os.path.exists(os.path.join(gate, "release")) and time.time() < deadline:
+        time.sleep(0.05)
+    return Workflow(Name=user_params["WorkflowName"], Entities=Entities(Jobs=[], Crawlers=[]))
+'''
+WAITING_CONFIG = {"layoutGenerator": "demo.layout.generate_layout",
+                  "parameterSpec": {"WorkflowName": {"type": "String"}, "Gate": {"type": "String"}}}
+
+
+def test_a_run_left_running_by_a_stopped_server_fails_and_its_layout_ends(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home").start()
+    try:
+        glue = server.client()
+        bucket = unique("bp").replace("_", "-")
+        s3(server).create_bucket(Bucket=bucket)
+        name, gate = unique("waits"), tmp_path / "gate"
+        gate.mkdir()
+        glue.create_blueprint(Name=name, BlueprintLocation=upload(server, bucket, demo_archive(
+            WAITING_LAYOUT, WAITING_CONFIG)))
+        run_id = glue.start_blueprint_run(BlueprintName=name, RoleArn=ROLE, Parameters=json.dumps(
+            {"WorkflowName": unique("wf"), "Gate": str(gate)}))["RunId"]
+        pid = int(wait_for(lambda: (gate / "pid").exists() and (gate / "pid").read_text(), 60, "the layout's pid"))
+        assert glue.get_blueprint_run(BlueprintName=name, RunId=run_id)["BlueprintRun"]["State"] == "RUNNING"
+        server.stop()
+        assert os.path.exists(f"/proc/{pid}")  # the layout outlived its server
+        server.start()
+        glue = server.client()
+        run = wait_blueprint_run(glue, name, run_id)
+        assert (run["State"], run["ErrorMessage"]) == ("FAILED", "server restarted during the run")
+        wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
+                 open(f"/proc/{pid}/stat").read().split()[2] == "Z", 30, "the layout process ended")
+    finally:
+        server.stop()

@@ -217,3 +217,44 @@ def test_error_paths(glue: Any, database: str) -> None:
                  "EntityNotFoundException")
     assert glue.get_column_statistics_task_runs(DatabaseName=database, TableName=name)[
         "ColumnStatisticsTaskRuns"] == []  # refused starts leave no run
+
+
+# ---------------------------------------------------------------- reconciliation after a restart
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def test_runs_survive_a_server_restart(tmp_path: Path) -> None:
+    import signal
+
+    with ScopedEnviron(ENV):
+        server = ServerProcess(tmp_path).start()
+    try:
+        glue = server.client()
+        database = unique("statsrestart")
+        glue.create_database(DatabaseInput={"Name": database})
+        tables = [table(glue, database, "waits") for _ in range(2)]
+        runs = [glue.start_column_statistics_task_run(DatabaseName=database, TableName=t, Role="r")[
+            "ColumnStatisticsTaskRunId"] for t in tables]
+        pids = [int(wait_for(lambda r=r: (run_folder(server, r) / "pid").exists()  # type: ignore[misc]
+                             and (run_folder(server, r) / "pid").read_text(), 60, "a driver's pid")) for r in runs]
+        for run_id in runs:
+            wait_run(glue, run_id, ("RUNNING",))
+        server.stop()
+        os.killpg(pids[1], signal.SIGKILL)  # while no server watches, the second driver dies; the first goes on
+        wait_for(lambda: not _alive(pids[1]), 30, "the second driver gone")
+        with ScopedEnviron(ENV):
+            server.start()
+        glue = server.client()
+        second = wait_run(glue, runs[1])
+        assert (second["Status"], second["ErrorMessage"]) == ("FAILED", "server restarted during the run")
+        assert wait_run(glue, runs[0], ("RUNNING",))["Status"] == "RUNNING"  # watched again
+        (run_folder(server, runs[0]) / "release").write_text("")
+        assert wait_run(glue, runs[0])["Status"] == "SUCCEEDED"
+    finally:
+        server.stop()
