@@ -8,8 +8,8 @@ from glueball.api.identity import Caller
 from glueball.api.operations import Request, Response
 from glueball.api.pagination import page_size, paged
 from glueball.blueprints.area import OPERATIONS, BlueprintNeeds
-from glueball.blueprints.models import Blueprint, BlueprintRun, Definition
 from glueball.blueprints.blueprint_runs import BlueprintRunService, runner
+from glueball.blueprints.models import Blueprint, BlueprintRun, Definition
 from glueball.blueprints.service import BlueprintService
 from glueball.store.scoped import Scope
 
