@@ -15,10 +15,21 @@ from glueball.catalog.statistics_tasks import (
     ColumnStatisticsTaskRun,
     ColumnStatisticsTaskService,
 )
+from glueball.errors import AccessDeniedException
 from glueball.store.scoped import Scope
 
 
-def _scope(caller: Caller) -> Scope:
+def _scope(caller: Caller, request: Request | None = None) -> Scope:
+    """The caller's catalog; these operations spell the member ``CatalogID``, which the edge's catalog check
+    (``CatalogId``) does not see, so it is checked here.
+
+    Raises:
+        AccessDeniedException: ``CatalogID`` names another account's catalog.
+    """
+    catalog = (request or {}).get("CatalogID")
+    if catalog is not None and catalog != caller.account_id:
+        raise AccessDeniedException(
+            f"Cross-account access to catalog {catalog} is not allowed for account {caller.account_id}")
     return Scope(caller.account_id, caller.region)
 
 
@@ -38,8 +49,8 @@ def run_wire(run: ColumnStatisticsTaskRun) -> dict[str, Any]:
 
 @STATISTICS_TASK_OPERATIONS.operation("StartColumnStatisticsTaskRun")
 def start_column_statistics_task_run(needs: StatisticsTaskNeeds, caller: Caller, request: Request) -> Response:
-    run_id = runner(needs).start(_scope(caller), caller.access_key, request["DatabaseName"], request["TableName"],
-                                 request["Role"], request.get("ColumnNameList"), request.get("SampleSize"),
+    run_id = runner(needs).start(_scope(caller, request), caller.access_key, request["DatabaseName"],
+                                 request["TableName"], request["Role"], request.get("ColumnNameList"), request.get("SampleSize"),
                                  request.get("SecurityConfiguration"))
     return {"ColumnStatisticsTaskRunId": run_id}
 
@@ -54,7 +65,7 @@ def get_column_statistics_task_run(needs: StatisticsTaskNeeds, caller: Caller, r
 @STATISTICS_TASK_OPERATIONS.operation("GetColumnStatisticsTaskRuns")
 def get_column_statistics_task_runs(needs: StatisticsTaskNeeds, caller: Caller, request: Request) -> Response:
     runner(needs)
-    runs, token = ColumnStatisticsTaskService(needs.store, _scope(caller)).page(
+    runs, token = ColumnStatisticsTaskService(needs.store, _scope(caller, request)).page(
         request["DatabaseName"], request["TableName"], page_size(request.get("MaxResults")), request.get("NextToken"))
     return paged("ColumnStatisticsTaskRuns", [run_wire(r) for r in runs], token)
 
@@ -69,5 +80,5 @@ def list_column_statistics_task_runs(needs: StatisticsTaskNeeds, caller: Caller,
 
 @STATISTICS_TASK_OPERATIONS.operation("StopColumnStatisticsTaskRun")
 def stop_column_statistics_task_run(needs: StatisticsTaskNeeds, caller: Caller, request: Request) -> Response:
-    runner(needs).stop(_scope(caller), request["DatabaseName"], request["TableName"])
+    runner(needs).stop(_scope(caller, request), request["DatabaseName"], request["TableName"])
     return {}

@@ -211,6 +211,8 @@ def test_error_paths(glue: Any, database: str) -> None:
     assert "no column whose type has column statistics" in message
     expect_error(lambda: glue.start_column_statistics_task_run(
         DatabaseName=database, TableName="nested", Role="r", ColumnNameList=["tags"]), "InvalidInputException")
+    expect_error(lambda: glue.start_column_statistics_task_run(DatabaseName=database, TableName=name, Role="r",
+                                                               CatalogID="999999999999"), "AccessDeniedException")
     expect_error(lambda: glue.get_column_statistics_task_run(ColumnStatisticsTaskRunId="nope"),
                  "EntityNotFoundException")
     expect_error(lambda: glue.stop_column_statistics_task_run(DatabaseName=database, TableName="nope"),
