@@ -50,8 +50,8 @@ def run_wire(run: ColumnStatisticsTaskRun) -> dict[str, Any]:
 @STATISTICS_TASK_OPERATIONS.operation("StartColumnStatisticsTaskRun")
 def start_column_statistics_task_run(needs: StatisticsTaskNeeds, caller: Caller, request: Request) -> Response:
     run_id = runner(needs).start(_scope(caller, request), caller.access_key, request["DatabaseName"],
-                                 request["TableName"], request["Role"], request.get("ColumnNameList"), request.get("SampleSize"),
-                                 request.get("SecurityConfiguration"))
+                                 request["TableName"], request["Role"], request.get("ColumnNameList"),
+                                 request.get("SampleSize"), request.get("SecurityConfiguration"))
     return {"ColumnStatisticsTaskRunId": run_id}
 
 
