@@ -217,7 +217,10 @@ class BlueprintRunner:
                   "runId": run.run_id}
         (directory / RUN_FILE).write_text(json.dumps({"LayoutGenerator": spec["LayoutGenerator"],
                                                       "UserParams": spec["Values"], "SystemParams": system}))
-        env = self.needs.layout_env(scope, access_key, run.role_arn, run.run_id)
+        try:
+            env = self.needs.layout_env(scope, access_key, run.role_arn, run.run_id)
+        except Exception as exc:  # with --auth iam: the role does not exist or does not trust Glue
+            raise RunFailure(f"The run cannot act as its role {run.role_arn}: {exc}") from exc
         proc = spawn([sys.executable, "-m", "glueball.blueprints.layout_driver", str(directory)], env, directory,
                      directory / "output.log", directory / "error.log")
         task_runs.set_values(self.needs.store, row_id, driver_host=host_name(),
