@@ -23,13 +23,19 @@ import botocore.client
 
 from glueball.api.identity import Caller
 from glueball.api.operations import Request
+from glueball.blueprints import handlers as _blueprints  # noqa: F401
+from glueball.blueprints.area import OPERATIONS as BLUEPRINT_OPERATIONS
+from glueball.blueprints.area import BlueprintNeeds
+from glueball.catalog import encryption_handlers as _catalog_encryption  # noqa: F401 - registers on the area
 from glueball.catalog import function_handlers as _catalog_functions  # noqa: F401 - registers on the area
 from glueball.catalog import handlers as _catalog  # noqa: F401
 from glueball.catalog import partition_handlers as _catalog_partitions  # noqa: F401
 from glueball.catalog import statistics_handlers as _catalog_statistics  # noqa: F401
+from glueball.catalog import statistics_task_handlers as _catalog_statistics_tasks  # noqa: F401
 from glueball.catalog import taggable as _catalog_taggable  # noqa: F401 - databases and tables are taggable
 from glueball.catalog.area import OPERATIONS as CATALOG_OPERATIONS
-from glueball.catalog.area import CatalogNeeds
+from glueball.catalog.area import STATISTICS_TASK_OPERATIONS, CatalogNeeds, StatisticsTaskNeeds
+from glueball.catalog.tables import TableService
 from glueball.clock import SchedulerClock
 from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.connections import handlers as _connections  # noqa: F401
@@ -45,6 +51,9 @@ from glueball.dataquality import handlers as _dataquality  # noqa: F401
 from glueball.dataquality.area import INTERNAL_OPERATIONS as DQ_INTERNAL_OPERATIONS
 from glueball.dataquality.area import OPERATIONS as DQ_OPERATIONS
 from glueball.dataquality.area import DataQualityNeeds
+from glueball.devendpoints import handlers as _devendpoints  # noqa: F401
+from glueball.devendpoints.area import OPERATIONS as DEV_ENDPOINT_OPERATIONS
+from glueball.devendpoints.area import DevEndpointNeeds
 from glueball.edge.inprocess import answer_in_process
 from glueball.edge.model import service_model
 from glueball.edge.protocols.s3 import S3Protocol
@@ -70,15 +79,24 @@ from glueball.jobs.area import JobNeeds
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError, default_shape
+from glueball.mltransforms import handlers as _mltransforms  # noqa: F401
+from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
+from glueball.mltransforms.area import MLTransformNeeds
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
+from glueball.objects.locations import parse_s3
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
 from glueball.recipes import handlers as _recipes  # noqa: F401
 from glueball.recipes.area import OPERATIONS as RECIPE_OPERATIONS
 from glueball.recipes.area import RecipeNeeds
 from glueball.runtime.client import boto3_session
+from glueball.runtime.lake import endpoint_variables
+from glueball.runtime.spark import jdbc_jars
+from glueball.security import handlers as _security  # noqa: F401
+from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
+from glueball.security.area import SecurityNeeds
 from glueball.sessions import handlers as _sessions  # noqa: F401
 from glueball.sessions.area import INTERNAL_OPERATIONS as SESSION_INTERNAL_OPERATIONS
 from glueball.sessions.area import OPERATIONS as SESSION_OPERATIONS
@@ -87,7 +105,7 @@ from glueball.sessions.runner import SessionRunner
 from glueball.sessions.runner import reconcile as reconcile_sessions
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
-from glueball.supervise.driverenv import RUN_VARIABLES
+from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
 from glueball.supervise.warm import WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
@@ -189,7 +207,9 @@ class Glueball:
         edge.add_rest_service("databrew", guard=self.authorizer.databrew_guard if enforce else None)
         store_only = CatalogNeeds(self.store)
         edge.mount(CATALOG_OPERATIONS, store_only)
-        edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
+        edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
+                                                                   self.run_identity if enforce else None))
+        edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store, jdbc_jars))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
@@ -207,6 +227,11 @@ class Glueball:
         edge.mount(IAM_OPERATIONS, identity)
         edge.mount(GLUE_POLICY_OPERATIONS, identity)
         edge.mount(USAGE_OPERATIONS, UsageNeeds(self.store))
+        edge.mount(SECURITY_OPERATIONS, SecurityNeeds(self.store))
+        edge.mount(DEV_ENDPOINT_OPERATIONS, DevEndpointNeeds(self.store))
+        edge.mount(ML_TRANSFORM_OPERATIONS, MLTransformNeeds(self.store, self.table_columns))
+        edge.mount(BLUEPRINT_OPERATIONS, BlueprintNeeds(self.store, self.settings.home, self.read_object,
+                                                        self.crawl_client, self.layout_env, lambda: self.serves_runs))
         session_needs = SessionNeeds(self.store, self.sessions)
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
@@ -217,6 +242,55 @@ class Glueball:
         else:
             edge.mount(S3_OPERATIONS, ObjectNeeds.of(self.objects))
         return edge
+
+    def table_columns(self, scope: Scope, database: str, table: str) -> list[dict[str, Any]]:
+        """A catalog table's columns (Glue ``Column`` structures), its partition keys last.
+
+        Raises:
+            EntityNotFoundException: no such database or table.
+        """
+        spec = TableService(self.store, scope).get(database, table).spec
+        return [*((spec.get("StorageDescriptor") or {}).get("Columns") or []), *(spec.get("PartitionKeys") or [])]
+
+    def read_object(self, uri: str) -> bytes:
+        """The bytes of the object at ``s3://bucket/key`` (in the remote object store when there is one).
+
+        Raises:
+            FileNotFoundError: there is no such object. ValueError: not an s3 URI of one object.
+        """
+        location = parse_s3(uri)
+        if location.folder or not location.key:
+            raise ValueError(f"{uri} names no object")
+        if self.settings.object_store_url:
+            client = RemoteStore.parse(self.settings.object_store_url).client()
+            try:
+                return bytes(client.get_object(Bucket=location.bucket, Key=location.key)["Body"].read())
+            except client.exceptions.ClientError as exc:
+                raise FileNotFoundError(f"{uri}: {exc}") from exc
+        path = self.objects.object_path(location.bucket, location.key)
+        if not path.is_file():
+            raise FileNotFoundError(f"no object {uri}")
+        return path.read_bytes()
+
+    def layout_env(self, scope: Scope, access_key: str | None, role: str, run_id: str) -> dict[str, str]:
+        """The environment of a process that runs user code for this installation outside a job (a blueprint's
+        layout script): its boto3 clients reach this server (or the embedded installation), as the caller or,
+        with ``--auth iam``, as ``role``."""
+        env = {k: v for k, v in os.environ.items() if k not in DRIVER_VARIABLES}
+        endpoint = self.settings.endpoint
+        DriverEnv(home=self.settings.home, endpoint=endpoint, store_url="" if endpoint else self.settings.store_url
+                  ).apply(env)
+        env.update({"AWS_REGION": scope.region, "AWS_DEFAULT_REGION": scope.region, "PYTHONUNBUFFERED": "1"})
+        if endpoint:
+            env.update(endpoint_variables(endpoint))
+        if self.settings.auth == "iam":
+            env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = \
+                self.run_identity(scope, role, run_id, 3600)
+        else:
+            env["AWS_ACCESS_KEY_ID"] = access_key or "glueball"
+            env["AWS_SECRET_ACCESS_KEY"] = "glueball"
+            env.pop("AWS_SESSION_TOKEN", None)
+        return env
 
     def bucket_owner(self, bucket: str) -> str | None:
         """The account that owns an S3 bucket, None when there is no such bucket."""

@@ -138,6 +138,26 @@ class IdempotentParameterMismatchException(GlueError):
     code = "IdempotentParameterMismatchException"
 
 
+class MLTransformNotReadyException(GlueError):
+    code = "MLTransformNotReadyException"
+
+
+class IllegalBlueprintStateException(GlueError):
+    code = "IllegalBlueprintStateException"
+
+
+class ColumnStatisticsTaskRunningException(GlueError):
+    code = "ColumnStatisticsTaskRunningException"
+
+
+class ColumnStatisticsTaskNotRunningException(GlueError):
+    code = "ColumnStatisticsTaskNotRunningException"
+
+
+class ColumnStatisticsTaskStoppingException(GlueError):
+    code = "ColumnStatisticsTaskStoppingException"
+
+
 ALL_ERRORS: tuple[type[GlueError], ...] = (
     ConditionCheckFailureException,
     EntityNotFoundException,
@@ -162,4 +182,9 @@ ALL_ERRORS: tuple[type[GlueError], ...] = (
     ConcurrentRunsExceededException,
     IllegalWorkflowStateException,
     IdempotentParameterMismatchException,
+    MLTransformNotReadyException,
+    IllegalBlueprintStateException,
+    ColumnStatisticsTaskRunningException,
+    ColumnStatisticsTaskNotRunningException,
+    ColumnStatisticsTaskStoppingException,
 )

@@ -95,3 +95,16 @@ def paged(member: str, items: list[Any], token: str | None) -> dict[str, Any]:
     if token:
         response["NextToken"] = token
     return response
+
+
+def page_in_order(items: list[T], key: Any, max_results: int, token: str | None) -> tuple[list[T], str | None]:
+    """One page of ``items`` (already in ``key`` order, ``key(item)`` a str): those after the token's
+    position, at most ``max_results``, and the token of the next page (None on the last).
+
+    Raises:
+        InvalidInputException: the token is not one of this listing's.
+    """
+    after = decode_token(token, str)
+    rest = [item for item in items if after is None or key(item) > after]
+    page = rest[:max_results]
+    return page, encode_token(key(page[-1])) if len(rest) > max_results else None

@@ -1,17 +1,23 @@
 """The Data Catalog area: the Glue operations it serves and what it needs to serve them.
 
-Handlers live in ``handlers`` (databases, tables), ``partition_handlers``,
-``statistics_handlers`` and ``function_handlers``; all register on :data:`OPERATIONS`.
+Handlers live in ``handlers`` (databases, tables), ``partition_handlers``, ``statistics_handlers``,
+``encryption_handlers`` and ``function_handlers``; all register on :data:`OPERATIONS`. Column statistics
+task runs (``statistics_task_handlers``) register on :data:`STATISTICS_TASK_OPERATIONS`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from glueball.api.operations import Operations
+from glueball.config import Settings
 from glueball.store.engine import Store
 
 OPERATIONS = Operations("glue")
+# column statistics task runs: Spark drivers, so they need more than the store
+STATISTICS_TASK_OPERATIONS = Operations("glue")
 
 
 @dataclass(frozen=True, eq=False)
@@ -19,3 +25,21 @@ class CatalogNeeds:
     """What catalog handlers are given: the store."""
 
     store: Store
+
+
+@dataclass(frozen=True, eq=False)
+class StatisticsTaskNeeds:
+    """What column statistics task run handlers are given.
+
+    Attributes:
+        store: the store.
+        settings: the installation (run folders under its logs, the endpoint drivers report to).
+        serves_runs: whether this process serves runs (and settles those a stopped process left).
+        run_identity: with ``--auth iam``, (scope, role, run id, seconds) -> the temporary credentials a driver acts
+            with (raises the launcher's LaunchError when it cannot act as its role).
+    """
+
+    store: Store
+    settings: Settings
+    serves_runs: Callable[[], bool]
+    run_identity: Callable[[Any, str, str, float], tuple[str, str, str]] | None = None

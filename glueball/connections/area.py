@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from glueball.api.operations import Operations
 from glueball.store.engine import Store
@@ -12,6 +13,7 @@ OPERATIONS = Operations("glue")
 
 @dataclass(frozen=True, eq=False)
 class ConnectionNeeds:
-    """What connection handlers are given: the store."""
+    """What connection handlers are given: the store, and the JDBC driver jars TestConnection connects with."""
 
     store: Store
+    jdbc_jars: Callable[[], list[str]] = field(default=list)

@@ -15,6 +15,7 @@ from glueball.connections.models import (
     PhysicalConnectionRequirements,
     is_secret_property,
 )
+from glueball.connections.probe import probe
 from glueball.connections.service import ConnectionFilter, ConnectionService
 from glueball.errors import InvalidInputException
 from glueball.store.scoped import Scope
@@ -137,3 +138,30 @@ def batch_delete_connection(needs: ConnectionNeeds, caller: Caller, request: Req
         "Succeeded": succeeded,
         "Errors": {name: {"ErrorCode": err.code, "ErrorMessage": err.message} for name, err in errors.items()},
     }
+
+
+@OPERATIONS.operation("TestConnection")
+def test_connection(needs: ConnectionNeeds, caller: Caller, request: Request) -> Response:
+    name, wire = request.get("ConnectionName"), request.get("TestConnectionInput")
+    if (name is None) == (wire is None):
+        raise InvalidInputException("TestConnection takes either ConnectionName or TestConnectionInput, not "
+                                    f"{'both' if name is not None else 'neither'}")
+    if name is not None:
+        connection = connections(needs, caller).get(name)
+        probe(f"Connection {name}", connection.connection_type.value, connection.properties, needs.jdbc_jars())
+        return {}
+    assert wire is not None
+    properties = dict(wire["ConnectionProperties"])
+    authentication = wire.get("AuthenticationConfiguration") or {}
+    basic = authentication.get("BasicAuthenticationCredentials")
+    if authentication and (authentication.get("AuthenticationType") not in (None, "BASIC") or basic is None
+                           or set(authentication) - {"AuthenticationType", "BasicAuthenticationCredentials"}):
+        raise InvalidInputException("TestConnectionInput.AuthenticationConfiguration: glueball tests BASIC "
+                                    "authentication (BasicAuthenticationCredentials) only")
+    if basic:
+        properties.update({"USERNAME": basic.get("Username", ""), "PASSWORD": basic.get("Password", "")})
+    kind = wire["ConnectionType"]
+    if kind not in (ConnectionType.JDBC, ConnectionType.KAFKA):
+        raise InvalidInputException(f"TestConnection supports JDBC and KAFKA connections, not {kind}")
+    probe("TestConnectionInput", kind, properties, needs.jdbc_jars())
+    return {}

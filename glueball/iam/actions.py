@@ -5,7 +5,8 @@ Glue (the AWS Glue Developer Guide, "Specifying AWS Glue resource ARNs"): every 
 operation needs the catalog, and the database and table it names (``GetTable`` needs
 ``catalog``, ``database/db`` and ``table/db/t``; listing a database's tables needs
 ``table/db/*``); jobs, crawlers, triggers, workflows, connections, data quality rulesets and
-sessions have ARNs of their own; operations that name no resource need ``*``. Requests that carry
+sessions, blueprints, dev endpoints and ML transforms have ARNs of their own; operations that name no
+resource need ``*``. Requests that carry
 tags set ``aws:RequestTag/*`` and ``aws:TagKeys``; requests that name NETWORK connections set
 ``glue:VpcIds``, ``glue:SubnetIds`` and ``glue:SecurityGroupIds`` from those connections.
 
@@ -80,6 +81,9 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "connection": ("ConnectionName", "ConnectionNameList"),
     "dataQualityRuleset": ("RulesetName", "RulesetNames"),
     "session": ("SessionId",),
+    "blueprint": ("BlueprintName",),
+    "devEndpoint": ("EndpointName", "DevEndpointNames"),
+    "mlTransform": ("TransformId",),
 }
 _NAME_OPERATIONS: dict[str, tuple[str, ...]] = {
     "job": ("CreateJob", "UpdateJob", "DeleteJob", "GetJob"),
@@ -94,6 +98,9 @@ _NAME_OPERATIONS: dict[str, tuple[str, ...]] = {
                            "GetDataQualityRuleset"),
     "session": ("CreateSession", "GetSession", "DeleteSession", "StopSession", "RunStatement", "GetStatement",
                 "ListStatements", "CancelStatement"),
+    "blueprint": ("CreateBlueprint", "UpdateBlueprint", "DeleteBlueprint", "GetBlueprint"),
+    "devEndpoint": (),
+    "mlTransform": (),
 }
 
 

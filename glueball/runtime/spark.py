@@ -44,11 +44,16 @@ DEFAULT_CONF = {
 }
 
 
-def driver_jars() -> list[str]:
-    """The jars of every Spark driver glueball starts: the JDBC drivers, ``GLUEBALL_EXTRA_JARS`` (comma
-    separated) and glueball's Hadoop FileSystem (built on first use; left out when it cannot be built)."""
+def jdbc_jars() -> list[str]:
+    """The JDBC driver jars on this machine and ``GLUEBALL_EXTRA_JARS`` (comma separated), those that exist."""
     extra = [j for j in os.environ.get("GLUEBALL_EXTRA_JARS", "").split(",") if j]
-    jars = [j for j in (*JDBC_DRIVER_JARS, *extra) if Path(j).exists()]
+    return [j for j in (*JDBC_DRIVER_JARS, *extra) if Path(j).exists()]
+
+
+def driver_jars() -> list[str]:
+    """The jars of every Spark driver glueball starts: :func:`jdbc_jars` and glueball's Hadoop FileSystem
+    (built on first use; left out when it cannot be built)."""
+    jars = jdbc_jars()
     filesystem = hadoop.jar()
     if filesystem is not None:
         jars.append(str(filesystem))

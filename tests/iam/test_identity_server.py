@@ -245,6 +245,30 @@ def test_user_policies_decide_with_named_action_resource_and_reason(iam_server: 
     assert code_of(client(server, "iam", key["AccessKeyId"], key["SecretAccessKey"]).list_users)[0] == "AccessDenied"
 
 
+def test_dev_endpoints_blueprints_and_ml_transforms_have_arns_of_their_own(
+        iam_server: tuple[ServerProcess, Any]) -> None:
+    server, keys = iam_server
+    root_glue = client(server, "glue", *keys["A"])
+    for name in ("lab-dev", "prod-dev"):
+        root_glue.create_dev_endpoint(EndpointName=name, RoleArn=f"arn:aws:iam::{ACCOUNT_A}:role/dev")
+    iam = client(server, "iam", *keys["A"])
+    iam.create_user(UserName="carol")
+    iam.put_user_policy(UserName="carol", PolicyName="lab-only", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Action": ["glue:GetDevEndpoint", "glue:GetBlueprint", "glue:GetMLTransform"],
+            "Resource": [f"arn:aws:glue:*:{ACCOUNT_A}:devEndpoint/lab-*", f"arn:aws:glue:*:{ACCOUNT_A}:blueprint/lab-*",
+                         f"arn:aws:glue:*:{ACCOUNT_A}:mlTransform/tfm-lab"]}]}))
+    key = iam.create_access_key(UserName="carol")["AccessKey"]
+    carol = client(server, "glue", key["AccessKeyId"], key["SecretAccessKey"])
+    assert carol.get_dev_endpoint(EndpointName="lab-dev")["DevEndpoint"]["EndpointName"] == "lab-dev"
+    error, message, _ = code_of(carol.get_dev_endpoint, EndpointName="prod-dev")
+    assert error == "AccessDeniedException" and "devEndpoint/prod-dev" in message
+    assert code_of(carol.get_blueprint, Name="lab-x")[0] == "EntityNotFoundException"  # allowed, then not found
+    assert "blueprint/prod-x" in code_of(carol.get_blueprint, Name="prod-x")[1]
+    assert code_of(carol.get_ml_transform, TransformId="tfm-lab")[0] == "EntityNotFoundException"
+    assert "mlTransform/tfm-prod" in code_of(carol.get_ml_transform, TransformId="tfm-prod")[1]
+
+
 def test_decisions_that_read_the_time_are_made_per_request(iam_server: tuple[ServerProcess, Any]) -> None:
     """Decisions are remembered for a second, but not those of policies that read the request's time:
     a policy allowing until a moment stops allowing at that moment, not a second later."""

@@ -312,6 +312,15 @@ def connection_config(name: str, client: Any = None) -> dict[str, str]:
         raise GlueRuntimeError(f"connection {name!r} is a {connection.get('ConnectionType')} connection, "
                                f"not KAFKA")
     props: dict[str, str] = {k: str(v) for k, v in (connection.get("ConnectionProperties") or {}).items()}
+    return properties_config(name, props)
+
+
+def properties_config(name: str, props: Mapping[str, str]) -> dict[str, str]:
+    """The client settings of a KAFKA connection called ``name`` with these ConnectionProperties.
+
+    Raises:
+        GlueRuntimeError: the properties ask for what librdkafka cannot do here (AWS_MSK_IAM, Secrets Manager).
+    """
     config = {"bootstrap.servers": props.get("KAFKA_BOOTSTRAP_SERVERS", "")}
     ssl = as_bool(props.get("KAFKA_SSL_ENABLED"), False)
     if props.get("KAFKA_CUSTOM_CERT"):

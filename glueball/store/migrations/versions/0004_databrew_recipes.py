@@ -1,6 +1,6 @@
 """databrew recipes
 
-Revision ID: 0008
+Revision ID: 0004
 Revises: 0003
 Create Date: 2026-11-25 09:40:00
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = '0008'
+revision = '0004'
 down_revision = '0003'
 branch_labels = None
 depends_on = None

@@ -1,0 +1,5 @@
+"""``awsglue.blueprint.job``: a job of a blueprint layout."""
+
+from glueball.blueprints.entities import Job
+
+__all__ = ["Job"]
