@@ -21,7 +21,16 @@ ARTIFACTS = Path(os.environ.get("GLUEBALL_TEST_ARTIFACTS") or Path(__file__).par
 DATABASE, TABLE = "console_sales", "orders"
 DAYS = [f"2026-11-{d:02d}" for d in range(1, 21)]
 WORKFLOW = "console-daily"
-JOB, RULESET = "console-hello", "console-orders-rules"
+JOB, RULESET, VISUAL = "console-hello", "console-orders-rules", "console-visual"
+# a Studio job's nodes, as GetJob answers them: source -> transform -> target
+VISUAL_NODES = {
+    "node-1": {"S3CsvSource": {"Name": "raw orders", "Paths": ["s3://console-lake/raw/orders/"],
+                               "QuoteChar": "quote", "Separator": "comma"}},
+    "node-2": {"DropNullFields": {"Name": "drop nulls", "Inputs": ["node-1"], "NullCheckBoxList": {"IsEmpty": True},
+                                  "NullTextList": []}},
+    "node-3": {"S3DirectTarget": {"Name": "curated orders", "Inputs": ["node-2"], "Path": "s3://console-lake/out/",
+                                  "Format": "parquet"}},
+}
 CRAWLERS = ("console-raw-crawler", "console-curated-crawler")
 JOBS = ("console-transform", "console-aggregate")
 DQ_SCORES = (1.0, 0.5, 0.75)
@@ -103,6 +112,8 @@ def demo_data(server: ServerProcess) -> str:
     scripts = server.home / "scripts"
     hello = write_script(scripts, JOB, "print('hello from the console test')\n")
     glue.create_job(Name=JOB, Role="console", Command={"Name": "pythonshell", "ScriptLocation": hello})
+    glue.create_job(Name=VISUAL, Role="console", CodeGenConfigurationNodes=VISUAL_NODES,
+                    Command={"Name": "glueetl", "ScriptLocation": "s3://console-lake/scripts/visual.py"})
     for job in JOBS:
         glue.create_job(Name=job, Role="console", Command={
             "Name": "pythonshell", "ScriptLocation": write_script(scripts, job, f"print('{job} ran')\n")})

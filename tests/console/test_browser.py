@@ -28,6 +28,7 @@ from tests.console.browser import (
     JOBS,
     RULESET,
     TABLE,
+    VISUAL,
     WORKFLOW,
     browser,
     console_errors,
@@ -117,6 +118,11 @@ def test_every_page_loads_without_console_errors(server: tuple[ServerProcess, st
     driver.find_element(By.XPATH, f"//button[text()='{crawl}']").click()
     wait(driver, lambda d: f"crawl {crawl} started" in text_of(d, "#crawl-log"), what="the crawl log")
     screenshot(driver, "crawl-log")
+    visit(driver, proc, f"jobs/{VISUAL}")  # a visual job's graph
+    nodes = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-graph g.node"), what="the job graph")
+    assert sorted(n.get_attribute("data-name") for n in nodes) == ["curated orders", "drop nulls", "raw orders"]
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#job-graph polyline.edge")) == 2
+    screenshot(driver, "visual-job")
     assert console_errors(driver) == []
 
 
