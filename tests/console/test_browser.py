@@ -256,3 +256,37 @@ def test_with_identity_enforced_a_refused_table_shows_the_reason(tmp_path_factor
         assert list((home / "console" / "sessions").iterdir()) == []
     finally:
         proc.stop()
+
+
+def test_the_registry_page_shows_two_schema_versions_and_their_diff(server: tuple[ServerProcess, str],
+                                                                     driver: Any) -> None:
+    """Where the schema registry is served (its area may land after the console): a schema's versions side by
+    side with Glue's diff, which names the added field."""
+    from botocore.exceptions import ClientError
+    from selenium.webdriver.common.by import By
+
+    proc, _ = server
+    glue = proc.client()
+    try:
+        glue.create_registry(RegistryName="console-registry")
+    except ClientError as err:
+        assert err.response["Error"]["Code"] == "UnknownOperationException"
+        visit(driver, proc, "catalog")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#menu a"), what="the menu")
+        assert "Schema registry" not in text_of(driver, "#menu")  # no page for what the server does not answer
+        return
+    fields = [{"name": "order_id", "type": "long"}]
+    definition = {"type": "record", "name": "Order", "fields": fields}
+    glue.create_schema(RegistryId={"RegistryName": "console-registry"}, SchemaName="orders", DataFormat="AVRO",
+                       Compatibility="BACKWARD", SchemaDefinition=json.dumps(definition))
+    added = {**definition, "fields": [*fields, {"name": "currency", "type": "string", "default": "EUR"}]}
+    glue.register_schema_version(SchemaId={"RegistryName": "console-registry", "SchemaName": "orders"},
+                                 SchemaDefinition=json.dumps(added))
+    visit(driver, proc, "registry/console-registry/orders")
+    wait(driver, lambda d: len(rows(d, "#schema-versions")) == 2, what="two versions")
+    shown = wait(driver, lambda d: text_of(d, "#schema-diff .schema-diff-text"), what="the diff")
+    assert "currency" in shown
+    sides = driver.find_elements(By.CSS_SELECTOR, "#schema-diff .side pre")
+    assert "currency" not in sides[0].text and "currency" in sides[1].text
+    screenshot(driver, "registry-diff")
+    assert console_errors(driver) == []
