@@ -267,6 +267,7 @@ def test_the_registry_page_shows_two_schema_versions_and_their_diff(server: tupl
 
     proc, _ = server
     glue = proc.client()
+    console_errors(driver)  # what earlier tests left (their refusals are failed loads, rightly)
     try:
         glue.create_registry(RegistryName="console-registry")
     except ClientError as err:
