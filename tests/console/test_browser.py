@@ -11,6 +11,7 @@ from __future__ import annotations
 import configparser
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -36,7 +37,7 @@ from tests.console.browser import (
     screenshot,
     wait,
 )
-from tests.helpers import ServerProcess, wait_for
+from tests.helpers import ServerProcess, send, wait_for
 
 pytestmark = pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
                                 reason="needs Debian's chromium and chromium-driver: make browser")
@@ -123,6 +124,44 @@ def test_every_page_loads_without_console_errors(server: tuple[ServerProcess, st
     assert sorted(n.get_attribute("data-name") for n in nodes) == ["curated orders", "drop nulls", "raw orders"]
     assert len(driver.find_elements(By.CSS_SELECTOR, "#job-graph polyline.edge")) == 2
     screenshot(driver, "visual-job")
+    assert console_errors(driver) == []
+
+
+def test_streaming_charts_and_the_spend_csv(server: tuple[ServerProcess, str], driver: Any,
+                                            tmp_path: Path) -> None:
+    """A streaming run's batches charted with the capacity reading (the batches as the streaming runtime records
+    them in the run's log directory), and the spend page's CSV download."""
+    from selenium.webdriver.common.by import By
+
+    proc, run_id = server
+    glue = proc.client()
+    wait_for(lambda: glue.get_workflow_run(Name=WORKFLOW, RunId=run_id)["Run"]["Status"] == "COMPLETED",
+             timeout=120, what="the workflow run")
+    run = glue.get_job_runs(JobName=JOBS[1])["JobRuns"][0]["Id"]
+    folder = Path(send(proc, "Glueball.GetJobRunMetrics", {"JobName": JOBS[1], "RunId": run})[1]["LogDirectory"])
+    batches = [{"batchId": i, "timestamp": f"2026-11-25T10:00:{i * 10:02d}.000Z", "numInputRows": 1000,
+                "inputRowsPerSecond": 100.0, "processedRowsPerSecond": 110.0 + i, "batchDurationMs": 9000 + i,
+                "consumerLag": 50 * i} for i in range(5)]
+    (folder / "metrics-stream.jsonl").write_text("".join(json.dumps(b) + "\n" for b in batches))
+    visit(driver, proc, f"streaming/{JOBS[1]}/{run}")
+    charts = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#stream-charts .chart"), what="the charts")
+    assert [c.get_attribute("data-points") for c in charts] == ["5", "5", "5"]
+    assert "at capacity: the process rate is close to the input rate" in text_of(driver, ".facts")
+    wait(driver, lambda d: d.execute_script("return !!document.querySelector('#stream-charts .chart').uplot"))
+    assert driver.execute_script("return document.querySelector('#stream-charts .chart').uplot.data[2]") == [
+        b["processedRowsPerSecond"] for b in batches]
+    screenshot(driver, "streaming-run")
+    assert console_errors(driver) == []
+
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    visit(driver, proc, "spend")
+    wait(driver, lambda d: JOBS[0] in text_of(d, "#spend-totals"), what="the totals")
+    driver.find_element(By.ID, "spend-csv").click()
+    wait(driver, lambda d: list(tmp_path.glob("*.csv")), what="the CSV")
+    lines = next(tmp_path.glob("*.csv")).read_text().splitlines()
+    assert lines[0] == "day,resource,runs,dpu_seconds,estimated_cost_USD"
+    resources = {line.split(",")[1] for line in lines[1:]}
+    assert {JOBS[0], JOBS[1], CRAWLERS[0]} <= {r.split(":")[-1].split("/")[-1] for r in resources}, resources
     assert console_errors(driver) == []
 
 
