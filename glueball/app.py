@@ -300,10 +300,11 @@ class Glueball:
     def console_needs(self) -> ConsoleNeeds:
         """What the web console (``/console/``) is given: clients signed as its user, answered in-process."""
         def client(service: str, key: str | None, secret: str | None, token: str | None) -> Any:
-            return embedded_client(self, service, key, None, secret, token)
+            return embedded_client(self, service, key, self.settings.region, secret, token)
 
         return ConsoleNeeds(client, self.settings.auth == "iam", self.settings.home, self.edge.implemented,
-                            lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id))
+                            lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id),
+                            self.settings.region)
 
     def asgi(self) -> Any:
         """The ASGI application of ``glueball server``: the API, and the console at ``/console/``."""

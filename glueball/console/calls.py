@@ -37,6 +37,7 @@ class ConsoleNeeds:
     home: Path  # GLUEBALL_HOME: the sign-ins live under it
     implemented: Callable[[str], frozenset[str]]  # the operations a service answers (which pages exist)
     crawl_log: Callable[[str, str], Path]  # (crawler, crawl id) -> its log file
+    region: str = "us-east-1"  # the region the console's calls are made in (resource ARNs name it)
 
 
 @dataclass

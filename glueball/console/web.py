@@ -68,7 +68,7 @@ class Console:
 
     def _index(self) -> Answer:
         pages = available(self.needs.implemented)
-        page = index_html(pages, {"enforced": self.needs.enforced})
+        page = index_html(pages, {"enforced": self.needs.enforced, "region": self.needs.region})
         return 200, [("content-type", "text/html; charset=utf-8"), ("cache-control", "no-store")], page.encode()
 
     @staticmethod

@@ -10,14 +10,19 @@
     el.append(body);
     await section(body, "sessions", async () => {
       const answer = await glue("ListSessions", {MaxResults: 100});
-      const tags = answer.Tags || {};
+      const found = answer.Sessions || [];
+      const account = found.length ? (await Console.call("sts", "GetCallerIdentity")).Account : "";
+      // a session's tags are the tagging API's (GetTags on its ARN); one that cannot be read shows none
+      const tags = await Promise.all(found.map(s => glue("GetTags", {
+        ResourceArn: `arn:aws:glue:${Console.config.region}:${account}:session/${s.Id}`}).then(a => a.Tags || {},
+        () => ({}))));
       return table([
         {title: "Session", get: s => link(["sessions", s.Id], s.Id)},
         {title: "Status", get: s => state(s.Status)},
         {title: "Created", get: s => time(s.CreatedOn)},
         {title: "Workers", get: s => s.NumberOfWorkers ? `${s.NumberOfWorkers} × ${s.WorkerType}` : ""},
-        {title: "Tags", get: s => Object.entries(s.Tags || tags[s.Id] || {}).map(([k, v]) => `${k}=${v}`).join(", ")},
-      ], answer.Sessions || [], {id: "sessions"});
+        {title: "Tags", get: s => Object.entries(tags[found.indexOf(s)]).map(([k, v]) => `${k}=${v}`).join(", ")},
+      ], found, {id: "sessions"});
     });
   }
 
