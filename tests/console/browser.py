@@ -20,7 +20,8 @@ ARTIFACTS = Path(os.environ.get("GLUEBALL_TEST_ARTIFACTS") or Path(__file__).par
 
 DATABASE, TABLE = "console_sales", "orders"
 DAYS = [f"2026-11-{d:02d}" for d in range(1, 21)]
-WORKFLOW = "console-daily"
+WORKFLOW, FAILING = "console-daily", "console-failing"
+SLEEPER, BROKEN = "console-sleeper", "console-broken"
 JOB, RULESET, VISUAL = "console-hello", "console-orders-rules", "console-visual"
 # a Studio job's nodes, as GetJob answers them: source -> transform -> target
 VISUAL_NODES = {
@@ -77,10 +78,11 @@ def write_script(folder: Path, name: str, text: str) -> str:
     return str(path)
 
 
-def demo_data(server: ServerProcess) -> str:
+def demo_data(server: ServerProcess) -> tuple[str, str]:
     """A small picture of what ``make demo`` leaves: a partitioned table with two versions and column
     statistics, a connection, crawlers, python-shell jobs, a four-node workflow (its run started, id returned),
-    a data quality ruleset with three published results."""
+    a data quality ruleset with three published results; a job that sleeps, and a workflow whose one job fails.
+    Returns the ids of the two workflows' runs (started)."""
     glue = server.client()
     lake = server.home / "s3" / "console-lake"
     for folder in ("raw", "curated"):
@@ -114,6 +116,14 @@ def demo_data(server: ServerProcess) -> str:
     glue.create_job(Name=JOB, Role="console", Command={"Name": "pythonshell", "ScriptLocation": hello})
     glue.create_job(Name=VISUAL, Role="console", CodeGenConfigurationNodes=VISUAL_NODES,
                     Command={"Name": "glueetl", "ScriptLocation": "s3://console-lake/scripts/visual.py"})
+    glue.create_job(Name=SLEEPER, Role="console", Command={
+        "Name": "pythonshell", "ScriptLocation": write_script(scripts, SLEEPER, "import time\ntime.sleep(600)\n")})
+    glue.create_job(Name=BROKEN, Role="console", Command={
+        "Name": "pythonshell", "ScriptLocation": write_script(scripts, BROKEN, "raise SystemExit('broken')\n")})
+    glue.create_workflow(Name=FAILING, Description="one job that fails")
+    glue.create_trigger(Name="console-failing-start", WorkflowName=FAILING, Type="ON_DEMAND",
+                        Actions=[{"JobName": BROKEN}])
+    failing_run = glue.start_workflow_run(Name=FAILING)["RunId"]
     for job in JOBS:
         glue.create_job(Name=job, Role="console", Command={
             "Name": "pythonshell", "ScriptLocation": write_script(scripts, job, f"print('{job} ran')\n")})
@@ -144,4 +154,4 @@ def demo_data(server: ServerProcess) -> str:
             "StartedOn": 1_763_600_000 + index * 86_400, "CompletedOn": 1_763_600_060 + index * 86_400,
             "RuleResults": outcomes}})
         assert status == 200, answer
-    return str(glue.start_workflow_run(Name=WORKFLOW)["RunId"])
+    return str(glue.start_workflow_run(Name=WORKFLOW)["RunId"]), str(failing_run)

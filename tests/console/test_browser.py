@@ -19,15 +19,18 @@ import pytest
 
 from tests.console.browser import (
     ARTIFACTS,
+    BROKEN,
     CHROMEDRIVER,
     CHROMIUM,
     CRAWLERS,
     DATABASE,
     DAYS,
     DQ_SCORES,
+    FAILING,
     JOB,
     JOBS,
     RULESET,
+    SLEEPER,
     TABLE,
     VISUAL,
     WORKFLOW,
@@ -48,9 +51,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerPro
     home = tmp_path_factory.mktemp("console-home")
     proc = ServerProcess(home).start()
     try:
-        yield proc, demo_data(proc)
+        daily, failing = demo_data(proc)
+        FAILING_RUN.append(failing)
+        yield proc, daily
     finally:
         proc.stop()
+
+
+FAILING_RUN: list[str] = []  # the run of the failing workflow the server fixture started
 
 
 @pytest.fixture(scope="module")
@@ -222,6 +230,41 @@ def test_a_job_started_from_the_console_succeeds_and_its_log_shows(server: tuple
     run_id = driver.current_url.rsplit("/", 1)[1]
     assert proc.client().get_job_run(JobName=JOB, RunId=run_id)["JobRun"]["JobRunState"] == "SUCCEEDED"
     screenshot(driver, "job-run")
+    assert console_errors(driver) == []
+
+
+def test_a_run_stopped_and_a_failed_workflow_run_resumed_from_the_console(server: tuple[ServerProcess, str],
+                                                                          driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    proc, _ = server
+    glue = proc.client()
+    visit(driver, proc, f"jobs/{SLEEPER}")
+    wait(driver, lambda d: d.find_elements(By.ID, "start-run"))[0].click()
+    wait(driver, lambda d: f"#/jobs/{SLEEPER}/jr_" in d.current_url, what="the run's page")
+    run_id = driver.current_url.rsplit("/", 1)[1]
+    wait(driver, lambda d: "RUNNING" in text_of(d, "#run-summary"), timeout=60, what="RUNNING")
+    visit(driver, proc, f"jobs/{SLEEPER}")
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-runs button.stop"), what="Stop")[0].click()
+    wait_for(lambda: glue.get_job_run(JobName=SLEEPER, RunId=run_id)["JobRun"]["JobRunState"] == "STOPPED",
+             timeout=60, what="the stopped run")
+    wait(driver, lambda d: "STOPPED" in text_of(d, "#job-runs"), what="STOPPED in the page")
+
+    failed = FAILING_RUN[0]
+    wait_for(lambda: glue.get_workflow_run(Name=FAILING, RunId=failed)["Run"]["Status"] == "COMPLETED",
+             timeout=60, what="the failing workflow's run")
+    visit(driver, proc, f"workflows/{FAILING}/{failed}")
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f"#run-graph g.node[data-name='{BROKEN}']"
+                                           f"[data-state='FAILED']"), what="the failed node")
+    screenshot(driver, "workflow-failed")
+    wait(driver, lambda d: d.find_elements(By.ID, "resume"), what="Resume")[0].click()
+    wait(driver, lambda d: f"#/workflows/{FAILING}/" in d.current_url and failed not in d.current_url,
+         what="the resumed run's page")
+    resumed = driver.current_url.rsplit("/", 1)[1]
+    run = glue.get_workflow_run(Name=FAILING, RunId=resumed, IncludeGraph=True)["Run"]
+    assert run["PreviousRunId"] == failed
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f"#run-graph g.node[data-name='{BROKEN}']"),
+         what="the resumed run's graph")
     assert console_errors(driver) == []
 
 

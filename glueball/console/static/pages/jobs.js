@@ -60,9 +60,18 @@
         .filter(([, v]) => v).map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
       j.CodeGenConfigurationNodes ? visualGraph(j.CodeGenConfigurationNodes) : null].flat();
     });
-    every(3000, () => section(runs, "runs", async () => {
-        const found = (await glue("GetJobRuns", {JobName: name, MaxResults: 50})).JobRuns || [];
-        return [h("h3", {}, "Runs"), table([
+    let shown = "";
+    every(3000, async () => {
+      const found = (await glue("GetJobRuns", {JobName: name, MaxResults: 50})).JobRuns || [];
+      const now = JSON.stringify(found.map(r => [r.Id, r.JobRunState, r.ExecutionTime]));
+      if (now === shown) return;  // redrawn only when a run changed
+      shown = now;
+      const ended = found.filter(r => ENDED.includes(r.JobRunState)).reverse();
+      runs.replaceChildren(h("h3", {}, "Runs"), h("div", {class: "charts", id: "run-charts"},
+        chart("duration per run (s)", ended.map(r => r.StartedOn), [{label: "duration", values: ended.map(
+          r => r.ExecutionTime ?? null)}]),
+        chart("DPU-seconds per run", ended.map(r => r.StartedOn), [{label: "DPU-seconds", values: ended.map(
+          r => r.DPUSeconds ?? null)}])), table([
           {title: "Run", get: r => link(["jobs", name, r.Id], r.Id)},
           {title: "State", get: r => state(r.JobRunState)},
           {title: "Started", get: r => time(r.StartedOn)},
@@ -73,8 +82,8 @@
           {title: "", get: r => ENDED.includes(r.JobRunState) ? "" : h("button", {class: "stop", onclick: () =>
             glue("BatchStopJobRun", {JobName: name, JobRunIds: [r.Id]}).catch(e => message.replaceChildren(
               Console.refusal(e, "BatchStopJobRun")))}, "Stop")},
-        ], found)];
-      }));
+        ], found));
+    }, runs);
   }
 
   /** A log that grows: asks for what follows the last offset while the run has not ended. */
