@@ -35,6 +35,10 @@ VISUAL_NODES = {
 CRAWLERS = ("console-raw-crawler", "console-curated-crawler")
 JOBS = ("console-transform", "console-aggregate")
 DQ_SCORES = (1.0, 0.5, 0.75)
+ANOMALOUS_RUN = 2  # the run whose result carries an anomaly observation
+ANOMALY = {"Description": "Row count 2 is below the expected range 90-110",
+           "MetricBasedObservation": {"MetricName": "Dataset.*.RowCount", "MetricValues": {
+               "ActualValue": 2.0, "ExpectedValue": 100.0, "LowerLimit": 90.0, "UpperLimit": 110.0}}}
 
 
 def browser() -> Any:
@@ -116,8 +120,8 @@ def demo_data(server: ServerProcess) -> tuple[str, str]:
     glue.create_job(Name=JOB, Role="console", Command={"Name": "pythonshell", "ScriptLocation": hello})
     glue.create_job(Name=VISUAL, Role="console", CodeGenConfigurationNodes=VISUAL_NODES,
                     Command={"Name": "glueetl", "ScriptLocation": "s3://console-lake/scripts/visual.py"})
-    glue.create_job(Name=SLEEPER, Role="console", Command={
-        "Name": "pythonshell", "ScriptLocation": write_script(scripts, SLEEPER, "import time\ntime.sleep(600)\n")})
+    sleeper = write_script(scripts, SLEEPER, "import time\nprint('waiting', flush=True)\ntime.sleep(600)\n")
+    glue.create_job(Name=SLEEPER, Role="console", Command={"Name": "pythonshell", "ScriptLocation": sleeper})
     glue.create_job(Name=BROKEN, Role="console", Command={
         "Name": "pythonshell", "ScriptLocation": write_script(scripts, BROKEN, "raise SystemExit('broken')\n")})
     glue.create_workflow(Name=FAILING, Description="one job that fails")
@@ -152,6 +156,6 @@ def demo_data(server: ServerProcess) -> tuple[str, str]:
             "Score": score, "RulesetName": RULESET, "EvaluationContext": "orders-nightly",
             "DataSource": {"GlueTable": {"DatabaseName": DATABASE, "TableName": TABLE}},
             "StartedOn": 1_763_600_000 + index * 86_400, "CompletedOn": 1_763_600_060 + index * 86_400,
-            "RuleResults": outcomes}})
+            "RuleResults": outcomes, **({"Observations": [ANOMALY]} if index == ANOMALOUS_RUN else {})}})
         assert status == 200, answer
     return str(glue.start_workflow_run(Name=WORKFLOW)["RunId"]), str(failing_run)

@@ -18,6 +18,7 @@ import boto3
 import pytest
 
 from tests.console.browser import (
+    ANOMALOUS_RUN,
     ARTIFACTS,
     BROKEN,
     CHROMEDRIVER,
@@ -244,6 +245,8 @@ def test_a_run_stopped_and_a_failed_workflow_run_resumed_from_the_console(server
     wait(driver, lambda d: f"#/jobs/{SLEEPER}/jr_" in d.current_url, what="the run's page")
     run_id = driver.current_url.rsplit("/", 1)[1]
     wait(driver, lambda d: "RUNNING" in text_of(d, "#run-summary"), timeout=60, what="RUNNING")
+    wait(driver, lambda d: "waiting" in text_of(d, "#log-output"), what="the log of the running run")  # tailing
+    assert "RUNNING" in text_of(driver, "#run-summary")
     visit(driver, proc, f"jobs/{SLEEPER}")
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-runs button.stop"), what="Stop")[0].click()
     wait_for(lambda: glue.get_job_run(JobName=SLEEPER, RunId=run_id)["JobRun"]["JobRunState"] == "STOPPED",
@@ -278,6 +281,8 @@ def test_the_data_quality_chart_has_one_point_per_run(server: tuple[ServerProces
     wait(driver, lambda d: d.execute_script("return !!document.querySelector('#score-charts .chart').uplot"))
     plotted = driver.execute_script("return document.querySelector('#score-charts .chart').uplot.data[1]")
     assert plotted == [score * 100 for score in DQ_SCORES]
+    marked = driver.execute_script("return document.querySelector('#score-charts .chart').uplot.data[2]")
+    assert marked == [DQ_SCORES[i] * 100 if i == ANOMALOUS_RUN else None for i in range(len(DQ_SCORES))]
     assert len(rows(driver, "#dq-results")) == len(DQ_SCORES)
     screenshot(driver, "quality-chart")
     driver.find_element(By.CSS_SELECTOR, "#dq-results tbody tr:nth-child(2) a").click()  # the 0.5 run: 2 fail
