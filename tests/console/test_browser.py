@@ -174,6 +174,24 @@ def test_streaming_charts_and_the_spend_csv(server: tuple[ServerProcess, str], d
     assert console_errors(driver) == []
 
 
+def test_sessions_show_their_tags(server: tuple[ServerProcess, str], driver: Any) -> None:
+    """A session listed with its tags (stopped at once: its Spark driver is not what this looks at)."""
+    proc, _ = server
+    glue = proc.client()
+    glue.create_session(Id="console-analysis", Role="arn:aws:iam::123456789012:role/console",
+                        Command={"Name": "glueetl", "PythonVersion": "3"}, Tags={"team": "analytics"})
+    try:
+        visit(driver, proc, "sessions")
+        wait(driver, lambda d: "team=analytics" in text_of(d, "#sessions"), what="the session's tags")
+        assert "console-analysis" in text_of(driver, "#sessions")
+        screenshot(driver, "sessions-tags")
+        visit(driver, proc, "sessions/console-analysis")
+        wait(driver, lambda d: "none" in text_of(d, "#statements"), what="its statements")
+        assert console_errors(driver) == []
+    finally:
+        glue.stop_session(Id="console-analysis")
+
+
 def test_the_workflow_graph_shows_its_four_nodes_with_their_states(server: tuple[ServerProcess, str],
                                                                    driver: Any) -> None:
     from selenium.webdriver.common.by import By
