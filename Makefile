@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,16 @@ $(JDBC_JARS):
 
 jdbc-drivers: $(JDBC_JARS)
 
+# headless Chromium and its WebDriver for the console's browser tests (tests/console), from Debian's packages
+BROWSER_BINS := /usr/bin/chromium /usr/bin/chromedriver
+$(BROWSER_BINS):
+	@if [ "$$(id -u)" = 0 ]; then \
+		(apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null && apt-get install -y -qq chromium chromium-driver >/dev/null)); \
+	else echo "install chromium and chromium-driver (the console's browser tests) as root" >&2; fi
+
+browser: $(BROWSER_BINS)
+
 demo: $(VENV)/.installed
 	$(BIN)/python -m glueball.demo
 
@@ -50,7 +60,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint jdbc-drivers
+test: lint jdbc-drivers browser
 	$(BIN)/python -m tools.coverage_doc --check
 	$(BIN)/python -m pytest -q --durations=15
 
@@ -67,6 +77,7 @@ bench: $(VENV)/.installed-test jdbc-drivers
 	$(BIN)/python bench/workflows.py
 	$(BIN)/python bench/dq.py
 	$(BIN)/python bench/streaming.py
+	$(BIN)/python bench/console.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -42,10 +42,11 @@ from glueball.connections import handlers as _connections  # noqa: F401
 from glueball.connections.area import OPERATIONS as CONNECTION_OPERATIONS
 from glueball.connections.area import ConnectionNeeds
 from glueball.connections.service import ConnectionService
+from glueball.console.calls import ConsoleNeeds
 from glueball.crawlers import handlers as _crawlers  # noqa: F401
 from glueball.crawlers.area import OPERATIONS as CRAWLER_OPERATIONS
 from glueball.crawlers.area import CrawlerNeeds
-from glueball.crawlers.crawl_runs import CrawlRunner
+from glueball.crawlers.crawl_runs import CrawlRunner, log_path
 from glueball.crawlers.crawl_runs import reconcile as reconcile_crawls
 from glueball.dataquality import handlers as _dataquality  # noqa: F401
 from glueball.dataquality.area import INTERNAL_OPERATIONS as DQ_INTERNAL_OPERATIONS
@@ -375,6 +376,22 @@ class Glueball:
         """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""
         return embedded_client(self, service, access_key, region)
 
+    def console_needs(self) -> ConsoleNeeds:
+        """What the web console (``/console/``) is given: clients signed as its user, answered in-process."""
+        def client(service: str, key: str | None, secret: str | None, token: str | None) -> Any:
+            return embedded_client(self, service, key, self.settings.region, secret, token)
+
+        return ConsoleNeeds(client, self.settings.auth == "iam", self.settings.home, self.edge.implemented,
+                            lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id),
+                            self.settings.region)
+
+    def asgi(self) -> Any:
+        """The ASGI application of ``glueball server``: the API, and the console at ``/console/``."""
+        from glueball.console.web import mounted
+        from glueball.edge.asgi import EdgeAsgiApp
+
+        return mounted(EdgeAsgiApp(self.edge, self.close), self.console_needs())
+
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request of any service glueball serves; never raises."""
         return self.edge.handle(request)
@@ -453,7 +470,6 @@ _SETTINGS_ENV = "GLUEBALL_SERVER_SETTINGS"
 def create_app() -> Any:
     """The ASGI application of one worker process (``--workers``), configured by its parent."""
     from glueball.config import log_to_home
-    from glueball.edge.asgi import EdgeAsgiApp
 
     config = json.loads(os.environ[_SETTINGS_ENV])
     settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
@@ -469,7 +485,7 @@ def create_app() -> Any:
     glue.start_warm_drivers()
     if config.get("scheduler"):
         glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
-    return EdgeAsgiApp(glue.edge, glue.close)
+    return glue.asgi()
 
 
 def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: bool = True) -> None:
@@ -479,8 +495,6 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
     """
     import uvicorn
 
-    from glueball.edge.asgi import EdgeAsgiApp
-
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
                                "http": "httptools", "access_log": False}
     if workers <= 1:
@@ -488,7 +502,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
         glue.start_warm_drivers()
         if scheduler:
             glue.start_scheduler()
-        uvicorn.run(EdgeAsgiApp(glue.edge, glue.close), **options)
+        uvicorn.run(glue.asgi(), **options)
         return
     os.environ[_SETTINGS_ENV] = json.dumps({
         "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,

@@ -9,6 +9,7 @@ update asks to ``SkipArchive``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -114,9 +115,13 @@ class TableService:
             query = select(TableRow).where(TableRow.database_id == db.id).order_by(TableRow.name)
             if after is not None:
                 query = query.where(TableRow.name > str(after))
+            if pattern is None:
+                query = query.limit(max_results + 1)
+            else:  # match on the names alone, then read only the page's tables (a database may hold 100k)
+                names = session.scalars(query.with_only_columns(TableRow.name))
+                wanted = list(itertools.islice((n for n in names if pattern.fullmatch(n)), max_results + 1))
+                query = query.where(TableRow.name.in_(wanted))
             for row in session.scalars(query):
-                if pattern is not None and pattern.fullmatch(row.name) is None:
-                    continue
                 if len(found) == max_results:
                     return found, encode_token(found[-1].name)
                 found.append(_to_model(row, db.name))

@@ -18,7 +18,9 @@ makes the same calls):
 4. writes a second day and sets the clock to the following 03:00: the second run's transform reads
    only the new day (job bookmarks);
 5. prints each run's graph, the row counts, and a sample of the curated tables through Spark SQL
-   over the catalog.
+   over the catalog;
+6. serves the API and the web console over the same installation and prints the console's URL, until
+   Ctrl-C (``DEMO_SERVE=0``: exits instead; ``DEMO_PORT`` chooses the port, 9400 by default).
 
 Everything the demo created (names starting ``demo``) is removed first, so it can run again.
 """
@@ -35,7 +37,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from glueball.app import Glueball, embedded_client
+from glueball.app import Glueball, embedded_client, serve
 from glueball.clock import SchedulerClock
 from glueball.config import Settings
 from glueball.demo import data
@@ -177,6 +179,20 @@ def _sql_sample(settings: Settings) -> None:
     spark.stop()
 
 
+def serve_console(app: Glueball) -> bool:
+    """Unless ``DEMO_SERVE=0``: serve the API and the console over the demo's installation until Ctrl-C.
+
+    Returns whether it served (the server then closed the installation).
+    """
+    if os.environ.get("DEMO_SERVE", "1") == "0":
+        return False
+    port = int(os.environ.get("DEMO_PORT", "9400"))
+    _say(f"\nThe console: http://127.0.0.1:{port}/console/ (the workflow's runs: "
+         f"http://127.0.0.1:{port}/console/#/workflows/{WORKFLOW}); Ctrl-C stops it (DEMO_SERVE=0 skips this)")
+    serve(app, "127.0.0.1", port, scheduler=False)  # the scheduler of the demo's rehearsal clock keeps running
+    return True
+
+
 def main() -> int:
     # GLUEBALL_WARM_DRIVERS=1 starts a Spark driver ahead for the pipeline's jobs; not by default: on a
     # 2-core machine the demo measured no faster with it (docs/sessions.md)
@@ -185,6 +201,7 @@ def main() -> int:
     app = Glueball(settings, clock=SchedulerClock(str(clock_file)))  # schedules follow the rehearsal clock
     app.reconcile()
     glue = embedded_client(app)
+    served = False
     _say(f"glueball daily orders pipeline on the embedded default ({settings.home}, store {settings.database_url})")
     try:
         reset(glue, settings)
@@ -221,9 +238,11 @@ def main() -> int:
         _sql_sample(settings)
         _say(f"\nDone. The same pipeline, served to boto3 and the AWS CLI: glueball server --home {settings.home}; "
              f"glueball workflows show {WORKFLOW}")
+        served = serve_console(app)
         return 0
     finally:
-        app.close()
+        if not served:
+            app.close()
 
 
 if __name__ == "__main__":
