@@ -5,7 +5,8 @@ Run ``.venv/bin/python bench/catalog.py [--partitions N]``. It starts a
 BatchCreatePartition (100 per call), then prints, side by side and measured in
 the same run:
 
-1. GetPartitions latency for a selective predicate without and with a partition index;
+1. GetPartitions latency for a selective predicate without and with a partition index (both are answered
+   through the stored values' indexes: a partition index is metadata in glueball);
 2. the raw SQL answering the same predicate through the index (sqlite3, no API);
 3. GetTable requests per second (one client, then several threads) next to raw
    SQL reads of the table's spec and an HTTP no-op (``GET /health``).

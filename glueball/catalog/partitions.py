@@ -3,10 +3,10 @@
 A partition is kept as one ``catalog_partition`` row (its values and the rest
 of its ``PartitionInput`` as ``spec``) plus one ``catalog_partition_value`` row
 per key, typed (``int_value`` for integer keys), which the store indexes per
-(table, position, value). As in Glue, GetPartitions on a table without a
-partition index loads every partition and filters in Python; with an index,
-the top-level ``AND`` conjuncts on indexed keys are answered by the store
-first, and the whole expression is evaluated on that subset only.
+(table, position, value) whether or not the table has a partition index. So,
+unlike Glue (which loads every partition of a table without an index), the
+top-level ``AND`` conjuncts on keys of indexable types are always answered by
+the store first, and the whole expression is evaluated on that subset only.
 """
 
 from __future__ import annotations
@@ -242,14 +242,6 @@ def _database_name(session: Session, table: TableRow) -> str:
     return session.get_one(DatabaseRow, table.database_id).name
 
 
-def _indexed_positions(session: Session, table: TableRow) -> set[int]:
-    positions = {name.lower(): i for i, (name, _) in enumerate(_keys_of(table))}
-    found: set[int] = set()
-    for keys in session.scalars(select(PartitionIndexRow.keys).where(PartitionIndexRow.table_id == table.id)):
-        found |= {positions[k["Name"].lower()] for k in keys if k["Name"].lower() in positions}
-    return found
-
-
 _SQL_COMPARE: dict[str, Callable[[Any, Any], ColumnElement[bool]]] = {
     "=": lambda c, v: c == v, ">": lambda c, v: c > v, ">=": lambda c, v: c >= v,
     "<": lambda c, v: c < v, "<=": lambda c, v: c <= v,
@@ -294,12 +286,13 @@ def partition_query(session: Session, table: TableRow, predicate: PartitionFilte
                     segment: Segment | None) -> Select[tuple[int, list[Any]]]:
     """The store query of the candidate partitions (id, values) of a GetPartitions call, by id.
 
-    With a partition index on the table, the indexable conjuncts of the
-    predicate narrow the candidates in the store: the most selective key's
-    index range drives the query and the other keys are probed by primary key
-    (``EXISTS``). The caller still evaluates the whole predicate on each candidate.
+    The indexable conjuncts of the predicate narrow the candidates in the store (every key's values are
+    indexed, with or without a partition index): the most selective key's index range drives the query
+    and the other keys are probed by primary key (``EXISTS``). The caller still evaluates the whole
+    predicate on each candidate.
     """
-    conditions = predicate.index_conditions(_indexed_positions(session, table)) if predicate is not None else []
+    positions = set(range(len(_keys_of(table))))
+    conditions = predicate.index_conditions(positions) if predicate is not None else []
     query = select(PartitionRow.id, PartitionRow.values)
     if conditions:
         by_position: dict[int, list[IndexCondition]] = {}
