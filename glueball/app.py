@@ -75,6 +75,9 @@ from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
+from glueball.registry import handlers as _registry  # noqa: F401
+from glueball.registry.area import OPERATIONS as REGISTRY_OPERATIONS
+from glueball.registry.area import RegistryNeeds
 from glueball.runtime.client import boto3_session
 from glueball.sessions import handlers as _sessions  # noqa: F401
 from glueball.sessions.area import INTERNAL_OPERATIONS as SESSION_INTERNAL_OPERATIONS
@@ -187,6 +190,7 @@ class Glueball:
         edge.mount(CATALOG_OPERATIONS, store_only)
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
+        edge.mount(REGISTRY_OPERATIONS, RegistryNeeds(self.store))
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
         edge.mount(JOB_OPERATIONS, jobs)

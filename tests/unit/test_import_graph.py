@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2] / "glueball"
 # entry points: the CLI, ``python -m glueball``, the demo; the composition root itself
 ENTRY_POINTS = ("glueball.cli", "glueball.__main__", "glueball.demo", "glueball.app")
 # the service areas: the edge knows none of them, and none of them knows the edge
-AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "tagging", "usage",
-         "workflows")
+AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "registry", "tagging",
+         "usage", "workflows")
 
 
 def module_name(path: Path) -> str:
