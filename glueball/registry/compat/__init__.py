@@ -16,19 +16,31 @@ checks nothing; ``DISABLED`` allows no new version at all.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from types import ModuleType
+from dataclasses import dataclass
 
-from glueball.registry.compat import avro_rules
+from glueball.registry.compat import avro_rules, jsonschema_diff, jsonschema_rules
 from glueball.registry.compat.verdicts import InvalidSchemaDefinition, Verdict
 
 __all__ = ["DATA_FORMATS", "MODES", "InvalidSchemaDefinition", "Verdict", "canonical", "check", "validate"]
 
 DATA_FORMATS = ("AVRO", "JSON", "PROTOBUF")
 MODES = ("NONE", "DISABLED", "BACKWARD", "BACKWARD_ALL", "FORWARD", "FORWARD_ALL", "FULL", "FULL_ALL")
-_RULES: dict[str, ModuleType] = {"AVRO": avro_rules}
 
 
-def _rules(data_format: str) -> ModuleType:
+@dataclass(frozen=True)
+class _FormatRules:
+    validate: Callable[[str], None]
+    canonical: Callable[[str], str]
+    incompatibilities: Callable[[str, str], list[str]]  # (writer, reader) -> reasons the reader fails
+
+
+_RULES = {
+    "AVRO": _FormatRules(avro_rules.validate, avro_rules.canonical, avro_rules.incompatibilities),
+    "JSON": _FormatRules(jsonschema_rules.validate, jsonschema_rules.canonical, jsonschema_diff.incompatibilities),
+}
+
+
+def _rules(data_format: str) -> _FormatRules:
     try:
         return _RULES[data_format]
     except KeyError:
@@ -51,8 +63,7 @@ def canonical(data_format: str, definition: str) -> str:
     Whitespace, key order and declaration order that do not change the schema's meaning are
     normalised away; raises :class:`InvalidSchemaDefinition` for an invalid definition.
     """
-    result: str = _rules(data_format).canonical(definition)
-    return result
+    return _rules(data_format).canonical(definition)
 
 
 def check(data_format: str, mode: str, new: str, previous: Sequence[str]) -> Verdict:
@@ -73,7 +84,7 @@ def check(data_format: str, mode: str, new: str, previous: Sequence[str]) -> Ver
         return Verdict(False, ("DISABLED: the schema's compatibility is DISABLED, so no new version may be added",))
     count = len(previous)
     against = list(enumerate(previous, 1)) if mode.endswith("_ALL") else [(count, previous[-1])]
-    incompatibilities: Callable[[str, str], list[str]] = rules.incompatibilities
+    incompatibilities = rules.incompatibilities
     reasons: list[str] = []
     for position, old in against:
         if mode.startswith(("BACKWARD", "FULL")):
