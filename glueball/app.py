@@ -78,6 +78,7 @@ from glueball.objects.store import ObjectStore
 from glueball.registry import handlers as _registry  # noqa: F401
 from glueball.registry.area import OPERATIONS as REGISTRY_OPERATIONS
 from glueball.registry.area import RegistryNeeds
+from glueball.registry.references import referenced_columns
 from glueball.runtime.client import boto3_session
 from glueball.sessions import handlers as _sessions  # noqa: F401
 from glueball.sessions.area import INTERNAL_OPERATIONS as SESSION_INTERNAL_OPERATIONS
@@ -186,8 +187,8 @@ class Glueball:
         edge.add_rest_service("s3", guard=self.authorizer.s3_guard if enforce else None,
                               protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
                               spool=self.objects.spool, unsigned=True)
-        store_only = CatalogNeeds(self.store)
-        edge.mount(CATALOG_OPERATIONS, store_only)
+        catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
+        edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
         edge.mount(REGISTRY_OPERATIONS, RegistryNeeds(self.store))

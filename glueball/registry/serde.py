@@ -111,7 +111,7 @@ def _read_varint(data: bytes) -> tuple[int, int]:
     raise SerDeError("The Protobuf payload ends inside its message index")
 
 
-def _message_types(definition: str) -> list[Any]:
+def message_types(definition: str) -> list[Any]:
     """The message classes of a .proto definition, depth first (the order of the payload's message index)."""
     from google.protobuf import descriptor_pool, message_factory
 
@@ -132,6 +132,39 @@ def _message_types(definition: str) -> list[Any]:
     for message in descriptor.message_types_by_name.values():
         walk(message)
     return found
+
+
+def message_values(message: Any) -> dict[str, Any]:
+    """A Protobuf message as a dict of its fields by name: numbers stay numbers, enums are their names,
+    nested messages dicts, repeated fields lists, map fields dicts; an unset message field is None."""
+    values: dict[str, Any] = {}
+    for field in message.DESCRIPTOR.fields:
+        value = getattr(message, field.name)
+        is_message = field.message_type is not None
+        if is_message and field.message_type.GetOptions().map_entry:
+            value_field = field.message_type.fields_by_name["value"]
+            values[field.name] = {k: _field_value(value_field, v) for k, v in value.items()}
+        elif _is_repeated(field):
+            values[field.name] = [_field_value(field, v) for v in value]
+        elif is_message and not message.HasField(field.name):
+            values[field.name] = None
+        else:
+            values[field.name] = _field_value(field, value)
+    return values
+
+
+def _is_repeated(field: Any) -> bool:
+    repeated = getattr(field, "is_repeated", None)
+    return bool(repeated) if repeated is not None else field.label == field.LABEL_REPEATED
+
+
+def _field_value(field: Any, value: Any) -> Any:
+    if field.message_type is not None:
+        return message_values(value)
+    if field.enum_type is not None:
+        known = field.enum_type.values_by_number.get(value)
+        return known.name if known is not None else str(value)
+    return value
 
 
 def avro_decoder(writer: str, reader: str | None = None) -> Decoder:
@@ -162,9 +195,7 @@ def payload_decoder(data_format: str, definition: str, reader: str | None = None
     if data_format == "JSON":
         return lambda payload: json.loads(payload.decode("utf-8"))
     if data_format == "PROTOBUF":
-        from google.protobuf.json_format import MessageToDict
-
-        types = _message_types(definition)
+        types = message_types(definition)
 
         def decode(payload: bytes) -> Any:
             index, used = _read_varint(payload)
@@ -172,7 +203,7 @@ def payload_decoder(data_format: str, definition: str, reader: str | None = None
                 raise SerDeError(f"Message index {index} is beyond the {len(types)} message type(s) of the schema")
             message = types[index]()
             message.ParseFromString(payload[used:])
-            return MessageToDict(message, preserving_proto_field_name=True)
+            return message_values(message)
 
         return decode
     raise SerDeError(f"Data format {data_format!r} is not one of {', '.join(FORMATS)}")
@@ -197,7 +228,7 @@ def payload_encoder(data_format: str, definition: str) -> Callable[[Any], bytes]
     if data_format == "PROTOBUF":
         from google.protobuf.json_format import ParseDict
 
-        types = _message_types(definition)
+        types = message_types(definition)
         names = [t.DESCRIPTOR.full_name for t in types]
 
         def encode_proto(record: Any) -> bytes:

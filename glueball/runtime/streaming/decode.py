@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructField, StructType
 
-CLASSIFICATIONS = ("json", "csv", "avro", "grok")
+CLASSIFICATIONS = ("json", "csv", "avro", "grok", "protobuf")
 HEADERS_COLUMN = "glue_streaming_kafka_headers"
 TIMESTAMP_COLUMN = "__src_timestamp"
 _CORRUPT = "_glueball_corrupt_record"
@@ -60,12 +60,22 @@ class DecodeSpec:
     avro_schema: str | None = None
     grok_pattern: str | None = None
     grok_custom_patterns: str | None = None
+    # records framed by the schema registry (glueball.registry.serde), decoded by the versions they name
+    registry: bool = False
+    schema_reference: str | None = None  # a table's SchemaReference (JSON): the version records are read with
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> DecodeSpec | None:
         """The decoding asked for by connection options; None without a ``classification``."""
         opts = lower_keys(options)
         classification = str(opts.get("classification") or "").strip().lower()
+        reference = opts.get("schemareference")
+        if reference not in (None, ""):
+            return cls(classification=classification or "avro", registry=True,
+                       schema_reference=reference if isinstance(reference, str) else json.dumps(reference),
+                       include_headers=as_bool(opts.get("includeheaders"), False),
+                       add_record_timestamp=as_bool(opts.get("addrecordtimestamp"), False),
+                       emit_consumer_lag_metrics=as_bool(opts.get("emitconsumerlagmetrics"), False))
         if not classification:
             for name in ("inferschema", "schema", "delimiter"):
                 if opts.get(name) not in (None, ""):
@@ -77,8 +87,12 @@ class DecodeSpec:
         base = cls(classification=classification, include_headers=as_bool(opts.get("includeheaders"), False),
                    add_record_timestamp=as_bool(opts.get("addrecordtimestamp"), False),
                    emit_consumer_lag_metrics=as_bool(opts.get("emitconsumerlagmetrics"), False))
+        if classification == "protobuf":
+            return replace(base, registry=True)
         if classification == "avro":
             text = opts.get("avroschema") or opts.get("avro.schema.literal") or opts.get("schema")
+            if text is None or str(text).strip() == "":  # no writer's schema: each record names its version
+                return replace(base, registry=True)
             return replace(base, avro_schema=check_avro_schema(text))
         if classification == "grok":
             pattern = str(opts.get("grokpattern") or "")
@@ -190,6 +204,13 @@ def decode_batch(glue_ctx: Any, raw: DataFrame, spec: DecodeSpec) -> tuple[DataF
 
 
 def _decode(glue_ctx: Any, raw: DataFrame, spec: DecodeSpec) -> tuple[DataFrame, DataFrame | None]:
+    from glueball.runtime.streaming.registry_frames import has_framed_records, registry_batch_decoder
+
+    # JSON text never starts with byte 3: a JSON stream whose records are framed is read through the registry
+    if spec.registry or (spec.classification == "json" and has_framed_records(raw)):
+        rows, carried = _payloads(raw, spec, as_text=False)
+        fields, make_decoder = registry_batch_decoder(glue_ctx, rows, spec)
+        return _in_python(rows, fields, carried, make_decoder)
     if spec.classification == "avro":
         return _avro(raw, spec)
     texts, carried = _payloads(raw, spec)
