@@ -75,6 +75,7 @@ from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
+from glueball.registry import confluent
 from glueball.registry import handlers as _registry  # noqa: F401
 from glueball.registry.area import OPERATIONS as REGISTRY_OPERATIONS
 from glueball.registry.area import RegistryNeeds
@@ -191,7 +192,10 @@ class Glueball:
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
-        edge.mount(REGISTRY_OPERATIONS, RegistryNeeds(self.store))
+        registry = RegistryNeeds(self.store)
+        edge.mount(REGISTRY_OPERATIONS, registry)
+        edge.add_path_service("confluent", confluent.PREFIX, confluent.CONTENT_TYPE)
+        edge.mount(confluent.OPERATIONS, registry)
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
         edge.mount(JOB_OPERATIONS, jobs)

@@ -42,8 +42,16 @@ from glueball.registry.models import (
     VersionStatus,
 )
 from glueball.store.engine import Store
-from glueball.store.registry_tables import SchemaRow, SchemaVersionMetadataRow, SchemaVersionRow
+from glueball.store.registry_tables import RegistryRow, SchemaRow, SchemaVersionMetadataRow, SchemaVersionRow
 from glueball.store.scoped import Scope
+
+
+class IncompatibleSchemaVersion(InvalidInputException):
+    """A definition the schema's compatibility mode refuses, when the caller keeps no FAILURE version."""
+
+    def __init__(self, message: str, reasons: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.reasons = reasons
 
 
 def checked_definition(data_format: DataFormat, definition: str) -> tuple[str, str]:
@@ -144,8 +152,11 @@ class VersionService:
         self.store = store
         self.scope = scope
 
-    def register(self, ref: SchemaRef, definition: str) -> SchemaVersion:
+    def register(self, ref: SchemaRef, definition: str, keep_failed: bool = True) -> SchemaVersion:
         """Mirror RegisterSchemaVersion (see the module docstring).
+
+        Without ``keep_failed`` an incompatible definition leaves no FAILURE version behind and raises
+        :class:`IncompatibleSchemaVersion` with the reasons instead (the Confluent surface's 409).
 
         Raises:
             InvalidInputException: an invalid definition, or the schema's compatibility is DISABLED.
@@ -168,10 +179,45 @@ class VersionService:
                     f"registryName={registry.name})")
             verdict = compat.check(data_format.value, schema.compatibility, text,
                                    earlier_definitions(session, schema))
+            if not verdict.compatible and not keep_failed:
+                raise IncompatibleSchemaVersion(
+                    f"Schema being registered is incompatible with an earlier schema for subject {schema.name} "
+                    f"under {schema.compatibility}: {'; '.join(verdict.reasons)}", tuple(verdict.reasons))
             status = VersionStatus.AVAILABLE if verdict.compatible else VersionStatus.FAILURE
             reason = None if verdict.compatible else "\n".join(verdict.reasons) or "incompatible"
             row = add_version(session, schema, text, digest, status, reason)
             return version_model(self.scope, registry, schema, row)
+
+    def check(self, ref: SchemaRef, definition: str, against: int | None) -> compat.Verdict:
+        """Whether ``definition`` could be registered: against the versions its mode compares it with
+        (``against`` None), or against version ``against`` alone under the mode's one-version form."""
+        with self.store.read() as session:
+            registry, schema = find_schema(session, self.scope, ref)
+            checked_definition(DataFormat(schema.data_format), definition)
+            mode = schema.compatibility
+            if against is None:
+                previous = earlier_definitions(session, schema)
+            else:
+                _, _, row = find_version(session, self.scope, VersionRef(ref, None, against))
+                previous, mode = [row.definition], mode.removesuffix("_ALL")
+            return compat.check(schema.data_format, mode, definition, previous)
+
+    def by_schema_id(self, schema_id: int) -> SchemaVersion:
+        """The version whose numeric id (the Confluent schema id) is ``schema_id``.
+
+        Raises:
+            EntityNotFoundException: no version of this account and region has it.
+        """
+        with self.store.read() as session:
+            found = session.execute(select(RegistryRow, SchemaRow, SchemaVersionRow)
+                                    .join(SchemaRow, SchemaRow.registry_id == RegistryRow.id)
+                                    .join(SchemaVersionRow, SchemaVersionRow.schema_id == SchemaRow.id)
+                                    .where(RegistryRow.account_id == self.scope.account_id,
+                                           RegistryRow.region == self.scope.region,
+                                           SchemaVersionRow.id == schema_id)).one_or_none()
+            if found is None:
+                raise EntityNotFoundException(f"Schema {schema_id} not found")
+            return version_model(self.scope, *found)
 
     def get(self, ref: VersionRef) -> SchemaVersion:
         """Mirror GetSchemaVersion: by SchemaVersionId, or by schema and number (or latest)."""
