@@ -88,7 +88,8 @@ def unframe(data: bytes | bytearray | memoryview) -> Frame:
 
 # -- payload codecs ---------------------------------------------------------------------------------
 
-Decoder = Callable[[bytes], Any]
+# a payload decoder: (the bytes, where the payload starts in them) -> the record
+Decoder = Callable[[bytes, int], Any]
 
 
 def _varint(value: int) -> bytes:
@@ -174,11 +175,15 @@ def avro_decoder(writer: str, reader: str | None = None) -> Decoder:
     writer_schema = fastavro.parse_schema(json.loads(writer))
     reader_schema = fastavro.parse_schema(json.loads(reader)) if reader is not None else None
 
-    def decode(payload: bytes) -> Any:
-        stream = io.BytesIO(payload)
-        datum = fastavro.schemaless_reader(stream, writer_schema, reader_schema)
-        if stream.tell() != len(payload):
-            raise SerDeError(f"{len(payload) - stream.tell()} byte(s) left after the Avro datum")
+    read = fastavro.schemaless_reader
+
+    def decode(data: bytes, start: int = 0) -> Any:
+        stream = io.BytesIO(data)
+        if start:
+            stream.seek(start)
+        datum = read(stream, writer_schema, reader_schema)
+        if stream.tell() != len(data):
+            raise SerDeError(f"{len(data) - stream.tell()} byte(s) left after the Avro datum")
         return datum
 
     return decode
@@ -193,11 +198,15 @@ def payload_decoder(data_format: str, definition: str, reader: str | None = None
     if data_format == "AVRO":
         return avro_decoder(definition, reader)
     if data_format == "JSON":
-        return lambda payload: json.loads(payload.decode("utf-8"))
+        def decode_json(data: bytes, start: int = 0) -> Any:
+            return json.loads(data[start:].decode("utf-8"))
+
+        return decode_json
     if data_format == "PROTOBUF":
         types = message_types(definition)
 
-        def decode(payload: bytes) -> Any:
+        def decode(data: bytes, start: int = 0) -> Any:
+            payload = data[start:]
             index, used = _read_varint(payload)
             if index >= len(types):
                 raise SerDeError(f"Message index {index} is beyond the {len(types)} message type(s) of the schema")
@@ -372,6 +381,7 @@ class Deserializer:
         self.cache = cache or VersionCache(client)
         self.reader = reader
         self._decoders: dict[str, Decoder] = {}
+        self._by_header: dict[bytes, Decoder] = {}  # keyed by the frame's 16 id bytes: no UUID text per record
 
     def decoder_of(self, version_id: str) -> Decoder:
         decoder = self._decoders.get(version_id)
@@ -389,11 +399,19 @@ class Deserializer:
             SerDeError: not a framed record, or a payload that does not decode.
             UnknownSchemaVersion: the record's version is not in the registry.
         """
-        unframed = unframe(data)
-        decoder = self.decoder_of(unframed.version_id)
+        data = bytes(data)
+        key = data[2:HEADER_LENGTH]
+        decoder = self._by_header.get(key)
+        if decoder is not None and data[0] == HEADER_VERSION and data[1] == COMPRESSION_NONE:
+            payload, start = data, HEADER_LENGTH
+        else:
+            unframed = unframe(data)
+            decoder = self._by_header[key] = self.decoder_of(unframed.version_id)
+            payload, start = unframed.payload, 0
         try:
-            return decoder(unframed.payload)
+            return decoder(payload, start)
         except SerDeError:
             raise
         except Exception as e:  # noqa: BLE001 - each format's decoder raises its own kinds
-            raise SerDeError(f"The payload does not decode with schema version {unframed.version_id}: {e}") from None
+            version_id = str(uuid.UUID(bytes=key))
+            raise SerDeError(f"The payload does not decode with schema version {version_id}: {e}") from None

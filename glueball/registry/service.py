@@ -154,7 +154,8 @@ class RegistryService:
                       tags: Mapping[str, str] | None) -> SchemaVersion:
         """Mirror CreateSchema: the schema with its first version (AVAILABLE: nothing to be compatible with).
 
-        Without ``registry`` the schema goes to ``default-registry``, created if missing.
+        Without ``registry`` the schema goes to ``default-registry``, created if missing (also when named:
+        the AWS SerDe names it explicitly).
 
         Raises:
             InvalidInputException: no definition, or one the format's parser refuses (its message).
@@ -168,7 +169,7 @@ class RegistryService:
         registry_name = registry_name_of(registry, self.scope) if registry is not None else DEFAULT_REGISTRY
         try:
             with self.store.write() as session:
-                if registry is None and not _registry_exists(session, self.scope, DEFAULT_REGISTRY):
+                if registry_name == DEFAULT_REGISTRY and not _registry_exists(session, self.scope, DEFAULT_REGISTRY):
                     registry_row = self._new_registry(session, DEFAULT_REGISTRY, None)
                 else:
                     registry_row = find_registry(session, self.scope, registry_name, for_update=True)

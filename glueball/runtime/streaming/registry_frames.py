@@ -100,11 +100,11 @@ class _RegistryDecoder:
         _import_fastavro(self.site)
         from glueball.registry.serde import SerDeError, is_framed, payload_decoder, unframe
 
-        decoders: dict[str, Callable[[bytes], Any]] = {}
+        decoders: dict[str, Callable[[bytes, int], Any]] = {}
         reader_format, reader_definition = self.reader
         fields = self.spark_type.fields
 
-        def decoder_of(version_id: str) -> Callable[[bytes], Any]:
+        def decoder_of(version_id: str) -> Callable[[bytes, int], Any]:
             found = decoders.get(version_id)
             if found is None:
                 data_format, definition = self.versions[version_id]
@@ -125,7 +125,7 @@ class _RegistryDecoder:
             if unframed.version_id not in self.versions:
                 raise ValueError(f"Unknown schema version id {unframed.version_id}: not in the schema registry")
             try:
-                datum = decoder_of(unframed.version_id)(unframed.payload)
+                datum = decoder_of(unframed.version_id)(unframed.payload, 0)
             except Exception as e:  # noqa: BLE001 - each format's decoder raises its own kinds
                 raise ValueError(f"The record does not decode with schema version {unframed.version_id}: {e}") \
                     from None
