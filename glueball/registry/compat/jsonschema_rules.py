@@ -91,7 +91,7 @@ def parse(definition: str) -> ParsedJsonSchema:
     if not isinstance(root, dict | bool):
         raise _refuse(f"a schema is an object or a boolean, not {type(root).__name__}")
     dialect = root.get("$schema") if isinstance(root, dict) else None
-    validator_cls = validators.validator_for(root, default=validators.Draft7Validator)
+    validator_cls = validators.validator_for(root, default=None) if dialect else validators.Draft7Validator
     if validator_cls is None:
         raise _refuse(f"unknown $schema {dialect!r}")
     try:
