@@ -139,9 +139,12 @@ class _Diff:
             elif moved and existing:
                 reasons.append(_reason("FIELD_MOVED_TO_EXISTING_ONEOF", f"{path}.{decl.name}",
                                        f"field {moved[0].name} moved into a oneof that existed"))
+        kept_oneofs = {decl.name for decl in update.oneof_decl}  # a oneof removed as a whole is ONEOF_REMOVED
         for field_ in original.field:
-            if _in_oneof(field_) and field_.number not in u_numbers:
-                name = original.oneof_decl[field_.oneof_index].name
+            if not _in_oneof(field_):
+                continue
+            name = original.oneof_decl[field_.oneof_index].name
+            if name in kept_oneofs and field_.number not in u_numbers:
                 reasons.append(_reason("ONEOF_FIELD_REMOVED", f"{path}.{name}",
                                        f"field {field_.name} = {field_.number} left oneof {name}"))
         return reasons
