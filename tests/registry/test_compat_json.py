@@ -189,6 +189,9 @@ CASES = [
     pytest.param("BACKWARD", [obj({"v": INT, "kids": {"type": "array", "items": {"$ref": "#"}}}, **CLOSED)],
                  obj({"v": INT, "kids": {"type": "array", "items": {"$ref": "#"}}, "tag": STR}, **CLOSED), True, None,
                  id="recursive-ref-optional-property-added-to-closed"),
+    pytest.param("BACKWARD", [prop({"enum": ["a"]})],
+                 obj({"p": {"anyOf": [{"$ref": "#/definitions/code"}]}}, definitions={"code": {"enum": ["a", "b"]}},
+                     **CLOSED), True, None, id="enum-values-checked-through-a-nested-ref"),
     # -- combined schemas ------------------------------------------------------------------------------------
     pytest.param("BACKWARD", [prop({"oneOf": [STR, INT]})], prop({"oneOf": [STR, INT, {"type": "boolean"}]}), True,
                  None, id="sum-type-extended"),

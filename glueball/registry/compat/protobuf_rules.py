@@ -26,6 +26,7 @@ fields (the wire carries numbers); moving a field into a new oneof; moving messa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FieldDescriptorProto, FileDescriptorSet
 
@@ -215,17 +216,25 @@ class _Diff:
         return []
 
 
+@lru_cache(maxsize=1024)
+def _schema(definition: str) -> _Schema:
+    """The indexed descriptors of a definition, shared between checks (never modified)."""
+    return _Schema.of(file_descriptor_set(definition))
+
+
+@lru_cache(maxsize=4096)
+def _incompatibilities(writer: str, reader: str) -> tuple[str, ...]:
+    return tuple(_Diff(_schema(writer), _schema(reader)).compare())
+
+
 def incompatibilities(writer: str, reader: str) -> list[str]:
     """Why data written with ``writer`` cannot be read with ``reader`` (empty when it can)."""
-    original = _Schema.of(file_descriptor_set(writer))
-    update = _Schema.of(file_descriptor_set(reader))
-    return _Diff(original, update).compare()
+    return list(_incompatibilities(writer, reader))
 
 
 def reserved_reuse(earlier: str, new: str) -> list[str]:
     """Fields of ``new`` that use a number ``earlier`` reserved in the same message (by full name)."""
-    old = _Schema.of(file_descriptor_set(earlier))
-    current = _Schema.of(file_descriptor_set(new))
+    old, current = _schema(earlier), _schema(new)
     reasons: list[str] = []
     for name, (message, _package) in current.messages.items():
         if name not in old.messages:
