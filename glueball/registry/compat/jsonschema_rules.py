@@ -25,7 +25,8 @@ reader ("update"). Each reason carries the name of Confluent's difference type. 
   lose parts; allOf/oneOf -> anyOf is allowed; the branches are matched one to one (maximum matching).
   A non-combined writer is accepted when one branch of the reader's anyOf/oneOf accepts it;
 - ``not``: the reader's excluded set must lie within the writer's;
-- ``$ref``s are resolved before comparing, and a recursive pair is assumed fine while it is compared.
+- ``$ref``s are resolved before comparing (keywords beside a ``$ref`` are not compared, as in Draft-07),
+  and a recursive pair is assumed fine while it is compared.
 
 ``if``/``then``/``else``, ``contains``, ``propertyNames`` and ``format`` are not compared.
 """
