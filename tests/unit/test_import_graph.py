@@ -218,7 +218,7 @@ def test_module_names_do_not_collide_across_packages() -> None:
 # declared dependencies no glueball module imports by name, with what uses them
 INDIRECT = {"pandas": "PySpark's Arrow integration (mapInArrow) behind Filter and Map",
             "httptools": "uvicorn's HTTP parser, chosen by name in glueball.app.serve"}
-IMPORT_NAMES = {"SQLAlchemy": "sqlalchemy", "pyspark": "pyspark", "pymysql": "pymysql"}
+IMPORT_NAMES = {"SQLAlchemy": "sqlalchemy", "pyspark": "pyspark", "pymysql": "pymysql", "grpcio-tools": "grpc_tools"}
 
 
 def test_every_declared_dependency_is_used() -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from glueball.registry.compat import avro_rules, jsonschema_diff, jsonschema_rules
+from glueball.registry.compat import avro_rules, jsonschema_diff, jsonschema_rules, protobuf, protobuf_rules
 from glueball.registry.compat.verdicts import InvalidSchemaDefinition, Verdict
 
 __all__ = ["DATA_FORMATS", "MODES", "InvalidSchemaDefinition", "Verdict", "canonical", "check", "validate"]
@@ -32,11 +32,15 @@ class _FormatRules:
     validate: Callable[[str], None]
     canonical: Callable[[str], str]
     incompatibilities: Callable[[str, str], list[str]]  # (writer, reader) -> reasons the reader fails
+    # (earlier, new) -> rules on the evolution itself, whatever the direction of the mode
+    evolution: Callable[[str, str], list[str]] | None = None
 
 
 _RULES = {
     "AVRO": _FormatRules(avro_rules.validate, avro_rules.canonical, avro_rules.incompatibilities),
     "JSON": _FormatRules(jsonschema_rules.validate, jsonschema_rules.canonical, jsonschema_diff.incompatibilities),
+    "PROTOBUF": _FormatRules(protobuf.validate, protobuf.canonical, protobuf_rules.incompatibilities,
+                             protobuf_rules.reserved_reuse),
 }
 
 
@@ -87,6 +91,9 @@ def check(data_format: str, mode: str, new: str, previous: Sequence[str]) -> Ver
     incompatibilities = rules.incompatibilities
     reasons: list[str] = []
     for position, old in against:
+        if rules.evolution is not None:
+            reasons.extend(f"EVOLUTION (new against earlier definition {position} of {count}): {reason}"
+                           for reason in rules.evolution(old, new))
         if mode.startswith(("BACKWARD", "FULL")):
             reasons.extend(f"BACKWARD (new reads data of earlier definition {position} of {count}): {reason}"
                            for reason in incompatibilities(old, new))

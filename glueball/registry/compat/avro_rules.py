@@ -350,6 +350,8 @@ class _Resolution:
         self.memo: dict[tuple[int, int], list[str] | None] = {}
 
     def resolve(self, reader: AvroType, writer: AvroType, path: str) -> list[str]:
+        if reader.kind == writer.kind and reader.kind in PRIMITIVES:
+            return []
         key = (id(reader), id(writer))
         if key in self.memo:
             return self.memo[key] or []
@@ -365,7 +367,10 @@ class _Resolution:
                 reasons.extend(self.resolve(reader, branch, f"{path}/{position}"))
             return reasons
         if reader.kind == "union":
-            if any(not self.resolve(branch, writer, path) for branch in reader.branches):
+            # the branch of the writer's own type first (the usual match), then the others (promotions, aliases)
+            same = [b for b in reader.branches if b.kind == writer.kind and b.name == writer.name]
+            others = [b for b in reader.branches if not (b.kind == writer.kind and b.name == writer.name)]
+            if any(not self.resolve(branch, writer, path) for branch in same + others):
                 return []
             return [f"MISSING_UNION_BRANCH at {path or '/'}: the writer's {writer.describe()} matches no branch "
                     f"of the reader's union {reader.describe()}"]
@@ -413,6 +418,11 @@ class _Resolution:
         return reasons
 
 
+@lru_cache(maxsize=4096)
+def _incompatibilities(writer: str, reader: str) -> tuple[str, ...]:
+    return tuple(_Resolution().resolve(parse(reader), parse(writer), ""))
+
+
 def incompatibilities(writer: str, reader: str) -> list[str]:
     """Why data written with ``writer`` cannot be read with ``reader`` (empty when it can)."""
-    return _Resolution().resolve(parse(reader), parse(writer), "")
+    return list(_incompatibilities(writer, reader))

@@ -8,6 +8,7 @@ with ``CODE`` one of Confluent's JSON Schema difference types.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from glueball.registry.compat.jsonschema_rules import (
@@ -93,7 +94,9 @@ class SchemaDiff:
         return None
 
     def _accepts(self, node: SchemaNode, instance: Any) -> bool:
-        validator = self.update.validator_cls(node.value, registry=self.update.registry)
+        # evolve() keeps the root's resolver, so references inside the subschema resolve against the document
+        root = self.update.validator_cls(self.update.root, registry=self.update.registry)
+        validator = root.evolve(schema=node.value)
         try:
             return bool(validator.is_valid(instance))
         except Exception:  # a reference the validator cannot follow from this subschema: count it as refused
@@ -115,7 +118,7 @@ class SchemaDiff:
 
     def _compare(self, original: SchemaNode, update: SchemaNode, path: str) -> list[str]:
         o, u = original.value, update.value
-        if o is False or _is_constraint_free(u):
+        if o is False or _is_constraint_free(u) or _same_leaf(o, u):
             return []
         if u is False:
             return [_reason("TYPE_CHANGED", path, "the update accepts nothing")]
@@ -364,6 +367,12 @@ class SchemaDiff:
         return reasons
 
 
+def _same_leaf(o: Any, u: Any) -> bool:
+    """Equal schemas without subschemas, lists or references accept the same documents."""
+    return (isinstance(o, dict) and o == u and "$ref" not in o
+            and not any(isinstance(value, dict | list) for value in o.values()))
+
+
 def _has_default(schema: Any) -> bool:
     return isinstance(schema, dict) and "default" in schema
 
@@ -455,9 +464,14 @@ def _maximum_matching(edges: dict[int, list[int]]) -> int:
     return sum(augment(left, set()) for left in edges)
 
 
+@lru_cache(maxsize=4096)
+def _incompatibilities(writer: str, reader: str) -> tuple[str, ...]:
+    original, update = parse(writer), parse(reader)
+    return tuple(SchemaDiff(original, update).compare(
+        SchemaNode(original.root, original.registry.resolver()), SchemaNode(update.root, update.registry.resolver()),
+        "#"))
+
+
 def incompatibilities(writer: str, reader: str) -> list[str]:
     """Why data valid under ``writer`` may be invalid under ``reader`` (empty when it may not)."""
-    original, update = parse(writer), parse(reader)
-    return SchemaDiff(original, update).compare(
-        SchemaNode(original.root, original.registry.resolver()), SchemaNode(update.root, update.registry.resolver()),
-        "#")
+    return list(_incompatibilities(writer, reader))

@@ -25,7 +25,8 @@ reader ("update"). Each reason carries the name of Confluent's difference type. 
   lose parts; allOf/oneOf -> anyOf is allowed; the branches are matched one to one (maximum matching).
   A non-combined writer is accepted when one branch of the reader's anyOf/oneOf accepts it;
 - ``not``: the reader's excluded set must lie within the writer's;
-- ``$ref``s are resolved before comparing, and a recursive pair is assumed fine while it is compared.
+- ``$ref``s are resolved before comparing (keywords beside a ``$ref`` are not compared, as in Draft-07),
+  and a recursive pair is assumed fine while it is compared.
 
 ``if``/``then``/``else``, ``contains``, ``propertyNames`` and ``format`` are not compared.
 """
@@ -91,7 +92,7 @@ def parse(definition: str) -> ParsedJsonSchema:
     if not isinstance(root, dict | bool):
         raise _refuse(f"a schema is an object or a boolean, not {type(root).__name__}")
     dialect = root.get("$schema") if isinstance(root, dict) else None
-    validator_cls = validators.validator_for(root, default=validators.Draft7Validator)
+    validator_cls = validators.validator_for(root, default=None) if dialect else validators.Draft7Validator
     if validator_cls is None:
         raise _refuse(f"unknown $schema {dialect!r}")
     try:
