@@ -113,7 +113,8 @@ def _read_varint(data: bytes) -> tuple[int, int]:
 
 
 def message_types(definition: str) -> list[Any]:
-    """The message classes of a .proto definition, depth first (the order of the payload's message index)."""
+    """The message classes of a .proto definition, depth first, map entries left out (the order of the
+    payload's message index)."""
     from google.protobuf import descriptor_pool, message_factory
 
     from glueball.registry.compat.protobuf import file_descriptor_set
@@ -128,7 +129,8 @@ def message_types(definition: str) -> list[Any]:
     def walk(message: Any) -> None:
         found.append(message_factory.GetMessageClass(message))
         for nested in message.nested_types:
-            walk(nested)
+            if not nested.GetOptions().map_entry:  # a map field's entry type is no message of its own
+                walk(nested)
 
     for message in descriptor.message_types_by_name.values():
         walk(message)

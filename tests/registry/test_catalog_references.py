@@ -91,3 +91,17 @@ def test_json_schema_columns() -> None:
         {"Name": "free", "Type": "map<string,string>"}]
     with pytest.raises(ValueError, match="no properties"):
         columns_of("JSON", '{"type": "string"}')
+
+
+def test_protobuf_columns() -> None:
+    definition = """syntax = "proto3";
+message Reading {
+  int32 a = 1; int64 b = 2; uint64 c = 3; bool d = 4; double e = 5; bytes f = 6;
+  repeated string g = 7; Kind h = 8; Point i = 9; map<string, int64> j = 10;
+  message Point { float x = 1; }
+  enum Kind { K0 = 0; }
+}
+"""
+    assert [(c["Name"], c["Type"]) for c in columns_of("PROTOBUF", definition)] == [
+        ("a", "int"), ("b", "bigint"), ("c", "decimal(20,0)"), ("d", "boolean"), ("e", "double"), ("f", "binary"),
+        ("g", "array<string>"), ("h", "string"), ("i", "struct<x:float>"), ("j", "map<string,bigint>")]

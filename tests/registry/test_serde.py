@@ -98,3 +98,39 @@ def test_json_records_and_unknown_versions(glue: Any) -> None:
         reader.deserialize(stranger)
     with pytest.raises(SerDeError, match="does not decode"):
         reader.deserialize(frame(writer.version_id, b"{broken"))
+
+
+PROTO = """syntax = "proto3";
+package shop;
+message Order {
+  int64 id = 1;
+  string item = 2;
+  repeated string tags = 3;
+  Status status = 4;
+  Line line = 5;
+  map<string, int32> counts = 6;
+  message Line { int32 qty = 1; }
+}
+enum Status { NEW = 0; PAID = 1; }
+message Refund { int64 order_id = 1; }
+"""
+
+
+def test_protobuf_records(glue: Any) -> None:
+    from glueball.registry.serde import message_types
+
+    registry = unique("serde")
+    glue.create_registry(RegistryName=registry)
+    writer = Serializer(glue, "orders", PROTO, data_format="PROTOBUF", registry_name=registry, auto_register=True)
+    record = {"id": "5", "item": "tea", "tags": ["hot"], "status": "PAID", "line": {"qty": 2}, "counts": {"a": 1}}
+    framed = writer.serialize(record)
+    assert framed[18] == 0, "the payload starts with the message's index among the file's message types"
+    assert Deserializer(glue).deserialize(framed) == {"id": 5, "item": "tea", "tags": ["hot"], "status": "PAID",
+                                                      "line": {"qty": 2}, "counts": {"a": 1}}
+    types = {t.DESCRIPTOR.full_name: t for t in message_types(PROTO)}
+    assert list(types) == ["shop.Order", "shop.Order.Line", "shop.Refund"], "depth first, nested types included"
+    refund = writer.serialize(types["shop.Refund"](order_id=9))
+    assert refund[18] == 2
+    assert Deserializer(glue).deserialize(refund) == {"order_id": 9}
+    with pytest.raises(SerDeError, match="Message index 7"):
+        Deserializer(glue).deserialize(frame(writer.version_id, b"\x07"))

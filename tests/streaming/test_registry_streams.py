@@ -147,3 +147,22 @@ def test_framed_json_records_without_a_table(glue_context: Any, broker: Broker, 
         run.wait_until(lambda: len(sink.rows()) == 2 and len(sink.errors) == 1)
     assert sorted((r["id"], r["tags"]) for r in sink.rows()) == [(1, ["a"]), (2, [])]
     assert "not framed by the schema registry" in sink.errors[0]["error_message"]
+
+
+def test_framed_protobuf_records(glue_context: Any, broker: Broker, tmp_path: Path) -> None:
+    glue = glue_context.glue_client
+    registry = f"proto-{uuid.uuid4().hex[:6]}"
+    glue.create_registry(RegistryName=registry)
+    definition = 'syntax = "proto3";\nmessage Reading {\n  int64 id = 1;\n  repeated double values = 2;\n}\n'
+    writer = Serializer(glue, "readings", definition, data_format="PROTOBUF", registry_name=registry,
+                        auto_register=True)
+    topic = broker.create_topic()
+    broker.produce(topic, [(0, None, writer.serialize({"id": i, "values": [i / 2]})) for i in range(3)])
+    frame_ = glue_context.create_data_frame.from_options(connection_type="kafka", connection_options={
+        "bootstrap.servers": broker.bootstrap, "topicName": topic, "startingOffsets": "earliest",
+        "classification": "protobuf"})
+    sink = Sink(glue_context, tmp_path / "out")
+    with BackgroundRun(glue_context, frame_, sink, {"windowSize": "1 second",
+                                                    "checkpointLocation": str(tmp_path / "cp")}) as run:
+        run.wait_until(lambda: len(sink.rows()) == 3)
+    assert sorted((r["id"], r["values"]) for r in sink.rows()) == [(0, [0.0]), (1, [0.5]), (2, [1.0])]
