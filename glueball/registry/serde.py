@@ -384,6 +384,8 @@ class Deserializer:
         self.reader = reader
         self._decoders: dict[str, Decoder] = {}
         self._by_header: dict[bytes, Decoder] = {}  # keyed by the frame's 16 id bytes: no UUID text per record
+        # the last uncompressed header seen and its decoder: a stream of one version costs one startswith
+        self._last: tuple[bytes, Decoder] | None = None
 
     def decoder_of(self, version_id: str) -> Decoder:
         decoder = self._decoders.get(version_id)
@@ -402,18 +404,23 @@ class Deserializer:
             UnknownSchemaVersion: the record's version is not in the registry.
         """
         data = bytes(data)
+        if self._last is not None and data.startswith(self._last[0]):
+            return _decoded(self._last[1], data, HEADER_LENGTH, self._last[0][2:])
         key = data[2:HEADER_LENGTH]
         decoder = self._by_header.get(key)
         if decoder is not None and data[0] == HEADER_VERSION and data[1] == COMPRESSION_NONE:
-            payload, start = data, HEADER_LENGTH
-        else:
-            unframed = unframe(data)
-            decoder = self._by_header[key] = self.decoder_of(unframed.version_id)
-            payload, start = unframed.payload, 0
-        try:
-            return decoder(payload, start)
-        except SerDeError:
-            raise
-        except Exception as e:  # noqa: BLE001 - each format's decoder raises its own kinds
-            version_id = str(uuid.UUID(bytes=key))
-            raise SerDeError(f"The payload does not decode with schema version {version_id}: {e}") from None
+            self._last = (data[:HEADER_LENGTH], decoder)
+            return _decoded(decoder, data, HEADER_LENGTH, key)
+        unframed = unframe(data)
+        decoder = self._by_header[key] = self.decoder_of(unframed.version_id)
+        return _decoded(decoder, unframed.payload, 0, key)
+
+
+def _decoded(decoder: Decoder, data: bytes, start: int, version_key: bytes) -> Any:
+    try:
+        return decoder(data, start)
+    except SerDeError:
+        raise
+    except Exception as e:  # noqa: BLE001 - each format's decoder raises its own kinds
+        version_id = str(uuid.UUID(bytes=version_key))
+        raise SerDeError(f"The payload does not decode with schema version {version_id}: {e}") from None
