@@ -363,9 +363,25 @@ class Serializer:
             return str(created["SchemaVersionId"])
         if answer["Status"] != "AVAILABLE":
             raise SerDeError(f"Schema {self.schema_id['RegistryName']}/{self.schema_id['SchemaName']} refused the "
-                             f"definition: version {answer['VersionNumber']} is {answer['Status']} (it is not "
-                             "compatible with the schema's earlier versions under its compatibility mode)")
+                             f"definition: version {answer['VersionNumber']} is {answer['Status']}: "
+                             f"{self._why_refused(answer['VersionNumber'])}")
         return str(answer["SchemaVersionId"])
+
+    def _why_refused(self, number: int) -> str:
+        """The reasons a definition failed its check, worked out as the registry did: the schema's mode and
+        its AVAILABLE versions since the checkpoint, through the same rules (:mod:`glueball.registry.compat`)."""
+        from glueball.registry import compat
+
+        schema = self.client.get_schema(SchemaId=self.schema_id)
+        earlier: list[str] = []
+        for page in self.client.get_paginator("list_schema_versions").paginate(SchemaId=self.schema_id):
+            for item in page["Schemas"]:
+                if item["Status"] == "AVAILABLE" and schema["SchemaCheckpoint"] <= item["VersionNumber"] < number:
+                    earlier.append(self.client.get_schema_version(
+                        SchemaVersionId=item["SchemaVersionId"])["SchemaDefinition"])
+        verdict = compat.check(self.data_format, schema["Compatibility"], self.definition, earlier)
+        reasons = "; ".join(verdict.reasons) or "not compatible with the earlier versions"
+        return f"{reasons} (compatibility {schema['Compatibility']})"
 
     def serialize(self, record: Any) -> bytes:
         """``record`` encoded with the definition and framed."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from glueball.registry.serde import Serializer, frame
+from glueball.registry.serde import SerDeError, Serializer, frame
 from glueball.runtime.streaming.decode import batch_errors
 from tests.streaming.helpers import BackgroundRun, Broker
 from tests.streaming.kinesis_helpers import MotoServer
@@ -112,6 +112,10 @@ def test_the_seed_flow_kafka_and_kinesis_with_a_version_registered_mid_stream(
     refused = glue.register_schema_version(SchemaId=by_names["SchemaId"], SchemaDefinition=V3_BREAKING)
     assert (refused["VersionNumber"], refused["Status"]) == (3, "FAILURE")
     assert glue.get_schema(SchemaId=by_names["SchemaId"])["LatestSchemaVersion"] == 2
+    with pytest.raises(SerDeError, match="coupon") as refusal:  # a producer is told why
+        Serializer(glue, "orders", V3_BREAKING, registry_name=registry, auto_register=True).serialize(
+            {"id": 1, "item": "x", "qty": 1, "coupon": "c"})
+    assert "version 3 is FAILURE" in str(refusal.value)
     assert [name for name, _ in _columns(glue, database, "kinesis_orders")] == ["id", "item", "qty"]
 
     # the Kinesis table, read from the start: every record with the latest version (v2)
