@@ -131,7 +131,29 @@ def _schema_body(body: Any) -> tuple[str, DataFormat]:
     kind = body.get("schemaType") or "AVRO"
     if kind not in DataFormat.__members__:
         raise ConfluentError(42201, 422, f"Unknown schemaType {kind!r}: AVRO, JSON or PROTOBUF")
+    if kind == "PROTOBUF":
+        return _proto_definition(body["schema"]), DataFormat.PROTOBUF
     return body["schema"], DataFormat(kind)
+
+
+def _proto_definition(text: str) -> str:
+    """``.proto`` text as given, or the text of a base64 file descriptor (how Confluent's Protobuf
+    serializers send a schema)."""
+    import base64
+    import binascii
+
+    from google.protobuf import descriptor_pb2
+    from google.protobuf.message import DecodeError
+
+    from glueball.registry.proto_text import proto_text
+
+    if "{" in text or ";" in text:
+        return text
+    try:
+        descriptor = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(text, validate=True))
+    except (binascii.Error, ValueError, DecodeError):
+        return text  # not a descriptor: the parser names what is wrong with it as text
+    return proto_text(descriptor)
 
 
 def _invalid(err: GlueError) -> ConfluentError:

@@ -176,3 +176,23 @@ def test_basic_authentication_with_identity_enforced(tmp_path: Any) -> None:
         assert client.get_subjects() == ["secured"]
     finally:
         server.stop()
+
+
+def test_protobuf_serializer_round_trip(server: ServerProcess, glue: Any) -> None:
+    from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+
+    from glueball.registry.serde import message_types
+
+    proto = ('syntax = "proto3";\npackage shop;\nmessage Order {\n  int64 id = 1;\n  repeated string tags = 2;\n'
+             '  Line line = 3;\n  map<string, int32> counts = 4;\n  oneof pay { string card = 5; int64 cash = 6; }\n'
+             '  message Line { int32 qty = 1; }\n}\n')
+    order_type = message_types(proto)[0]
+    client = _client(server)
+    topic = unique("orders").replace("_", "-")
+    context = SerializationContext(topic, MessageField.VALUE)
+    message = order_type(id=3, tags=["x"], line={"qty": 2}, counts={"a": 1}, cash=5)
+    data = ProtobufSerializer(order_type, client, {"use.deprecated.format": False})(message, context)
+    assert ProtobufDeserializer(order_type, {"use.deprecated.format": False})(data, context) == message
+    # the registry keeps it as .proto text, the same definition as the source (canonically)
+    stored = glue.get_schema_by_definition(SchemaId={"SchemaName": f"{topic}-value"}, SchemaDefinition=proto)
+    assert stored["Status"] == "AVAILABLE" and stored["DataFormat"] == "PROTOBUF"
