@@ -194,7 +194,8 @@ class Glueball:
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
         registry = RegistryNeeds(self.store)
         edge.mount(REGISTRY_OPERATIONS, registry)
-        edge.add_path_service("confluent", confluent.PREFIX, confluent.CONTENT_TYPE)
+        edge.add_path_service("confluent", confluent.PREFIX, confluent.CONTENT_TYPE,
+                              guard=self.confluent_guard if enforce else None)
         edge.mount(confluent.OPERATIONS, registry)
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
@@ -221,6 +222,14 @@ class Glueball:
         else:
             edge.mount(S3_OPERATIONS, ObjectNeeds.of(self.objects))
         return edge
+
+    def confluent_guard(self, caller: Caller, operation: str, request: Request) -> Caller | None:
+        """With ``--auth iam``, a Confluent request is authorized as the Glue registry operation it amounts to."""
+        glue_operation, glue_request = confluent.glue_equivalent(request)
+        try:
+            return self.authorizer.glue_guard(caller, glue_operation, glue_request)
+        except AccessDeniedException as err:
+            raise confluent.ConfluentError(40301, 403, err.message) from None
 
     def bucket_owner(self, bucket: str) -> str | None:
         """The account that owns an S3 bucket, None when there is no such bucket."""

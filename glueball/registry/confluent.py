@@ -323,13 +323,44 @@ def route(subjects: _Subjects, method: str, path: list[str], query: dict[str, st
                                    "Schema Registry API")
 
 
+def _registry_of(path: list[str]) -> tuple[str, list[str]]:
+    if len(path) >= 2 and path[0] == "registries":
+        return path[1], path[2:]
+    return DEFAULT_REGISTRY, path
+
+
+def glue_equivalent(request: Request) -> tuple[str, dict[str, Any]]:
+    """The Glue operation and request a Confluent request amounts to, for authorization with ``--auth iam``
+    (``glue:RegisterSchemaVersion`` on ``schema/REGISTRY/SUBJECT`` to register, ``glue:GetSchemaVersion`` to
+    read a version, ...). Registering a new subject creates its schema under ``glue:RegisterSchemaVersion``."""
+    registry, path = _registry_of(request["path"])
+    method = request["method"]
+    registry_only = {"RegistryId": {"RegistryName": registry}}
+    if path[:1] == ["compatibility"] and len(path) >= 2:
+        path = path[1:]
+    if path[:1] == ["subjects"] and len(path) >= 2:
+        schema = {"SchemaId": {"RegistryName": registry, "SchemaName": path[1]}}
+        if len(path) == 2:
+            return ("DeleteSchema" if method == "DELETE" else "GetSchemaByDefinition"), schema
+        if len(path) == 3:
+            return ("RegisterSchemaVersion" if method == "POST" else "ListSchemaVersions"), schema
+        if method == "POST":  # a compatibility test
+            return "GetSchemaVersion", schema
+        return ("DeleteSchemaVersions" if method == "DELETE" else "GetSchemaVersion"), schema
+    if path[:1] == ["config"] and len(path) == 2:
+        schema = {"SchemaId": {"RegistryName": registry, "SchemaName": path[1]}}
+        return ("UpdateSchema" if method == "PUT" else "GetSchema"), schema
+    if path[:1] == ["subjects"]:
+        return "ListSchemas", registry_only
+    if path[:1] == ["schemas"]:
+        return "GetSchemaVersion", registry_only
+    return "GetRegistry", registry_only
+
+
 @OPERATIONS.operation("Request")
 def request(needs: RegistryNeeds, caller: Caller, request: Request) -> Response:
     """Every request under the prefix: ``/registries/{name}/...`` picks a registry, then :func:`route`."""
-    path: list[str] = request["path"]
-    registry = DEFAULT_REGISTRY
-    if len(path) >= 2 and path[0] == "registries":
-        registry, path = path[1], path[2:]
+    registry, path = _registry_of(request["path"])
     subjects = _Subjects(needs, caller, registry)
     try:
         return route(subjects, request["method"], path, request["query"], request["body"])

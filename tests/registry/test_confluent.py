@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import boto3
 import pytest
 import urllib3
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
@@ -174,6 +175,23 @@ def test_basic_authentication_with_identity_enforced(tmp_path: Any) -> None:
         client = SchemaRegistryClient({"url": url, "basic.auth.user.info": f"{key}:{secret}"})
         assert client.register_schema("secured", Schema(V1, "AVRO")) > 0
         assert client.get_subjects() == ["secured"]
+        # a user may do what its policy allows of the Glue operations a route amounts to
+        iam = boto3.client("iam", endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id=key,
+                           aws_secret_access_key=secret)
+        iam.create_user(UserName="reader")
+        iam.put_user_policy(UserName="reader", PolicyName="read-schemas", PolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{
+                "Effect": "Allow", "Action": ["glue:GetSchemaVersion", "glue:ListSchemaVersions"],
+                "Resource": ["arn:aws:glue:us-east-1:*:registry/default-registry",
+                             "arn:aws:glue:us-east-1:*:schema/default-registry/secured"]}]}))
+        reader_key = iam.create_access_key(UserName="reader")["AccessKey"]
+        reader = SchemaRegistryClient({"url": url, "basic.auth.user.info":
+                                       f"{reader_key['AccessKeyId']}:{reader_key['SecretAccessKey']}"})
+        assert reader.get_latest_version("secured").version == 1
+        with pytest.raises(SchemaRegistryError) as excinfo:
+            reader.register_schema("secured", Schema(V2, "AVRO"))
+        assert (excinfo.value.http_status_code, excinfo.value.error_code) == (403, 40301)
+        assert "glue:RegisterSchemaVersion" in excinfo.value.error_message
     finally:
         server.stop()
 
