@@ -210,16 +210,16 @@ def get_schema_by_definition(needs: RegistryNeeds, caller: Caller, request: Requ
 
 @OPERATIONS.operation("GetSchemaVersionsDiff")
 def get_schema_versions_diff(needs: RegistryNeeds, caller: Caller, request: Request) -> Response:
-    first = _required(request["FirstSchemaVersionNumber"], "VersionNumber") if not request[
-        "FirstSchemaVersionNumber"].get("LatestVersion") else None
-    second = _required(request["SecondSchemaVersionNumber"], "VersionNumber") if not request[
-        "SecondSchemaVersionNumber"].get("LatestVersion") else None
     service = versions(needs, caller)
     ref = schema_ref(request["SchemaId"])
-    latest = None
-    if first is None or second is None:
-        latest = service.get(VersionRef(ref, None, None, True)).number
-    return {"Diff": service.diff(ref, first or latest or 0, second or latest or 0)}
+
+    def number(wire: dict[str, Any]) -> int:
+        if wire.get("LatestVersion"):
+            return service.get(VersionRef(ref, None, None, True)).number
+        return int(_required(wire, "VersionNumber"))
+
+    first, second = number(request["FirstSchemaVersionNumber"]), number(request["SecondSchemaVersionNumber"])
+    return {"Diff": service.diff(ref, first, second)}
 
 
 @OPERATIONS.operation("CheckSchemaVersionValidity")

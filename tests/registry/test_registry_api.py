@@ -366,6 +366,10 @@ def test_get_schema_by_definition_and_diff(glue: Any) -> None:
         glue.get_schema_versions_diff(SchemaId=schema, FirstSchemaVersionNumber={"VersionNumber": 1},
                                       SecondSchemaVersionNumber={"VersionNumber": 7}, SchemaDiffType="SYNTAX_DIFF")
     assert fails(excinfo)[0] == "EntityNotFoundException"
+    with pytest.raises(ClientError) as excinfo:
+        glue.get_schema_versions_diff(SchemaId=schema, FirstSchemaVersionNumber={"VersionNumber": 1},
+                                      SecondSchemaVersionNumber={}, SchemaDiffType="SYNTAX_DIFF")
+    assert fails(excinfo) == ("InvalidInputException", "VersionNumber is required")
 
 
 def test_check_schema_version_validity(glue: Any) -> None:
@@ -454,6 +458,9 @@ def test_schema_version_metadata(glue: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         glue.put_schema_version_metadata(SchemaId=schema, MetadataKeyValue={"MetadataKey": "a", "MetadataValue": "b"})
     assert fails(excinfo) == ("InvalidInputException", "One of version number (or) latest version is required.")
+    with pytest.raises(ClientError) as excinfo:
+        glue.put_schema_version_metadata(SchemaVersionId=version_id, MetadataKeyValue={"MetadataKey": "a"})
+    assert fails(excinfo) == ("InvalidInputException", "MetadataValue is required")
     with pytest.raises(ClientError) as excinfo:
         glue.query_schema_version_metadata(SchemaVersionId="11111111-2222-3333-4444-555555555555")
     assert fails(excinfo)[0] == "EntityNotFoundException"
