@@ -138,13 +138,6 @@ class _RegistryDecoder:
         return decode
 
 
-def has_framed_records(raw: DataFrame) -> bool:
-    """Whether any payload of the batch starts with the registry's header byte (3)."""
-    from pyspark.sql import functions as F
-
-    return not raw.where(F.substring(F.col("value"), 1, 1) == F.unhex(F.lit("03"))).isEmpty()
-
-
 def registry_batch_decoder(glue_ctx: Any, rows: DataFrame, spec: DecodeSpec
                            ) -> tuple[list[StructField], Callable[[], Callable[[Any], tuple[Any, ...]]]]:
     """The record fields of a batch of framed payloads (``rows``: ``value`` bytes, ...) and what decodes each
