@@ -42,6 +42,7 @@ PREFIX = "/_confluent"
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 _LEVELS = {"BACKWARD_TRANSITIVE": "BACKWARD_ALL", "FORWARD_TRANSITIVE": "FORWARD_ALL", "FULL_TRANSITIVE": "FULL_ALL"}
 _MODES = {mode: level for level, mode in _LEVELS.items()}
+_MAX_ID = 2**31 - 1  # versions and ids are 32-bit integers in the store
 
 
 class ConfluentError(ServiceError):
@@ -89,7 +90,7 @@ class _Subjects:
         schema = self.schema(subject)
         if number in ("latest", "-1"):
             wanted = VersionRef(self.ref(subject), None, None, True)
-        elif number.isdigit() and int(number) > 0:
+        elif number.isdigit() and 0 < int(number) <= _MAX_ID:
             wanted = VersionRef(self.ref(subject), None, int(number))
         else:
             raise ConfluentError(42202, 422, f"The specified version '{number}' is not a valid version id. "
@@ -217,7 +218,8 @@ def _lookup(subjects: _Subjects, subject: str, body: Any) -> Response:
 
 def _by_id(subjects: _Subjects, schema_id: str, rest: list[str]) -> Response:
     try:
-        version = subjects.versions.by_schema_id(int(schema_id)) if schema_id.isdigit() else None
+        version = subjects.versions.by_schema_id(int(schema_id)) if schema_id.isdigit() and int(
+            schema_id) <= _MAX_ID else None
     except EntityNotFoundException:
         version = None
     if version is None or version.status is not VersionStatus.AVAILABLE:

@@ -130,6 +130,8 @@ def test_subjects_in_a_named_registry_and_deletion(server: ServerProcess, glue: 
     ("GET", "/subjects/nope-nope/versions/1", None, 404, 40401),
     ("GET", "/schemas/ids/999999", None, 404, 40403),
     ("GET", "/schemas/ids/abc", None, 404, 40403),
+    ("GET", "/schemas/ids/99999999999999999999", None, 404, 40403),
+    ("POST", "/subjects/s-notjson/versions", [1, 2], 422, 42201),
     ("POST", "/subjects/s-invalid/versions", {"schema": '{"type": "record", "name": "R"}'}, 422, 42201),
     ("POST", "/subjects/s-refs/versions", {"schema": '"string"', "references": [{"name": "x"}]}, 422, 42201),
     ("POST", "/subjects/s-kind/versions", {"schema": "{}", "schemaType": "XML"}, 422, 42201),
@@ -140,6 +142,14 @@ def test_subjects_in_a_named_registry_and_deletion(server: ServerProcess, glue: 
 def test_confluent_errors(server: ServerProcess, method: str, path: str, body: Any, status: int, code: int) -> None:
     answered, error = _raw(server, method, path, body)
     assert (answered, error["error_code"]) == (status, code) and error["message"]
+
+
+def test_an_unreadable_body(server: ServerProcess) -> None:
+    response = urllib3.PoolManager().request("POST", f"{server.endpoint}/_confluent/subjects/x/versions",
+                                             body=b"{broken", headers={"Content-Type": "application/json"})
+    error = json.loads(response.data)
+    assert response.status == 400 and error["error_code"] == 400
+    assert "not valid JSON" in error["message"]
 
 
 def test_versions_and_lookups_by_path(server: ServerProcess) -> None:
@@ -155,6 +165,7 @@ def test_versions_and_lookups_by_path(server: ServerProcess) -> None:
     assert (status, error["error_code"]) == (404, 40403)
     assert _raw(server, "GET", f"/subjects/{subject}/versions/0")[1]["error_code"] == 42202
     assert _raw(server, "GET", f"/subjects/{subject}/versions/5")[1]["error_code"] == 40402
+    assert _raw(server, "GET", f"/subjects/{subject}/versions/99999999999999999999")[1]["error_code"] == 42202
 
 
 def test_basic_authentication_with_identity_enforced(tmp_path: Any) -> None:

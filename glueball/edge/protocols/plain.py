@@ -55,6 +55,10 @@ class PlainJsonProtocol(Protocol):
         return WireResponse(error.status, json.dumps({"error_code": code, "message": error.message}).encode(),
                             request_id, self.content_type)
 
+    def validation_error(self, error: ServiceError) -> ServiceError:
+        """An unreadable body: its status as the code (``{"error_code": 400, ...}``), as such services answer."""
+        return CodedError(str(error.status), error.message, error.status)
+
     def unknown_operation(self, message: str) -> ServiceError:
         return CodedError("404", message, 404)
 
