@@ -111,6 +111,9 @@ def parse_range(versions: str) -> range:
     start, end = int(first), int(last or first)
     if end < start:
         raise InvalidInputException(f"Versions {versions!r}: the range ends before it starts")
+    if end - start + 1 > MAX_VERSIONS_PER_SCHEMA:
+        raise InvalidInputException(f"Versions {versions!r}: a range covers at most {MAX_VERSIONS_PER_SCHEMA} "
+                                    "versions (a schema has no more)")
     return range(start, end + 1)
 
 
@@ -274,7 +277,7 @@ class VersionService:
         with self.store.write() as session:
             _, schema = find_schema(session, self.scope, ref, for_update=True)
             rows = {row.number: row for row in session.scalars(select(SchemaVersionRow).where(
-                SchemaVersionRow.schema_id == schema.id, SchemaVersionRow.number.in_(list(numbers))))}
+                SchemaVersionRow.schema_id == schema.id, SchemaVersionRow.number.between(numbers[0], numbers[-1])))}
             for number in numbers:
                 row = rows.get(number)
                 if row is None:

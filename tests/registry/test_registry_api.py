@@ -401,6 +401,10 @@ def test_delete_schema_versions(glue: Any) -> None:
         glue.delete_schema_versions(SchemaId=schema, Versions="3-2")
     assert fails(excinfo) == ("InvalidInputException", "Versions '3-2': the range ends before it starts")
     with pytest.raises(ClientError) as excinfo:
+        glue.delete_schema_versions(SchemaId=schema, Versions="1-100000")
+    assert fails(excinfo) == ("InvalidInputException", "Versions '1-100000': a range covers at most 1000 versions "
+                                                       "(a schema has no more)")
+    with pytest.raises(ClientError) as excinfo:
         glue.delete_schema_versions(SchemaId=schema, Versions="1,2")
     assert fails(excinfo)[0] == "ValidationException", "the model's pattern: N or N-M"
 
