@@ -92,6 +92,11 @@ from glueball.objects.store import ObjectStore
 from glueball.recipes import handlers as _recipes  # noqa: F401
 from glueball.recipes.area import OPERATIONS as RECIPE_OPERATIONS
 from glueball.recipes.area import RecipeNeeds
+from glueball.registry import confluent
+from glueball.registry import handlers as _registry  # noqa: F401
+from glueball.registry.area import OPERATIONS as REGISTRY_OPERATIONS
+from glueball.registry.area import RegistryNeeds
+from glueball.registry.references import referenced_columns
 from glueball.runtime.client import boto3_session
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.spark import jdbc_jars
@@ -206,12 +211,17 @@ class Glueball:
                               protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
                               spool=self.objects.spool, unsigned=True)
         edge.add_rest_service("databrew", guard=self.authorizer.databrew_guard if enforce else None)
-        store_only = CatalogNeeds(self.store)
-        edge.mount(CATALOG_OPERATIONS, store_only)
+        catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
+        edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
                                                                    self.run_identity if enforce else None))
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store, jdbc_jars))
         edge.mount(TAGGING_OPERATIONS, TaggingNeeds(self.store))
+        registry = RegistryNeeds(self.store)
+        edge.mount(REGISTRY_OPERATIONS, registry)
+        edge.add_path_service("confluent", confluent.PREFIX, confluent.CONTENT_TYPE,
+                              guard=self.confluent_guard if enforce else None)
+        edge.mount(confluent.OPERATIONS, registry)
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
         edge.mount(JOB_OPERATIONS, jobs)
@@ -292,6 +302,13 @@ class Glueball:
             env["AWS_SECRET_ACCESS_KEY"] = "glueball"
             env.pop("AWS_SESSION_TOKEN", None)
         return env
+    def confluent_guard(self, caller: Caller, operation: str, request: Request) -> Caller | None:
+        """With ``--auth iam``, a Confluent request is authorized as the Glue registry operation it amounts to."""
+        glue_operation, glue_request = confluent.glue_equivalent(request)
+        try:
+            return self.authorizer.glue_guard(caller, glue_operation, glue_request)
+        except AccessDeniedException as err:
+            raise confluent.ConfluentError(40301, 403, err.message) from None
 
     def bucket_owner(self, bucket: str) -> str | None:
         """The account that owns an S3 bucket, None when there is no such bucket."""

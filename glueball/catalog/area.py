@@ -14,17 +14,22 @@ from typing import Any
 from glueball.api.operations import Operations
 from glueball.config import Settings
 from glueball.store.engine import Store
+from glueball.store.scoped import Scope
 
 OPERATIONS = Operations("glue")
 # column statistics task runs: Spark drivers, so they need more than the store
 STATISTICS_TASK_OPERATIONS = Operations("glue")
+# the Columns of a StorageDescriptor.SchemaReference (a schema registry version), in a scope
+ReferencedColumns = Callable[[Scope, dict[str, Any]], list[dict[str, str]]]
 
 
 @dataclass(frozen=True, eq=False)
 class CatalogNeeds:
-    """What catalog handlers are given: the store."""
+    """What catalog handlers are given: the store, and how a schema reference becomes columns (the
+    schema registry's, wired by the composition root; None: references are kept but not resolved)."""
 
     store: Store
+    referenced_columns: ReferencedColumns | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,6 +6,7 @@ imported at the bottom so that all catalog operations register together.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from glueball.api.identity import Caller
@@ -136,6 +137,37 @@ def _version_wire(version: TableVersion, catalog_id: str) -> dict[str, Any]:
     return {"Table": table_wire(version.table, catalog_id), "VersionId": str(version.version)}
 
 
+def _reference(table: Table) -> dict[str, Any] | None:
+    descriptor = table.spec.get("StorageDescriptor") or {}
+    reference = descriptor.get("SchemaReference")
+    return reference if isinstance(reference, dict) else None
+
+
+def check_reference(needs: CatalogNeeds, caller: Caller, table: Table) -> None:
+    """A table's ``SchemaReference`` must name a schema version that exists (its columns are read from it).
+
+    Raises:
+        EntityNotFoundException / InvalidInputException: the registry's, naming what is missing or wrong.
+    """
+    reference = _reference(table)
+    if reference is not None and needs.referenced_columns is not None:
+        needs.referenced_columns(scope_of(caller), reference)
+
+
+def with_referenced_columns(needs: CatalogNeeds, caller: Caller, table: Table) -> Table:
+    """``table`` with the columns of the schema version its ``SchemaReference`` names now (the latest
+    version, unless the reference names one); unchanged without a reference or when it no longer resolves."""
+    reference = _reference(table)
+    if reference is None or needs.referenced_columns is None:
+        return table
+    try:
+        columns = needs.referenced_columns(scope_of(caller), reference)
+    except GlueError:
+        return table  # the schema went away since: the table keeps the columns it was stored with
+    descriptor = {**table.spec["StorageDescriptor"], "Columns": columns}
+    return replace(table, spec={**table.spec, "StorageDescriptor": descriptor})
+
+
 @OPERATIONS.operation("CreateTable")
 def create_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, "TransactionId", "OpenTableFormatInput")
@@ -143,6 +175,7 @@ def create_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Respo
     if request.get("Name") and fold(request["Name"]) != fold(table.name):
         raise InvalidInputException(
             f"Name {request['Name']!r} and TableInput.Name {table.name!r} must name the same table")
+    check_reference(needs, caller, table)
     tables(needs, caller).create(request["DatabaseName"], table, request.get("PartitionIndexes"))
     return {}
 
@@ -151,6 +184,7 @@ def create_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Respo
 def get_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
     reject_unsupported(request, *_UNSUPPORTED_TABLE_MEMBERS)
     table = tables(needs, caller).get(request["DatabaseName"], request["Name"])
+    table = with_referenced_columns(needs, caller, table)
     return {"Table": table_wire(table, caller.account_id, request.get("AttributesToGet"))}
 
 
@@ -162,7 +196,8 @@ def get_tables(needs: CatalogNeeds, caller: Caller, request: Request) -> Respons
     found, token = tables(needs, caller).page(request["DatabaseName"], request.get("Expression"),
                                             page_size(request.get("MaxResults")), request.get("NextToken"))
     attributes = request.get("AttributesToGet")
-    return paged("TableList", [table_wire(t, caller.account_id, attributes) for t in found], token)
+    return paged("TableList", [table_wire(with_referenced_columns(needs, caller, t), caller.account_id, attributes)
+                               for t in found], token)
 
 
 @OPERATIONS.operation("UpdateTable")
@@ -173,6 +208,7 @@ def update_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Respo
         raise InvalidInputException(
             f"Renaming a table is not supported: Name {request['Name']!r} and TableInput.Name "
             f"{table.name!r} differ")
+    check_reference(needs, caller, table)
     tables(needs, caller).update(request["DatabaseName"], table, bool(request.get("SkipArchive")),
                                request.get("VersionId"))
     return {}

@@ -24,7 +24,9 @@ request id (logged with its trace). The edge imports no area.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import hmac
 import logging
 import uuid
 from collections.abc import Callable
@@ -40,6 +42,7 @@ from glueball.api.pagination import serving
 from glueball.edge.model import service_model
 from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestProtocol
 from glueball.edge.protocols.base import CodedError
+from glueball.edge.protocols.plain import PlainJsonProtocol
 from glueball.edge.protocols.query import FORM, QueryError, form_pairs
 from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
@@ -100,6 +103,7 @@ class Edge:
         self._by_signing_name: dict[str, Service] = {}
         self._default: Service | None = None
         self._by_path: Service | None = None  # unsigned requests that are neither JSON nor form posts (S3)
+        self._by_prefix: list[tuple[PlainJsonProtocol, Service]] = []  # path-routed JSON services
 
     # -- wiring (the composition root)
 
@@ -146,6 +150,18 @@ class Edge:
         self._by_signing_name[str(model.signing_name)] = service
         if unsigned:
             self._by_path = service
+        return service
+
+    def add_path_service(self, name: str, prefix: str, content_type: str = "application/json",
+                         guard: Guard | None = None) -> Service:
+        """Serve ``name`` as plain JSON over HTTP paths under ``prefix`` (no model; its one operation
+        ``Request`` routes by path itself, :mod:`glueball.edge.protocols.plain`). With ``--auth iam`` its
+        requests authenticate with HTTP Basic: an access key id and its secret (as the Confluent clients'
+        ``basic.auth.user.info``)."""
+        protocol = PlainJsonProtocol(prefix, content_type)
+        service = Service(name, protocol, None, name, guard)
+        self.services[name] = service
+        self._by_prefix.append((protocol, service))
         return service
 
     def mount(self, operations: Operations, needs: Any) -> None:
@@ -246,6 +262,8 @@ class Edge:
         """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
         if self.keys is None:
             return self.accounts.caller(scope, self.region, request.source_ip)
+        if isinstance(service.protocol, PlainJsonProtocol):
+            return self._basic_caller(request, service)
         try:
             signed = read_signature(request)
             holder = self.keys(signed.access_key)
@@ -263,10 +281,33 @@ class Edge:
         return Caller(signed.access_key, holder.principal.account_id, signed.region or self.region, holder.principal,
                       request.source_ip, holder.session_tags, holder.restrictions, holder.run_id)
 
+    def _basic_caller(self, request: WireRequest, service: Service) -> Caller:
+        """The caller of a path-routed request with ``--auth iam``: HTTP Basic with an access key and its secret."""
+        assert self.keys is not None
+        header = request.header("authorization") or ""
+        kind, _, encoded = header.partition(" ")
+        try:
+            key, colon, secret = base64.b64decode(encoded, validate=True).decode().partition(":")
+        except (ValueError, UnicodeDecodeError):
+            key, colon, secret = "", "", ""
+        if kind.lower() != "basic" or not colon:
+            raise service.protocol.auth_error("missing", "Requests need HTTP Basic authentication with an access "
+                                                         "key id and its secret access key")
+        holder = self.keys(key)
+        if holder is None or not holder.active or holder.session_token is not None or not hmac.compare_digest(
+                holder.secret.encode(), secret.encode()):
+            log.warning("refused %s request with key %s: unknown key or wrong secret", service.name, key)
+            raise service.protocol.auth_error("bad signature", "The access key or its secret is not valid")
+        return Caller(key, holder.principal.account_id, self.region, holder.principal, request.source_ip,
+                      holder.session_tags, holder.restrictions, holder.run_id)
+
     def _route(self, request: WireRequest, scope: CredentialScope | None) -> Service | None:
         target = request.header("x-amz-target")
         if target:
             return self._by_target.get(target.partition(".")[0])
+        for protocol, service in self._by_prefix:
+            if scope is None and protocol.serves(request.path):
+                return service
         if scope is not None:
             return self._by_signing_name.get(scope.service)
         # query-protocol services are posted forms to "/" (a form posted to /bucket?delete is S3's)

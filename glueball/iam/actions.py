@@ -67,9 +67,30 @@ def glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region
         if kind == "connection":  # connections live in the catalog
             resources.append(catalog)
         resources += [f"{base}:{kind}/{name}" for name in names]
+    resources += _registry_resources(base, request)
     if "ResourceArn" in request:
         resources.append(str(request["ResourceArn"]))
     return Ask(f"glue:{operation}", tuple(dict.fromkeys(resources)) or ("*",), _tag_context(request.get("Tags")))
+
+
+def _registry_resources(base: str, request: Mapping[str, Any]) -> list[str]:
+    """The schema registry's resources a request names: its ``RegistryId`` and its ``SchemaId`` (a schema
+    named by names is in its registry, ``default-registry`` when it names none)."""
+    found: list[str] = []
+    registry_id = request.get("RegistryId")
+    if isinstance(registry_id, Mapping):
+        if registry_id.get("RegistryArn"):
+            found.append(str(registry_id["RegistryArn"]))
+        elif registry_id.get("RegistryName"):
+            found.append(f"{base}:registry/{registry_id['RegistryName']}")
+    schema_id = request.get("SchemaId")
+    if isinstance(schema_id, Mapping):
+        if schema_id.get("SchemaArn"):
+            found.append(str(schema_id["SchemaArn"]))
+        elif schema_id.get("SchemaName"):
+            registry = schema_id.get("RegistryName") or "default-registry"
+            found += [f"{base}:registry/{registry}", f"{base}:schema/{registry}/{schema_id['SchemaName']}"]
+    return found
 
 
 # which request members name which kind of resource, per operation family

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2] / "glueball"
 # entry points: the CLI, ``python -m glueball``, the demo; the composition root itself
 ENTRY_POINTS = ("glueball.cli", "glueball.__main__", "glueball.demo", "glueball.app")
 # the service areas: the edge knows none of them, and none of them knows the edge
-AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "recipes", "tagging", "usage",
-         "workflows", "blueprints", "security", "devendpoints", "mltransforms")
+AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "recipes", "registry",
+         "tagging", "usage", "workflows", "blueprints", "security", "devendpoints", "mltransforms")
 
 
 def module_name(path: Path) -> str:
@@ -219,7 +219,7 @@ def test_module_names_do_not_collide_across_packages() -> None:
 # declared dependencies no glueball module imports by name, with what uses them
 INDIRECT = {"pandas": "PySpark's Arrow integration (mapInArrow) behind Filter and Map",
             "httptools": "uvicorn's HTTP parser, chosen by name in glueball.app.serve"}
-IMPORT_NAMES = {"SQLAlchemy": "sqlalchemy", "pyspark": "pyspark", "pymysql": "pymysql"}
+IMPORT_NAMES = {"SQLAlchemy": "sqlalchemy", "pyspark": "pyspark", "pymysql": "pymysql", "grpcio-tools": "grpc_tools"}
 
 
 def test_every_declared_dependency_is_used() -> None:

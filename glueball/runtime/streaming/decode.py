@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructField, StructType
 
-CLASSIFICATIONS = ("json", "csv", "avro", "grok")
+CLASSIFICATIONS = ("json", "csv", "avro", "grok", "protobuf")
 HEADERS_COLUMN = "glue_streaming_kafka_headers"
 TIMESTAMP_COLUMN = "__src_timestamp"
 _CORRUPT = "_glueball_corrupt_record"
@@ -60,12 +60,22 @@ class DecodeSpec:
     avro_schema: str | None = None
     grok_pattern: str | None = None
     grok_custom_patterns: str | None = None
+    # records framed by the schema registry (glueball.registry.serde), decoded by the versions they name
+    registry: bool = False
+    schema_reference: str | None = None  # a table's SchemaReference (JSON): the version records are read with
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> DecodeSpec | None:
         """The decoding asked for by connection options; None without a ``classification``."""
         opts = lower_keys(options)
         classification = str(opts.get("classification") or "").strip().lower()
+        reference = opts.get("schemareference")
+        if reference not in (None, ""):
+            return cls(classification=classification or "avro", registry=True,
+                       schema_reference=reference if isinstance(reference, str) else json.dumps(reference),
+                       include_headers=as_bool(opts.get("includeheaders"), False),
+                       add_record_timestamp=as_bool(opts.get("addrecordtimestamp"), False),
+                       emit_consumer_lag_metrics=as_bool(opts.get("emitconsumerlagmetrics"), False))
         if not classification:
             for name in ("inferschema", "schema", "delimiter"):
                 if opts.get(name) not in (None, ""):
@@ -77,8 +87,12 @@ class DecodeSpec:
         base = cls(classification=classification, include_headers=as_bool(opts.get("includeheaders"), False),
                    add_record_timestamp=as_bool(opts.get("addrecordtimestamp"), False),
                    emit_consumer_lag_metrics=as_bool(opts.get("emitconsumerlagmetrics"), False))
+        if classification == "protobuf":
+            return replace(base, registry=True)
         if classification == "avro":
             text = opts.get("avroschema") or opts.get("avro.schema.literal") or opts.get("schema")
+            if text is None or str(text).strip() == "":  # no writer's schema: each record names its version
+                return replace(base, registry=True)
             return replace(base, avro_schema=check_avro_schema(text))
         if classification == "grok":
             pattern = str(opts.get("grokpattern") or "")
@@ -182,14 +196,35 @@ def _error_rows(df: DataFrame, message: Column) -> DataFrame:
 
 def decode_batch(glue_ctx: Any, raw: DataFrame, spec: DecodeSpec) -> tuple[DataFrame, DataFrame | None]:
     """The records and error records of one micro-batch of the Kafka source's columns."""
-    raw, inflate_errors = decompressed(raw)
-    records, errors = _decode(glue_ctx, raw, spec)
+    compressed, framed = _payload_kinds(raw, spec.classification == "json" and not spec.registry)
+    raw, inflate_errors = decompressed(raw, compressed)
+    records, errors = _decode(glue_ctx, raw, spec, framed)
     if inflate_errors is None:
         return records, errors
     return records, inflate_errors if errors is None else errors.unionByName(inflate_errors)
 
 
-def _decode(glue_ctx: Any, raw: DataFrame, spec: DecodeSpec) -> tuple[DataFrame, DataFrame | None]:
+def _payload_kinds(raw: DataFrame, framed_too: bool) -> tuple[bool, bool]:
+    """Whether the batch holds compressed payloads, and (``framed_too``) schema-registry-framed ones: one
+    pass over the persisted batch."""
+    from pyspark.sql import functions as F
+
+    looks_compressed = F.upper(F.hex(F.substring(F.col("value"), 1, 2))).isin(*COMPRESSED_PREFIXES)
+    if not framed_too:
+        return not raw.where(looks_compressed).isEmpty(), False
+    framed = F.substring(F.col("value"), 1, 1) == F.unhex(F.lit("03"))
+    found = raw.select(F.bool_or(looks_compressed).alias("c"), F.bool_or(framed).alias("f")).first()
+    return (bool(found["c"]), bool(found["f"])) if found is not None else (False, False)
+
+
+def _decode(glue_ctx: Any, raw: DataFrame, spec: DecodeSpec, framed: bool) -> tuple[DataFrame, DataFrame | None]:
+    from glueball.runtime.streaming.registry_frames import registry_batch_decoder
+
+    # JSON text never starts with byte 3: a JSON stream whose records are framed is read through the registry
+    if spec.registry or (spec.classification == "json" and framed):
+        rows, carried = _payloads(raw, spec, as_text=False)
+        fields, make_decoder = registry_batch_decoder(glue_ctx, rows, spec)
+        return _in_python(rows, fields, carried, make_decoder)
     if spec.classification == "avro":
         return _avro(raw, spec)
     texts, carried = _payloads(raw, spec)
@@ -224,17 +259,16 @@ def _inflate(payload: bytes | None) -> tuple[bytes | None, str | None]:
     return payload, None
 
 
-def decompressed(raw: DataFrame) -> tuple[DataFrame, DataFrame | None]:
+def decompressed(raw: DataFrame, compressed: bool) -> tuple[DataFrame, DataFrame | None]:
     """``raw`` with gzip/zlib payloads decompressed, and the error records of those that do not inflate.
 
-    A pass over the (persisted) batch looks for compressed payloads first, so a batch without any
-    pays no Python round trip.
+    ``compressed`` says whether the batch has any (``_payload_kinds`` looked first), so a batch without
+    any pays no Python round trip.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
-    looks_compressed = F.upper(F.hex(F.substring(F.col("value"), 1, 2))).isin(*COMPRESSED_PREFIXES)
-    if raw.where(looks_compressed).isEmpty():
+    if not compressed:
         return raw, None
     inflated_type = StructType([StructField("value", BinaryType()), StructField("error", StringType())])
     inflate = F.udf(lambda payload: _inflate(payload), inflated_type)  # a lambda: no eval type from hints

@@ -47,7 +47,7 @@ SOURCE_OPTIONS = frozenset(name.lower() for name in (
 # options that belong to the payload decoding (GlueContext) or the catalog table, not the source
 DECODE_OPTIONS = frozenset(name.lower() for name in (
     "classification", "inferSchema", "schema", "delimiter", "typeOfData", "avroSchema", "recordType",
-    "grokPattern", "grokCustomPatterns",
+    "grokPattern", "grokCustomPatterns", "schemaReference",
 ))
 _PASS_THROUGH_PREFIXES = ("ssl.", "sasl.")
 

@@ -21,6 +21,7 @@ arrival time), so error records name ``stream:partitionKey:sequenceNumber``.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -146,7 +147,10 @@ def streaming_table_options(table: Mapping[str, Any], additional_options: Mappin
     extra = lower_keys(additional_options)
     infer = str(extra.get("inferschema", params.get("inferschema", "false"))).strip().lower() == "true"
     columns = descriptor.get("Columns") or []
-    if options.get("classification") and not infer and columns and "schema" not in extra:
+    reference = descriptor.get("SchemaReference")
+    if reference:  # the registry's version is the schema, looked up again for every micro-batch
+        options["schemareference"] = json.dumps(reference)
+    elif options.get("classification") and not infer and columns and "schema" not in extra:
         options["schema"] = ", ".join(f"`{c['Name']}` {c['Type']}" for c in columns)
     options.update(extra)
     return kind, options
