@@ -163,12 +163,17 @@ class Measurer:
 
     def _ColumnExists(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
         name = str(params[0])
-        exists = name.lower() in self.plan.fields
+        try:
+            self.plan.field(name)
+            exists = True
+        except PlanError:
+            exists = False
+        metric = f"Dataset.{name}.ColumnExists"
 
         def decide(_: Metrics) -> str | None:
             return None if exists else f"Column {name} does not exist"
 
-        return Measure(dict, decide=decide)
+        return Measure(lambda: {metric: 1.0 if exists else 0.0}, decide=decide)
 
     def _ColumnNamesMatchPattern(self, params: tuple[Parameter, ...], where: str | None,  # noqa: N802
                                  rule: Rule | None) -> Measure:
@@ -186,7 +191,9 @@ class Measurer:
     def _ColumnDataType(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
         assert rule is not None and rule.condition is not None
         field = self.plan.field(str(params[0]))
-        predicate = predicates.data_type(self.plan.column(field.name), field.dataType, rule.condition)
+        form = rule.tags.get("format")
+        predicate = predicates.data_type(self.plan.column(str(params[0])), field.dataType, rule.condition,
+                                         None if form is None else str(form))
         return self._compliance(rule, f"Column.{params[0]}.ColumnDataType.Compliance", predicate, where)
 
     # ------------------------------------------------------------ per-row conditions
@@ -196,8 +203,8 @@ class Measurer:
             return self._value_range(str(params[0]), where)
         assert rule.condition is not None
         field = self.plan.field(str(params[0]))
-        predicate = predicates.column_values(self.plan.column(field.name), field.dataType, rule.condition,
-                                             self.resolver(rule))
+        predicate = predicates.column_values(self.plan.column(str(params[0])), field.dataType, rule.condition,
+                                             self.resolver(rule), ignore_case=_flag(rule, "ignoreCase"))
         return self._compliance(rule, f"Column.{params[0]}.ColumnValues.Compliance", predicate, where)
 
     def _ColumnLength(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
@@ -206,7 +213,7 @@ class Measurer:
             return lengths
         assert rule.condition is not None
         predicate = predicates.column_length(self.plan.column(str(params[0])), rule.condition, self.resolver(rule))
-        return self._compliance(rule, f"Column.{params[0]}.ColumnLength.Compliance", predicate, where,
+        return self._compliance(rule, f"Column.{params[0]}.LengthCompliance", predicate, where,
                                 extra=lengths.metrics, always=False)
 
     def _lengths(self, column: str, where: str | None) -> Measure:
@@ -279,6 +286,11 @@ class Measurer:
         from pyspark.sql import functions as F
 
         return self._statistic(params, where, "StandardDeviation", F.stddev_pop)
+
+    def _Variance(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
+        from pyspark.sql import functions as F
+
+        return self._statistic(params, where, "Variance", F.var_pop)
 
     def _ColumnCorrelation(self, params: tuple[Parameter, ...], where: str | None,  # noqa: N802
                            rule: Rule | None) -> Measure:
@@ -417,7 +429,7 @@ class Measurer:
 
             key = self.plan.own_pass(f"sql {statement}", single)
             return Measure(lambda: {metric: self.plan.value(key)}, compared=metric)
-        return self._row_sql(rule, statement, result, metric)
+        return self._row_sql(rule, statement, result, f"{metric}.Compliance")
 
     def _row_sql(self, rule: Rule, statement: str, result: DataFrame, metric: str) -> Measure:
         """CustomSql without a condition: the rows it returns pass (matched on the columns it selects)."""
@@ -555,6 +567,14 @@ class Measurer:
         return file_measure(rule, self.files, self.now, self.resolver(rule))
 
     _FileFreshness = _FileSize = _FileMatch = _FileUniqueness = _file_rule
+
+
+def _flag(rule: Rule, tag: str) -> bool:
+    """A ``with tag = "true"`` flag (``"false"``, or no tag: false)."""
+    value = str(rule.tags.get(tag, "false")).lower()
+    if value not in ("true", "false"):
+        raise PlanError(f'The tag {tag} takes "true" or "false", not {rule.tags[tag]!r}')
+    return value == "true"
 
 
 def _all_of(conditions: Sequence[Column]) -> Column:

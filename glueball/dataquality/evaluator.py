@@ -58,7 +58,7 @@ from glueball.dataquality.outcomes import (
 )
 from glueball.dataquality.parser import parse
 from glueball.dataquality.planner import HELPER, Plan
-from glueball.dataquality.rules import is_row_level, metric_names
+from glueball.dataquality.rules import SUPPORTED_TAGS, is_row_level, metric_names, unsupported_tags
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -180,7 +180,7 @@ def evaluate(
         rules=outcomes,
         analyzers=flat,
         metrics=metrics,
-        row_level=_row_level(frame, tops, parsed) if row_level else None,
+        row_level=_row_level(frame, tops, outcomes) if row_level else None,
         score=passed / len(outcomes) if outcomes else 1.0,
         spark_jobs=spark_jobs,
         observations=found,
@@ -198,8 +198,8 @@ def _measure_analyzer(measurer: Measurer, kind: str, parameters: tuple[Any, ...]
                       where: str | None) -> tuple[Measure | None, str | None]:
     try:
         return measurer.analyzer(kind, parameters, where), None
-    except ValueError as error:
-        return None, str(error)
+    except Exception as error:  # noqa: BLE001 - an analyzer that cannot be computed reports no metrics
+        return None, _reason(error)
 
 
 def _compile(node: RuleNode, measurer: Measurer, plan: Plan, row_method: bool) -> _Leaf | _Composite:
@@ -211,13 +211,19 @@ def _compile(node: RuleNode, measurer: Measurer, plan: Plan, row_method: bool) -
             _plan_row_composite(composite, combined, leaves, plan)
         return composite
     leaf = _Leaf(node)
+    unsupported = unsupported_tags(node)
+    if unsupported:
+        honoured = ", ".join(SUPPORTED_TAGS.get(node.rule_type, ())) or "none"
+        leaf.error = (f"{node.rule_type} does not support the tag(s) {', '.join(unsupported)} "
+                      f"(tags it supports: {honoured})")
+        return leaf
     try:
         if node.rule_type == "DetectAnomalies":
             leaf.measure = measurer.analyzer(str(node.parameters[0]), node.parameters[1:], None)
         else:
             leaf.measure = measurer.rule(node)
-    except ValueError as error:  # PlanError, and Spark's own refusals while analyzing
-        leaf.error = str(error)
+    except Exception as error:  # noqa: BLE001 - one rule's failure is that rule's Error, never the others'
+        leaf.error = _reason(error)
     return leaf
 
 
@@ -362,8 +368,8 @@ class _Judge:
                 reason = measure.decide(metrics)
             else:
                 reason = self.compare(rule, measure, metrics)
-        except (ValueError, TypeError, ZeroDivisionError, OSError) as error:
-            return RuleOutcome(text, ERROR, str(error), shown)
+        except Exception as error:  # noqa: BLE001 - the rule errs alone, with its reason
+            return RuleOutcome(text, ERROR, _reason(error), shown)
         evaluated = self.evaluated.pop(id(rule), text)
         if reason is None:
             return RuleOutcome(text, PASSED, None, shown, evaluated_rule=evaluated)
@@ -401,19 +407,23 @@ class _Judge:
 # ---------------------------------------------------------------- row-level outcomes
 
 
-def _row_level(frame: DataFrame, tops: list[_Leaf | _Composite], ruleset: Ruleset) -> DataFrame:
+def _row_level(frame: DataFrame, tops: list[_Leaf | _Composite], outcomes: list[RuleOutcome]) -> DataFrame:
+    """The input rows with Glue's per-row outcome columns.
+
+    A rule that ended in Error has no trustworthy per-row outcome: it is in every row's Skip list.
+    """
     from pyspark.sql import functions as F
 
+    rows = [None if outcome.outcome == ERROR else top.row for top, outcome in zip(tops, outcomes, strict=True)]
     prepared = frame
-    for top in tops:
+    for top, row in zip(tops, rows, strict=True):
         for leaf in top.leaves():
-            if leaf.measure is not None and leaf.measure.prepare is not None and top.row is not None:
+            if leaf.measure is not None and leaf.measure.prepare is not None and row is not None:
                 prepared = leaf.measure.prepare(prepared)
     originals = [F.col(f"`{c}`") for c in frame.columns]
     flags, skipped = [], []
-    for index, top in enumerate(tops):
+    for index, (top, row) in enumerate(zip(tops, rows, strict=True)):
         text = top.rule.to_dqdl() if isinstance(top, _Leaf) else top.node.to_dqdl()
-        row = top.row
         if row is None:
             skipped.append(text)
         else:

@@ -16,6 +16,7 @@ the column and — for syntax errors — what would have been accepted, in words
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import difflib
 import re
@@ -42,6 +43,7 @@ from glueball.dataquality.ast import (
     Duration,
     Expression,
     FrozenMap,
+    FunctionCall,
     IndexOf,
     InList,
     Keyword,
@@ -68,7 +70,7 @@ __all__ = ["DqdlError", "check", "parse"]
 @cache
 def _lark() -> Lark:
     grammar = Path(__file__).with_name("dqdl.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False)
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
 
 
 def parse(text: str) -> Ruleset:
@@ -109,11 +111,13 @@ _OPERAND_START = {"NUMBER", "STRING", "CONST_REF", "NULL", "EMPTY", "WHITESPACES
 _CONDITION_START = {"COMPARATOR", "not", "NOT", "between", "BETWEEN", "in", "IN", "matches"}
 _ARITHMETIC = {"+", "-", "*", "/"}
 _UNITS = {"minutes", "hours", "days", "B", "KB", "MB", "GB", "TB"}
-_SECTIONS = ("Rules", "Analyzers", "Metadata", "DataSources", "DefaultLabels")
+_SECTIONS = ("Metadata", "DataSources", "DefaultLabels", "Rules", "Analyzers")
+#: words the reference lexer reserves: a column named so is written in double quotes
+_RESERVED = frozenset({"and", "AND", "or", "OR", "of", "OF", "null", "NULL", "empty", "EMPTY", "whitespaces_only",
+                       "WHITESPACES_ONLY", "between", "in", "not", "matches", "where", "with", "labels", "days",
+                       "hours", "minutes", "B", "KB", "MB", "GB", "TB"})
 #: how a single expected token reads, in the order phrases are listed
 _TOKEN_PHRASES = {
-    "and": "'and'",
-    "AND": "'and'",
     "=": "'='",
     ",": "','",
     "]": "']'",
@@ -123,10 +127,12 @@ _TOKEN_PHRASES = {
     "{": "'{'",
     "(": "'('",
     ":": "':'",
-    "or": "'or'",
     "where": 'where "<Spark SQL condition>"',
     "with": "with threshold ... or with <tag> = ...",
     "labels": 'labels = ["key" = "value"]',
+    "and": "'and'",
+    "AND": "'and'",
+    "or": "'or'",
     "$END": "the end of the ruleset",
 }
 _STATEMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=")
@@ -150,8 +156,9 @@ def _describe(spelled: set[str]) -> list[str]:
         phrases.append("a rule type such as RowCount")
     if spelled & _OPERAND_START and not among_parameters:
         phrases.append('a value such as 10, "text", NULL or avg(last(3))')
-    if spelled & set(_SECTIONS):
-        phrases.append("a section such as Rules = [ ... ]")
+    sections = [name for name in _SECTIONS if name in spelled]
+    if sections:
+        phrases.append(" or ".join(f"{name} = ..." for name in sections))
     if "threshold" in spelled:
         phrases.append("threshold or a tag name")
     if "STRING" in spelled and not spelled & _OPERAND_START:
@@ -226,6 +233,12 @@ def _syntax_error(text: str, error: UnexpectedInput) -> DqdlError:
     else:  # pragma: no cover - LALR reports the end as a $END token
         pos, found = len(text.rstrip()), "the end of the ruleset"
     line, column = _position_of(text, pos)
+    section = found.strip("'")
+    if section in _SECTIONS and re.match(rf"{section}\s*=", text[pos:]):
+        if re.search(rf"(^|\n)\s*{section}\s*=", text[:pos]):
+            return DqdlError(f"the {section} section is given twice", line, column)
+        order = "Metadata, DataSources, constants, DefaultLabels, Rules, Analyzers"
+        return DqdlError(f"the {section} section is out of order; sections go in the order {order}", line, column)
     spelled = {_spelling(name) for name in _accepted(text, error, pos)}
     phrases = _describe(spelled)
     entry, statement = _scan(text, pos)
@@ -241,13 +254,6 @@ def _syntax_error(text: str, error: UnexpectedInput) -> DqdlError:
     shown = phrases[:4]
     wanted = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
     detail = f"expected {wanted}{after}, found {found}"
-    word = found.strip("'").lower()
-    if word in ("and", "or"):
-        other = "or" if word == "and" else "and"
-        if other in spelled:
-            detail += f"; a chain uses one operator, add parentheses to mix '{word}' with '{other}'"
-        elif word not in spelled:
-            detail += f'; put each side of \'{word}\' in parentheses, e.g. (IsComplete "a") {word} (IsUnique "a")'
     return DqdlError(detail, line, column, phrases)
 
 
@@ -339,6 +345,9 @@ class _Builder:
             raise _fail(name_token, f"constant '{name}' is already defined")
         resolved = self.literal(value)
         texts = resolved if isinstance(resolved, tuple) else (resolved,)
+        if any(isinstance(t, int | float) for t in texts):
+            raise _fail(name_token, f"constant '{name}' holds a number; constants hold strings, NULL, EMPTY, "
+                        "WHITESPACES_ONLY or lists of them")
         if any(isinstance(t, str) and _CONSTANT_REFERENCE.search(t) for t in texts):
             raise _fail(name_token, f"constant '{name}' refers to another constant; constants cannot be nested")
         self.constants[name] = resolved
@@ -346,6 +355,8 @@ class _Builder:
     def literal(self, item: Token | Tree) -> ConstantValue:
         if isinstance(item, Token):
             return _unquote(item) if item.type == "STRING" else _number(item)
+        if item.data == "keyword":
+            return Keyword(cast(Any, str(item.children[0]).upper()))
         if item.data == "signed_number":
             number = _number(cast(Token, item.children[-1]))
             return -number if len(item.children) == 2 else number
@@ -423,41 +434,65 @@ class _Builder:
     # ------------------------------------------------------------ rules
 
     def rule_node(self, item: Tree) -> RuleNode:
+        if item.data == "group":
+            inner = self.rule_node(cast(Tree, item.children[0]))
+            if len(item.children) == 1:
+                return inner
+            if inner.labels:
+                raise _fail(item, "labels are given twice: inside and after the parentheses")
+            return dataclasses.replace(inner, labels=self.labels(cast(Tree, item.children[1].children[0])))
         if item.data in ("and_rule", "or_rule"):
-            children = tuple(self.rule_node(cast(Tree, c)) for c in item.children)
-            return CompositeRule("and" if item.data == "and_rule" else "or", children, position=_position(item))
+            operator = "and" if item.data == "and_rule" else "or"
+            children: list[RuleNode] = []
+            for child in item.children:
+                node = self.rule_node(cast(Tree, child))
+                if isinstance(node, CompositeRule) and node.operator == operator and not node.labels:
+                    children.extend(node.rules)  # (A) and ((B) and (C)) is (A) and (B) and (C)
+                else:
+                    children.append(node)
+            return CompositeRule(cast(Any, operator), tuple(children), position=_position(item))
         return self.rule(item)
 
-    def parameters(self, tokens: list[Token]) -> tuple[list[Parameter], list[Position], list[bool]]:
+    def parameters(self, params: list[Tree]) -> tuple[list[Parameter], list[Position], list[bool], list[str]]:
+        """Parameter values (constants expanded), positions, whether quoted, and each as written."""
         values: list[Parameter] = []
         positions: list[Position] = []
         quoted: list[bool] = []
-        for token in tokens:
+        written: list[str] = []
+        for param in params:
+            *connector, token = cast(list[Token], param.children)
+            written.append(" ".join([*(str(c) for c in connector), str(token)]))
             if token.type == "CONST_REF":
                 value = self.reference(token)
                 for part in value if isinstance(value, tuple) else (value,):
+                    if isinstance(part, Keyword):
+                        raise _fail(token, f"constant {token} holds {part.name}; a parameter is a string")
                     values.append(part)
                     positions.append(_position(token))
                     quoted.append(True)
                 continue
             if token.type == "STRING":
                 values.append(_unquote(token))
+            elif str(token) in _RESERVED:
+                raise _fail(token, f"'{token}' is a DQDL keyword; write the column name in double quotes: \"{token}\"")
             else:
                 values.append(_number(token) if token.type == "NUMBER" else str(token))
             positions.append(_position(token))
             quoted.append(token.type != "NAME")
-        return values, positions, quoted
+        return values, positions, quoted, written
 
     def rule(self, tree: Tree) -> Rule:
         type_token = cast(Token, tree.children[0])
-        tokens = [c for c in tree.children[1:] if isinstance(c, Token)]
-        values, positions, quoted = self.parameters(tokens)
+        params = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "param"]
+        values, positions, quoted, written = self.parameters(params)
         fields: dict[str, Any] = {}
         tags: dict[str, TagValue] = {}
         for part in tree.children[1:]:
-            if not isinstance(part, Tree):
+            if not isinstance(part, Tree) or part.data == "param":
                 continue
             if part.data == "where_clause":
+                if "where" in fields:
+                    raise _fail(part, "only one where clause is allowed per rule")
                 fields["where"] = self.where(part)
                 fields["where_position"] = _position(part)
             elif part.data == "threshold":
@@ -471,6 +506,8 @@ class _Builder:
                     raise _fail(key_token, f"tag '{key_token}' is given twice")
                 tags[str(key_token)] = self.tag_value(value)
             elif part.data == "labels_clause":
+                if "labels" in fields:
+                    raise _fail(part, "labels are given twice")
                 fields["labels"] = self.labels(cast(Tree, part.children[0]))
             else:
                 fields["condition"] = self.condition(part)
@@ -482,19 +519,22 @@ class _Builder:
             position=_position(type_token),
             parameter_positions=tuple(positions),
             parameter_quoted=tuple(quoted),
+            parameter_texts=tuple(written),
             **fields,
         )
 
     def analyzer(self, tree: Tree) -> Analyzer:
         type_token = cast(Token, tree.children[0])
-        values, positions, _ = self.parameters([c for c in tree.children[1:] if isinstance(c, Token)])
-        where = [c for c in tree.children[1:] if isinstance(c, Tree)]
+        params = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "param"]
+        values, positions, _, written = self.parameters(params)
+        where = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "where_clause"]
         return Analyzer(
             analyzer_type=str(type_token),
             parameters=tuple(values),
             where=self.where(where[0]) if where else None,
             position=_position(type_token),
             parameter_positions=tuple(positions),
+            parameter_texts=tuple(written),
         )
 
     def where(self, tree: Tree) -> str:
@@ -511,9 +551,15 @@ class _Builder:
             value = self.reference(item)
             if isinstance(value, tuple):
                 return tuple(str(v) for v in value)
-            return value
+            return value.name if isinstance(value, Keyword) else value
+        if isinstance(item, Tree) and item.data == "keyword":
+            return str(item.children[0]).upper()
+        if isinstance(item, Tree) and item.data == "string_list":
+            return tuple(_unquote(cast(Token, t)) for t in item.children)
         value = self.literal(item)
-        return tuple(str(v) for v in value) if isinstance(value, tuple) else value
+        if isinstance(value, tuple):  # pragma: no cover - lists are string_list above
+            return tuple(str(v) for v in value)
+        return value.name if isinstance(value, Keyword) else value
 
     def reference(self, token: Token) -> ConstantValue:
         name = str(token)[1:]
@@ -529,11 +575,12 @@ class _Builder:
         negated = bool(children) and isinstance(children[0], Tree) and children[0].data == "not_kw"
         if negated:
             children = children[1:]
+        text = _condition_text(tree)
         if tree.data == "comparison":
             operator, operand = children
-            return Comparison(cast(Any, str(cast(Tree, operator).children[0])), self.operand(operand))
+            return Comparison(cast(Any, str(cast(Tree, operator).children[0])), self.operand(operand), text)
         if tree.data == "between":
-            return Between(self.operand(children[0]), self.operand(children[1]), negated)
+            return Between(self.operand(children[0]), self.operand(children[1]), negated, text)
         if tree.data == "in_list":
             source = children[0]
             if isinstance(source, Token):
@@ -544,14 +591,16 @@ class _Builder:
                 values = tuple(self.operand(c) for c in source.children)
             if not values:
                 raise _fail(tree, "empty list after 'in': give at least one value")
-            return InList(values, negated)
+            return InList(values, negated, text)
         pattern_item = cast(Token, children[0])
         pattern = self.reference(pattern_item) if pattern_item.type == "CONST_REF" else _unquote(pattern_item)
         if not isinstance(pattern, str):
             raise _fail(pattern_item, "'matches' takes a regular expression in double quotes")
-        return Matches(pattern, negated)
+        return Matches(pattern, negated, text)
 
-    def value_operand(self, value: str | int | float, where: Token | Tree) -> Operand:
+    def value_operand(self, value: str | int | float | Keyword, where: Token | Tree) -> Operand:
+        if isinstance(value, Keyword):
+            return value
         if isinstance(value, str):
             return self.string_operand(value, where)
         return NumberLiteral(value)
@@ -580,7 +629,7 @@ class _Builder:
     def operand(self, item: Token | Tree) -> Operand:
         if isinstance(item, Token):
             if item.type == "NUMBER":
-                return NumberLiteral(_number(item))
+                return NumberLiteral(_number(item), str(item))
             if item.type == "STRING":
                 return self.string_operand(_unquote(item), item)
             value = self.reference(item)
@@ -588,6 +637,8 @@ class _Builder:
                 raise _fail(item, f"constant {item} is a list; use it after 'in', e.g. in {item}")
             return self.value_operand(value, item)
         kind = item.data
+        if kind == "paren":
+            return self.operand(item.children[0])
         if kind == "keyword":
             return Keyword(cast(Any, str(item.children[0]).upper()))
         if kind in ("duration", "size"):
@@ -600,7 +651,7 @@ class _Builder:
         if kind == "negative":
             inner = self.operand(item.children[1])
             if isinstance(inner, NumberLiteral):
-                return NumberLiteral(-inner.value)
+                return NumberLiteral(-inner.value, f"-{inner.to_dqdl()}")
             return Negative(inner)
         if kind == "binop":
             left, operator, right = item.children
@@ -611,28 +662,61 @@ class _Builder:
         return self.call(item)
 
     def call(self, tree: Tree) -> Operand:
+        """A function of a dynamic expression; a call glueball cannot use stays a FunctionCall (fails at run)."""
         name_token, *arg_items = tree.children
         name = str(name_token)
         args = [self.operand(a) for a in arg_items]
-        if name == "now":
-            if args:
-                raise _fail(tree, "now() takes no arguments")
+        if name == "now" and not args:
             return Now()
-        if name == "last":
-            if len(args) != 1 or not _is_whole(args[0], minimum=1):
-                raise _fail(tree, "last(k) takes one whole number k >= 1, e.g. last(10)")
+        if name == "last" and len(args) == 1 and _is_whole(args[0], minimum=1):
             return LastK(int(cast(NumberLiteral, args[0]).value))
-        if name in _AGGREGATES:
-            if len(args) != 1 or not isinstance(args[0], LastK):
-                raise _fail(tree, f"{name}() takes the metric history last(k), e.g. {name}(last(10))")
+        if name in _AGGREGATES and len(args) == 1 and isinstance(args[0], LastK):
             return Aggregate(cast(Any, name), args[0])
-        if name == "index":
-            if len(args) != 2 or not isinstance(args[0], LastK) or not _is_whole(args[1], minimum=0):
-                raise _fail(tree, "index() takes last(k) and a position, e.g. index(last(10), 2)")
+        if (name == "index" and len(args) == 2 and isinstance(args[0], LastK)
+                and _is_whole(args[1], minimum=0)):
             return IndexOf(args[0], int(cast(NumberLiteral, args[1]).value))
-        supported = ", ".join(["now", "last", *_AGGREGATES, "index"])
-        raise _fail(name_token, f"unknown function {name}(); DQDL supports {supported}")
+        return FunctionCall(name, tuple(args))
 
 
 def _is_whole(operand: Operand, minimum: int) -> bool:
     return isinstance(operand, NumberLiteral) and isinstance(operand.value, int) and operand.value >= minimum
+
+
+# ---------------------------------------------------------------- text as the reference prints it
+
+
+def _written(item: Token | Tree) -> str:
+    """An operand as the reference prints it: its own digits, strings and parentheses, canonical spacing."""
+    if isinstance(item, Token):
+        return str(item)
+    kind = item.data
+    parts = [_written(c) for c in item.children]
+    if kind == "paren":
+        return f"({parts[0]})"
+    if kind == "keyword":
+        return parts[0].upper()
+    if kind in ("duration", "size", "binop"):
+        return " ".join(parts)
+    if kind == "negative":
+        return "".join(parts)
+    if kind in ("duration_unit", "size_unit", "comparator", "not_kw"):
+        return parts[0]
+    name, *arguments = parts  # call
+    return f"{name}({','.join(arguments)})"
+
+
+def _condition_text(tree: Tree) -> str:
+    children = list(tree.children)
+    prefix = ""
+    if children and isinstance(children[0], Tree) and children[0].data == "not_kw":
+        prefix, children = "not ", children[1:]
+    if tree.data == "comparison":
+        return f"{_written(children[0])} {_written(children[1])}"
+    if tree.data == "between":
+        return f"{prefix}between {_written(children[0])} and {_written(children[1])}"
+    if tree.data == "in_list":
+        source = children[0]
+        if isinstance(source, Token):
+            return f"{prefix}in {source}"
+        return f"{prefix}in [{','.join(_written(c) for c in source.children)}]"
+    return f"{prefix}matches {children[0]}"

@@ -20,9 +20,12 @@ Schema rules (ColumnCount, ColumnExists, ColumnNamesMatchPattern, SchemaMatch) r
 plan counts the Spark actions it runs (:attr:`Plan.passes`); the evaluator counts Spark's jobs
 (adaptive execution runs each shuffle stage of a pass as a job of its own).
 
-Column names and ``where`` clauses are checked here, before any data is read: a rule that names a
-column the data lacks, or has a ``where`` clause Spark cannot analyze, is refused with
-:class:`PlanError` (its outcome is ``Error``), leaving the other rules to run.
+Column names, ``where`` clauses and every registered aggregate are checked here, before any data
+is read (Spark analyzes them, which runs no job): a rule that names a column the data lacks, has a
+``where`` clause Spark cannot analyze, or compares a column in a way Spark refuses, is refused with
+:class:`PlanError`, leaving the other rules to run. Should a shared pass still fail while running
+(a value Spark cannot convert, say), its aggregates are run again in halves until the failing ones
+are found: only the rules reading those fail, and passes grow only when something failed.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ class Plan:
     def field(self, name: str) -> StructField:
         """The frame's field called ``name`` (case-insensitively, as Spark SQL resolves it)."""
         found = self.fields.get(str(name).lower())
-        if found is None and "." in str(name):
+        if found is None and "." in str(name):  # a field of a struct column: "info.city"
             from pyspark.sql.utils import AnalysisException
 
             try:
@@ -90,10 +93,20 @@ class Plan:
         return found
 
     def column(self, name: str) -> Column:
+        """The column ``name`` (a top-level column, however spelled, or a ``struct.field`` path)."""
         from pyspark.sql import functions as F
 
         field = self.fields.get(str(name).lower())
         return F.col(f"`{field.name}`") if field is not None else F.col(str(name))
+
+    def _analyzed(self, what: str, build: Callable[[], DataFrame]) -> None:
+        """Let Spark analyze ``build()`` now (no job runs): a refusal fails only the rule asking."""
+        from pyspark.sql.utils import AnalysisException
+
+        try:
+            build().schema  # noqa: B018 - analysis happens on access
+        except AnalysisException as error:
+            raise PlanError(f"{what} cannot be computed: {_first_line(error)}") from None
 
     def where(self, text: str | None) -> Column | None:
         """The ``where`` clause as a boolean column (NULL counts as false), checked against the data."""
@@ -126,7 +139,9 @@ class Plan:
         """Register one aggregate of the single aggregation (deduplicated by ``description``)."""
         if description not in self._aggregates:
             alias = f"{HELPER}m{len(self._aggregates)}"
-            self._aggregates[description] = (alias, build())
+            aggregate = build()
+            self._analyzed(description, lambda: self.frame.agg(aggregate.alias(alias)))
+            self._aggregates[description] = (alias, aggregate)
         return description
 
     def count(self, where: str | None = None) -> str:
@@ -149,14 +164,23 @@ class Plan:
 
     def grouped(self, columns: Sequence[str], where: str | None = None) -> Grouping:
         """Frequency statistics of the value combinations of ``columns`` (rows passing ``where``)."""
-        names = tuple(sorted({self.field(c).name for c in columns}, key=str.lower))
+        names = tuple(sorted({self._path(c) for c in columns}, key=str.lower))
         self.where(where)  # checked before any data is read
         key = (names, where)
         if key not in self._groupings:
+            self._analyzed(f"the values of {', '.join(names)}", lambda: self._frequencies(names, where, 0))
             prefix = f"grouped {','.join(names)}" + (f" where {where}" if where else "")
             self._groupings[key] = Grouping(f"{prefix}.distinct", f"{prefix}.unique", f"{prefix}.rows",
                                             f"{prefix}.nlogn", f"{prefix}.count")
         return self._groupings[key]
+
+    def _path(self, name: str) -> str:
+        """How a column is named in the plan: its own spelling, or the checked ``struct.field`` path."""
+        field = self.fields.get(str(name).lower())
+        if field is not None:
+            return field.name
+        self.field(name)
+        return str(name)
 
     def own_pass(self, description: str, run: Callable[[], float | None]) -> str:
         """A pass of its own (one Spark action) whose single number ``run`` returns."""
@@ -183,53 +207,75 @@ class Plan:
             raise self._errors[key]
         return self._values[key]
 
-    def _run_aggregation(self) -> None:
-        if not self._aggregates:
+    def _run_aggregation(self, descriptions: Sequence[str] | None = None) -> None:
+        """One pass for ``descriptions`` (all aggregates); when it fails, each half again, to isolate."""
+        wanted = list(self._aggregates) if descriptions is None else list(descriptions)
+        if not wanted:
             return
-        columns = [aggregate.alias(alias) for alias, aggregate in self._aggregates.values()]
+        columns = [self._aggregates[d][1].alias(self._aggregates[d][0]) for d in wanted]
         self.passes += 1
         try:
             row = self.frame.agg(*columns).collect()[0]
-        except Exception as error:  # noqa: BLE001
-            self._errors.update(dict.fromkeys(self._aggregates, error))
+        except Exception as error:  # noqa: BLE001 - isolated below: only the failing aggregates fail
+            if len(wanted) == 1:
+                self._errors[wanted[0]] = error
+                return
+            half = len(wanted) // 2
+            self._run_aggregation(wanted[:half])
+            self._run_aggregation(wanted[half:])
             return
-        for description, (alias, _) in self._aggregates.items():
-            value = row[alias]
+        for description in wanted:
+            value = row[self._aggregates[description][0]]
             self._values[description] = None if value is None else float(value)
 
-    def _run_groupings(self) -> None:
-        """One action for every column set: a union of per-set frequency aggregations, one row each."""
-        if not self._groupings:
-            return
-        from functools import reduce
-
+    def _frequencies(self, names: tuple[str, ...], where: str | None, index: int) -> DataFrame:
+        """One row of frequency statistics for the value combinations of ``names``."""
         from pyspark.sql import functions as F
 
         count = f"{HELPER}n"
         n = F.col(count)
-        parts = []
+        condition = self.where(where)
+        base = self.frame if condition is None else self.frame.where(condition)
+        keys = [f"{HELPER}g{i}" for i in range(len(names))]
+        frequencies = (base.select(*[self.column(c).alias(k) for c, k in zip(names, keys, strict=True)])
+                       .groupBy(*keys).agg(F.count(F.lit(1)).alias(count)))
+        seen = F.lit(False)
+        for key in keys:  # a combination of NULLs only is no value (deequ, Glue's engine, drops it too)
+            seen = seen | F.col(key).isNotNull()
+        return frequencies.agg(
+            F.lit(index).alias("set"), F.sum(n).cast("double").alias("count"),
+            F.count_if(seen).cast("double").alias("distinct"),
+            F.count_if(seen & (n == 1)).cast("double").alias("unique"),
+            F.sum(F.when(seen, n)).cast("double").alias("rows"),
+            F.sum(F.when(seen, n * F.log(n))).cast("double").alias("nlogn"))
+
+    def _run_groupings(self, indexes: Sequence[int] | None = None) -> None:
+        """One action for every column set: a union of per-set frequency aggregations, one row each.
+
+        Should it fail, each half of the column sets runs again, so that only a failing set fails.
+        """
+        from functools import reduce
+
         specs = list(self._groupings.items())
-        for index, ((names, where), _grouping) in enumerate(specs):
-            base = self.frame if where is None else self.frame.where(self._wheres[where])
-            frequencies = base.groupBy(*[F.col(f"`{c}`") for c in names]).agg(F.count(F.lit(1)).alias(count))
-            seen = F.lit(False)
-            for name in names:  # a combination of NULLs only is no value (deequ, Glue's engine, drops it too)
-                seen = seen | F.col(f"`{name}`").isNotNull()
-            parts.append(frequencies.agg(
-                F.lit(index).alias("set"), F.sum(n).cast("double").alias("count"),
-                F.count_if(seen).cast("double").alias("distinct"),
-                F.count_if(seen & (n == 1)).cast("double").alias("unique"),
-                F.sum(F.when(seen, n)).cast("double").alias("rows"),
-                F.sum(F.when(seen, n * F.log(n))).cast("double").alias("nlogn")))
+        wanted = list(range(len(specs))) if indexes is None else list(indexes)
+        if not wanted:
+            return
+        parts = [self._frequencies(specs[i][0][0], specs[i][0][1], i) for i in wanted]
         self.passes += 1
         try:
             found = {row["set"]: row for row in reduce(lambda a, b: a.unionByName(b), parts).collect()}
-        except Exception as error:  # noqa: BLE001
-            for _, grouping in specs:
+        except Exception as error:  # noqa: BLE001 - isolated below
+            if len(wanted) == 1:
+                grouping = specs[wanted[0]][1]
                 keys_of = (grouping.distinct, grouping.unique, grouping.rows, grouping.n_log_n, grouping.count)
                 self._errors.update(dict.fromkeys(keys_of, error))
+                return
+            half = len(wanted) // 2
+            self._run_groupings(wanted[:half])
+            self._run_groupings(wanted[half:])
             return
-        for index, (_, grouping) in enumerate(specs):
+        for index in wanted:
+            grouping = specs[index][1]
             row = found[index]
             self._values[grouping.count] = row["count"] or 0.0
             self._values[grouping.distinct] = row["distinct"] or 0.0
