@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 from glueball.dataquality import _predicates as predicates
 from glueball.dataquality._files import file_measure
-from glueball.dataquality._measure_types import Measure, MetricError, Metrics
+from glueball.dataquality._measure_types import Measure, MetricError, Metrics, NoRows
 from glueball.dataquality._operands import Resolver, satisfies
 from glueball.dataquality.ast import Parameter, Rule, Ruleset
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
-from glueball.dataquality.planner import HELPER, Plan, PlanError
+from glueball.dataquality.planner import HELPER, Plan, PlanError, PreconditionFailed
 from glueball.dataquality.rules import RULE_TYPES
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class Measurer:
         field = self.plan.field(column)
         kind = field.dataType.typeName()
         if kind not in _NUMERIC:
-            raise PlanError(f"Column {field.name} is {field.dataType.simpleString()}, not numeric: "
+            raise PreconditionFailed(f"Column {field.name} is {field.dataType.simpleString()}, not numeric: "
                             "Mean, Sum, StandardDeviation and ColumnCorrelation need numbers")
         return self.plan.column(column).cast("double")
 
@@ -130,7 +130,7 @@ class Measurer:
         def decide(_: Metrics) -> str | None:
             value = compliance()
             if value is None:
-                raise MetricError("No rows to evaluate" + (f' where "{rule.where}"' if rule.where else ""))
+                raise NoRows("No rows to evaluate" + (f' where "{rule.where}"' if rule.where else ""))
             if rule.threshold is not None:
                 ok = satisfies(rule.threshold, value, self.resolver(rule))
             else:
@@ -144,7 +144,7 @@ class Measurer:
             for name in names:
                 value = metrics.get(name)
                 if value is None:
-                    raise MetricError(f"{name} could not be computed: no rows to evaluate")
+                    raise NoRows(f"{name} could not be computed: no rows to evaluate")
                 if value != 1.0:
                     return constraint_not_met(value)
             return None
@@ -537,7 +537,16 @@ class Measurer:
     def _AggregateMatch(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
         first, second = (self._aggregate_side(str(p)) for p in params[:2])
         name = self._names("AggregateMatch", params, rule)[0]
-        return Measure(lambda: {name: _ratio(first(), second())}, compared=name)
+
+        def metrics() -> Metrics:
+            mine, theirs = first(), second()
+            if mine is not None and theirs == 0:  # 0 / 0: the aggregates agree; x / 0 has no ratio
+                if mine != 0:
+                    raise NoRows(f"{params[1]} is 0 and {params[0]} is {mine:g}: the ratio has no value")
+                return {name: 1.0}
+            return {name: _ratio(mine, theirs)}
+
+        return Measure(metrics, compared=name)
 
     def _aggregate_side(self, text: str) -> Callable[[], float | None]:
         from pyspark.sql import functions as F

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from glueball.dataquality import anomaly
+from glueball.dataquality._measure_types import NoRows
 from glueball.dataquality._measures import Measure, Measurer, Metrics
 from glueball.dataquality._operands import NoHistory, Resolver, dynamic_depth, satisfies, substitute
 from glueball.dataquality.ast import CompositeRule, Rule, RuleNode, Ruleset
@@ -57,7 +58,7 @@ from glueball.dataquality.outcomes import (
     format_value,
 )
 from glueball.dataquality.parser import parse
-from glueball.dataquality.planner import HELPER, Plan
+from glueball.dataquality.planner import HELPER, Plan, PreconditionFailed
 from glueball.dataquality.rules import SUPPORTED_TAGS, is_row_level, metric_names, unsupported_tags
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class _Leaf:
     rule: Rule
     measure: Measure | None = None
     error: str | None = None
+    fails: bool = False  # the error is a failed precondition: the outcome is Failed, not Error
 
     def leaves(self) -> Iterator[_Leaf]:
         yield self
@@ -222,6 +224,8 @@ def _compile(node: RuleNode, measurer: Measurer, plan: Plan, row_method: bool) -
             leaf.measure = measurer.analyzer(str(node.parameters[0]), node.parameters[1:], None)
         else:
             leaf.measure = measurer.rule(node)
+    except PreconditionFailed as error:
+        leaf.error, leaf.fails = _reason(error), True
     except Exception as error:  # noqa: BLE001 - one rule's failure is that rule's Error, never the others'
         leaf.error = _reason(error)
     return leaf
@@ -354,10 +358,12 @@ class _Judge:
         rule = leaf.rule
         text = rule.to_dqdl()
         if leaf.error is not None or leaf.measure is None:
-            return RuleOutcome(text, ERROR, leaf.error)
+            return RuleOutcome(text, FAILED if leaf.fails else ERROR, leaf.error)
         measure = leaf.measure
         try:
             metrics = self.metrics(measure)
+        except NoRows as error:
+            return RuleOutcome(text, FAILED, str(error))
         except Exception as error:  # noqa: BLE001 - the pass computing this metric failed
             return RuleOutcome(text, ERROR, _reason(error))
         shown = _finite(metrics)
@@ -368,6 +374,8 @@ class _Judge:
                 reason = measure.decide(metrics)
             else:
                 reason = self.compare(rule, measure, metrics)
+        except NoRows as error:  # no data to compute the metric from: Failed, as deequ fails the constraint
+            return RuleOutcome(text, FAILED, str(error), shown)
         except Exception as error:  # noqa: BLE001 - the rule errs alone, with its reason
             return RuleOutcome(text, ERROR, _reason(error), shown)
         evaluated = self.evaluated.pop(id(rule), text)
@@ -380,7 +388,7 @@ class _Judge:
         assert name is not None and rule.condition is not None
         value = metrics.get(name)
         if value is None or value != value:
-            raise ValueError(f"{name} could not be computed: there are no rows (or no non-null values) to "
+            raise NoRows(f"{name} could not be computed: there are no rows (or no non-null values) to "
                              "compute it from" + (f' where "{rule.where}"' if rule.where else ""))
         zone = rule.tags.get("timeZone")
         resolver = Resolver(lambda k: self.history.values(name, k), name, self.now, str(zone) if zone else None)

@@ -38,14 +38,20 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructField
 
-__all__ = ["Grouping", "Plan", "PlanError"]
+__all__ = ["Grouping", "Plan", "PlanError", "PreconditionFailed"]
 
 #: internal column names get this prefix (never a user column's)
 HELPER = "__dq_"
 
 
 class PlanError(ValueError):
-    """A rule that cannot be planned (unknown column, bad where clause...): its outcome is Error."""
+    """A rule that cannot be planned (an unknown alias, invalid SQL...): its outcome is Error."""
+
+
+class PreconditionFailed(PlanError):
+    """The data does not meet a rule's precondition — a column it lacks, or of a type the rule cannot
+    use, a ``where`` clause its columns cannot satisfy: the rule is Failed with this reason, as deequ
+    (Glue's engine) fails a constraint whose precondition does not hold."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ class Plan:
             except AnalysisException:
                 pass
         if found is None:
-            raise PlanError(f"Input data does not include column {name}!")
+            raise PreconditionFailed(f"Input data does not include column {name}!")
         return found
 
     def column(self, name: str) -> Column:
@@ -120,7 +126,8 @@ class Plan:
                 condition = F.expr(text)
                 self.frame.select(condition)  # analyzed at once: unknown columns and syntax errors surface here
             except (ParseException, AnalysisException) as error:
-                raise PlanError(f'The where clause "{text}" is not valid Spark SQL: {_first_line(error)}') from None
+                raise PreconditionFailed(f'The where clause "{text}" is not valid Spark SQL: '
+                                         f"{_first_line(error)}") from None
             self._wheres[text] = F.coalesce(condition.cast("boolean"), F.lit(False))
         return self._wheres[text]
 
