@@ -20,12 +20,13 @@ Schema rules (ColumnCount, ColumnExists, ColumnNamesMatchPattern, SchemaMatch) r
 plan counts the Spark actions it runs (:attr:`Plan.passes`); the evaluator counts Spark's jobs
 (adaptive execution runs each shuffle stage of a pass as a job of its own).
 
-Column names, ``where`` clauses and every registered aggregate are checked here, before any data
-is read (Spark analyzes them, which runs no job): a rule that names a column the data lacks, has a
-``where`` clause Spark cannot analyze, or compares a column in a way Spark refuses, is refused with
-:class:`PlanError`, leaving the other rules to run. Should a shared pass still fail while running
-(a value Spark cannot convert, say), its aggregates are run again in halves until the failing ones
-are found: only the rules reading those fail, and passes grow only when something failed.
+Column names and ``where`` clauses are checked here, before any data is read: a rule that names a
+column the data lacks, or has a ``where`` clause Spark cannot analyze, is refused with
+:class:`PreconditionFailed`, leaving the other rules to run. Should a shared pass still fail — Spark
+refusing one rule's aggregate when it analyzes the pass, or a value it cannot convert while running
+it — its aggregates are tried again in halves until the failing ones are found: only the rules
+reading those fail, and the pass count grows only when something failed (an analysis that fails
+runs no job and is not counted).
 """
 
 from __future__ import annotations
@@ -105,14 +106,6 @@ class Plan:
         field = self.fields.get(str(name).lower())
         return F.col(f"`{field.name}`") if field is not None else F.col(str(name))
 
-    def _analyzed(self, what: str, build: Callable[[], DataFrame]) -> None:
-        """Let Spark analyze ``build()`` now (no job runs): a refusal fails only the rule asking."""
-        from pyspark.sql.utils import AnalysisException
-
-        try:
-            build().schema  # noqa: B018 - analysis happens on access
-        except AnalysisException as error:
-            raise PlanError(f"{what} cannot be computed: {_first_line(error)}") from None
 
     def where(self, text: str | None) -> Column | None:
         """The ``where`` clause as a boolean column (NULL counts as false), checked against the data."""
@@ -146,9 +139,7 @@ class Plan:
         """Register one aggregate of the single aggregation (deduplicated by ``description``)."""
         if description not in self._aggregates:
             alias = f"{HELPER}m{len(self._aggregates)}"
-            aggregate = build()
-            self._analyzed(description, lambda: self.frame.agg(aggregate.alias(alias)))
-            self._aggregates[description] = (alias, aggregate)
+            self._aggregates[description] = (alias, build())
         return description
 
     def count(self, where: str | None = None) -> str:
@@ -175,7 +166,6 @@ class Plan:
         self.where(where)  # checked before any data is read
         key = (names, where)
         if key not in self._groupings:
-            self._analyzed(f"the values of {', '.join(names)}", lambda: self._frequencies(names, where, 0))
             prefix = f"grouped {','.join(names)}" + (f" where {where}" if where else "")
             self._groupings[key] = Grouping(f"{prefix}.distinct", f"{prefix}.unique", f"{prefix}.rows",
                                             f"{prefix}.nlogn", f"{prefix}.count")
@@ -214,15 +204,34 @@ class Plan:
             raise self._errors[key]
         return self._values[key]
 
+    def _refused(self, descriptions: Sequence[str]) -> list[str]:
+        """The aggregates Spark refuses to analyze (halving the set; analysis runs no job), with their errors."""
+        from pyspark.sql.utils import AnalysisException
+
+        try:
+            self.frame.agg(*[self._aggregates[d][1].alias(self._aggregates[d][0]) for d in descriptions])
+            return []
+        except AnalysisException as error:
+            if len(descriptions) == 1:
+                self._errors[descriptions[0]] = PlanError(f"{descriptions[0]} cannot be computed: "
+                                                          f"{_first_line(error)}")
+                return list(descriptions)
+            half = len(descriptions) // 2
+            return self._refused(descriptions[:half]) + self._refused(descriptions[half:])
+
     def _run_aggregation(self, descriptions: Sequence[str] | None = None) -> None:
         """One pass for ``descriptions`` (all aggregates); when it fails, each half again, to isolate."""
         wanted = list(self._aggregates) if descriptions is None else list(descriptions)
+        if descriptions is None and wanted:
+            refused = set(self._refused(wanted))
+            wanted = [d for d in wanted if d not in refused]
         if not wanted:
             return
         columns = [self._aggregates[d][1].alias(self._aggregates[d][0]) for d in wanted]
-        self.passes += 1
         try:
-            row = self.frame.agg(*columns).collect()[0]
+            aggregated = self.frame.agg(*columns)  # analyzed here: no job runs
+            self.passes += 1
+            row = aggregated.collect()[0]
         except Exception as error:  # noqa: BLE001 - isolated below: only the failing aggregates fail
             if len(wanted) == 1:
                 self._errors[wanted[0]] = error
@@ -267,10 +276,11 @@ class Plan:
         wanted = list(range(len(specs))) if indexes is None else list(indexes)
         if not wanted:
             return
-        parts = [self._frequencies(specs[i][0][0], specs[i][0][1], i) for i in wanted]
-        self.passes += 1
         try:
-            found = {row["set"]: row for row in reduce(lambda a, b: a.unionByName(b), parts).collect()}
+            parts = [self._frequencies(specs[i][0][0], specs[i][0][1], i) for i in wanted]  # analyzed: no job
+            union = reduce(lambda a, b: a.unionByName(b), parts)
+            self.passes += 1
+            found = {row["set"]: row for row in union.collect()}
         except Exception as error:  # noqa: BLE001 - isolated below
             if len(wanted) == 1:
                 grouping = specs[wanted[0]][1]

@@ -153,3 +153,13 @@ def test_an_erring_rule_is_never_passed_in_row_level_output(spark: Any) -> None:
         assert erring.rule not in row["DataQualityRulesFail"]
         assert erring.rule in row["DataQualityRulesSkip"]
         assert fine.rule in row["DataQualityRulesPass"]
+
+
+@pytest.mark.spark
+def test_an_aggregate_spark_refuses_errs_alone_without_extra_passes(spark: Any) -> None:
+    frame = spark.createDataFrame([(1, {"k": 1}), (2, {"k": 2})], "id long, m map<string,int>")
+    evaluation = evaluate(frame, 'Rules = [ RowCount = 2, ColumnValues "m" > 1, IsComplete "id", IsUnique "id" ]',
+                          now=NOW)
+    assert outcomes(evaluation.rules) == ["Passed", "Error", "Passed", "Passed"]
+    assert "cannot be computed" in (evaluation.rules[1].failure_reason or "")
+    assert evaluation.passes == 2  # the aggregation and the frequency pass, as without the refused rule
