@@ -305,12 +305,17 @@ class Measurer:
         return Measure(lambda: {name: self.plan.value(key)}, compared=name)
 
     def _all_statistics(self, params: tuple[Parameter, ...], where: str | None) -> Measure:
-        parts = [self._RowCount((), where, None), self._Completeness(params, where, None),
-                 self._Uniqueness(params, where, None)]
-        kind = self.plan.field(str(params[0])).dataType.typeName()
-        if kind in _NUMERIC:
-            parts += [self._Mean(params, where, None), self._StandardDeviation(params, where, None),
-                      self._value_range(str(params[0]), where)]
+        """A column's statistics; ``AllStatistics of AllColumns`` (no such column): every column's."""
+        if str(params[0]) == "AllColumns" and "allcolumns" not in self.plan.fields:
+            columns = [(f.name,) for f in self.plan.frame.schema.fields]
+        else:
+            columns = [(str(params[0]),)]
+        parts = [self._RowCount((), where, None)]
+        for column in columns:
+            parts += [self._Completeness(column, where, None), self._Uniqueness(column, where, None)]
+            if self.plan.field(column[0]).dataType.typeName() in _NUMERIC:
+                parts += [self._Mean(column, where, None), self._StandardDeviation(column, where, None),
+                          self._value_range(column[0], where)]
 
         def metrics() -> Metrics:
             found: Metrics = {}
@@ -495,7 +500,7 @@ class Measurer:
         if len(mine) != len(theirs):
             raise PlanError(f"ReferentialIntegrity compares {len(mine)} column(s) with {len(theirs)}")
         reference = self.plan.frame_for(alias)
-        pairs = [(self.plan.field(m).name, _field_of(reference, t)) for m, t in zip(mine, theirs, strict=True)]
+        pairs = [(self.plan.path(m), _field_of(reference, t)) for m, t in zip(mine, theirs, strict=True)]
         matched = self._semi_join_count(f"referential {params[0]} {params[1]}", self.plan.frame, reference,
                                         pairs, null_safe=False)
         rows = self.plan.count()
@@ -521,7 +526,7 @@ class Measurer:
             theirs = {c.lower(): c for c in reference.columns}
             compared = [(f.name, theirs[f.name.lower()]) for f in self.plan.fields.values()
                         if f.name.lower() not in key_columns and f.name.lower() in theirs]
-        pairs = [(self.plan.field(m).name, _field_of(reference, t)) for m, t in [*keys, *compared]]
+        pairs = [(self.plan.path(m), _field_of(reference, t)) for m, t in [*keys, *compared]]
         matched = self._semi_join_count(f"dataset match {params}", self.plan.frame, reference, pairs,
                                         null_safe=True)
         rows = self.plan.count()

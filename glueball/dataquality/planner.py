@@ -162,7 +162,7 @@ class Plan:
 
     def grouped(self, columns: Sequence[str], where: str | None = None) -> Grouping:
         """Frequency statistics of the value combinations of ``columns`` (rows passing ``where``)."""
-        names = tuple(sorted({self._path(c) for c in columns}, key=str.lower))
+        names = tuple(sorted({self.path(c) for c in columns}, key=str.lower))
         self.where(where)  # checked before any data is read
         key = (names, where)
         if key not in self._groupings:
@@ -171,7 +171,7 @@ class Plan:
                                             f"{prefix}.nlogn", f"{prefix}.count")
         return self._groupings[key]
 
-    def _path(self, name: str) -> str:
+    def path(self, name: str) -> str:
         """How a column is named in the plan: its own spelling, or the checked ``struct.field`` path."""
         field = self.fields.get(str(name).lower())
         if field is not None:

@@ -238,7 +238,9 @@ def _custom_sql(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]:
 
 
 def _all_statistics(params: tuple[Parameter, ...], _: object) -> tuple[str, ...]:
-    column = params[0]
+    column = params[0]  # AllColumns: the data's columns are not known here; the history of RowCount is read
+    if column == "AllColumns":
+        return ("Dataset.*.RowCount",)
     return ("Dataset.*.RowCount", f"Column.{column}.Completeness", f"Column.{column}.Uniqueness")
 
 

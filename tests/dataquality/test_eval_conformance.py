@@ -154,3 +154,16 @@ def test_many_rules_still_take_two_passes_and_an_erring_one_stays_alone(spark: A
     evaluation = evaluate(frame, "Rules = [" + ", ".join(rules) + "]", now=NOW)
     assert [r.outcome for r in evaluation.rules] == ["Passed"] * 11 + ["Failed"] + ["Passed"] * 6
     assert evaluation.passes == 2
+
+
+def test_all_statistics_of_all_columns_and_nested_keys_in_other_datasets(spark: Any, values: Any) -> None:
+    evaluation = evaluate(values, "Analyzers = [ AllStatistics of AllColumns ]", now=NOW)
+    assert evaluation.analyzers["Dataset.*.RowCount"] == 3
+    assert evaluation.analyzers["Column.n.Completeness"] == pytest.approx(2 / 3)
+    assert evaluation.analyzers["Column.s.Uniqueness"] == pytest.approx(2 / 3)
+    assert evaluation.analyzers["Column.n.Mean"] == 1.5
+    nested = spark.createDataFrame([(1, (1,)), (2, (5,))], "id long, info struct<k: long>")
+    reference = spark.createDataFrame([(1,), (2,)], "k long")
+    results = run(nested, 'ReferentialIntegrity "info.k" "ref.k" = 0.5', 'DatasetMatch "ref" "info.k->k" = 0.5',
+                  additional={"ref": reference})
+    assert [r.outcome for r in results] == ["Passed", "Passed"]
