@@ -18,13 +18,17 @@ sets, own passes only for SQL and other data sources), runs it, and compares:
   (:mod:`glueball.dataquality.anomaly`); analyzers' metrics become observations the same way.
 
 Outcomes are ``Passed``, ``Failed`` (with Glue's ``Value: 0.95 does not meet the constraint
-requirement!``) or ``Error`` (a column the data lacks — ``Input data does not include column x!`` —,
-invalid SQL, no rows to compute a ratio from, a dynamic rule without history).
+requirement!``, or a failed precondition — ``Input data does not include column x!`` —, or no rows to
+compute a metric from, as deequ fails such constraints) or ``Error`` (invalid SQL, an unknown alias or
+function, a tag the rule type does not honour, a dynamic rule without history, a pass failing at run
+time). Each rule errs alone: whatever happens to one rule, the others' outcomes are what they would be
+without it.
 
 With ``row_level=True`` the result carries the input rows plus Glue's ``DataQualityRulesPass``,
 ``DataQualityRulesFail``, ``DataQualityRulesSkip`` (arrays of rule texts) and
 ``DataQualityEvaluationResult`` (``Failed`` when any rule failed the row). Rules that have no per-row
-outcome (dataset-level rules) and rows a rule's ``where`` clause excludes are in ``Skip``. These
+outcome (dataset-level rules, rules whose outcome is ``Error``) and rows a rule's ``where`` clause
+excludes are in ``Skip``. These
 columns are expressions over the input (uniqueness as window counts, reference lookups as joins):
 they cost nothing until the rows are used.
 """
