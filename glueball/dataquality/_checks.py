@@ -399,7 +399,7 @@ class _Checker:
         spec = self.spec(analyzer.analyzer_type, analyzer.position)
         if spec is None:
             return
-        if not spec.in_analyzers:
+        if not spec.in_analyzers or (spec.name == "FileMatch" and len(analyzer.parameters) == 2):
             self.error(analyzer.position, f"{spec.name} is not supported as an analyzer")
             return
         if spec.signature(len(analyzer.parameters)) is None:

@@ -76,7 +76,8 @@ class Measurer:
             return self._all_statistics(parameters, where)
         if analyzer_type == "ColumnValues":
             return self._value_range(str(parameters[0]), where)
-        if analyzer_type in ("ColumnDataType", "DataFreshness"):
+        if analyzer_type in ("ColumnDataType", "DataFreshness", "FileFreshness", "FileSize", "FileMatch",
+                             "FileUniqueness"):
             raise PlanError(f"{analyzer_type} has no metric without a condition: as an analyzer it reports none")
         if analyzer_type == "ColumnLength":
             return self._lengths(str(parameters[0]), where)

@@ -354,7 +354,7 @@ def test_rejected_constants(text: str, message: str) -> None:
 @pytest.mark.parametrize("name", sorted(name for name, spec in RULE_TYPES.items() if spec.in_analyzers))
 def test_analyzers_take_every_non_boolean_rule_type(name: str) -> None:
     params = {**NUMERIC, "ColumnValues": ' "col"', "ColumnDataType": ' "col"', "DataFreshness": ' "col"',
-              "AllStatistics": ' "col"'}[name]
+              "AllStatistics": ' "col"', "FileFreshness": ' "s3://b/"', "FileSize": "", "FileMatch": ' "s3://b/"'}[name]
     ruleset = parse(f"Analyzers = [ {name}{params} ]")
     assert ruleset.analyzers[0].to_dqdl() == f"{name}{params}"
     assert parse(ruleset.to_dqdl()) == ruleset
@@ -371,9 +371,11 @@ def test_detect_anomalies_with_connectors(text: str) -> None:
     prints_as_written(text)
 
 
-@pytest.mark.parametrize("name", ["IsComplete", "IsUnique", "IsPrimaryKey", "ColumnExists"])
-def test_boolean_rule_types_are_not_analyzers(name: str) -> None:
-    assert "not supported as an analyzer" in str(refused(f'Analyzers = [ {name} "col" ]'))
+@pytest.mark.parametrize("text", ['IsComplete "col"', 'IsUnique "col"', 'IsPrimaryKey "col"', 'ColumnExists "col"',
+                                  'ColumnNamesMatchPattern "a.*"', 'DetectAnomalies "RowCount"',
+                                  'FileMatch "s3://a/" "s3://b/"'])
+def test_boolean_rule_types_are_not_analyzers(text: str) -> None:
+    assert "not supported as an analyzer" in str(refused(f"Analyzers = [ {text} ]"))
 
 
 @pytest.mark.parametrize(
