@@ -242,6 +242,12 @@ def test_tags(text: str) -> None:
     prints_as_written(text)
 
 
+def test_the_threshold_tag_name_is_case_insensitive_as_in_the_reference() -> None:
+    (rule,) = rules_of('ColumnValues "c" > 1 with Threshold > 0.5')
+    assert isinstance(rule, Rule) and rule.threshold is not None and rule.tags == {}
+    assert rule.to_dqdl() == 'ColumnValues "c" > 1 with threshold > 0.5'
+
+
 def test_labels_may_come_before_or_after_tags_and_print_last() -> None:
     before = rules_of('ColumnValues "c" > 1 labels=["team"="core"] with threshold > 0.5')[0]
     after = rules_of('ColumnValues "c" > 1 with threshold > 0.5 labels=["team"="core"]')[0]
