@@ -432,7 +432,8 @@ class _Builder:
         text = _condition_text(tree)
         if tree.data == "comparison":
             operator, operand = children
-            return Comparison(cast(Any, str(cast(Tree, operator).children[0])), self.operand(operand), text)
+            written = "".join(str(c) for c in cast(Tree, operator).children)
+            return Comparison(cast(Any, written), self.operand(operand), text)
         if tree.data == "between":
             return Between(self.operand(children[0]), self.operand(children[1]), negated, text)
         if tree.data == "in_list":
@@ -553,7 +554,9 @@ def _written(item: Token | Tree) -> str:
         return " ".join(parts)
     if kind == "negative":
         return "".join(parts)
-    if kind in ("duration_unit", "size_unit", "comparator", "not_kw"):
+    if kind == "comparator":
+        return "".join(parts)
+    if kind in ("duration_unit", "size_unit", "not_kw"):
         return parts[0]
     name, *arguments = parts  # call
     return f"{name}({','.join(arguments)})"

@@ -242,6 +242,12 @@ def test_tags(text: str) -> None:
     prints_as_written(text)
 
 
+def test_negation_may_be_written_apart_as_in_the_reference_lexer() -> None:
+    (rule,) = rules_of('ColumnValues "c" ! = "a"')
+    assert rule == rules_of('ColumnValues "c" != "a"')[0]
+    assert rule.to_dqdl() == 'ColumnValues "c" != "a"'
+
+
 def test_the_threshold_tag_name_is_case_insensitive_as_in_the_reference() -> None:
     (rule,) = rules_of('ColumnValues "c" > 1 with Threshold > 0.5')
     assert isinstance(rule, Rule) and rule.threshold is not None and rule.tags == {}
