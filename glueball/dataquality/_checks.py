@@ -26,6 +26,7 @@ from glueball.dataquality.ast import (
     DqdlError,
     Duration,
     Expression,
+    FunctionCall,
     IndexOf,
     InList,
     Keyword,
@@ -49,6 +50,7 @@ from glueball.dataquality.rules import (
     ANOMALY_RULE_TYPES,
     COLUMN_DATA_TYPES,
     CONDITION_EXAMPLES,
+    DECIMAL_TYPE,
     RULE_TYPES,
     ConditionUse,
     ParamKind,
@@ -280,16 +282,16 @@ class _Checker:
         if kind is ValueKind.NUMBER:
             return self.number(spec, operand)
         if kind is ValueKind.COLUMN_VALUES:
-            if isinstance(operand, Keyword | StringLiteral | TimeLiteral):
+            if isinstance(operand, Keyword | StringLiteral):
                 equality = isinstance(expression, InList) or (
                     isinstance(expression, Comparison) and expression.operator in ("=", "!=")
                 )
                 return None if equality else f"{name}: {_describe(operand)} can only be used with =, !=, in or not in"
-            if isinstance(operand, DateLiteral | Now | DateArithmetic):
+            if isinstance(operand, DateLiteral | TimeLiteral | Now | DateArithmetic):
                 return None
             if isinstance(operand, Duration | Size):
                 return f"{name} compares column values, not {_describe(operand)}"
-            if isinstance(operand, Aggregate | IndexOf | LastK):
+            if isinstance(operand, Aggregate | IndexOf | LastK | FunctionCall):
                 return f"{name} does not support dynamic rules (last(k))"
             return self.number(spec, operand)
         if kind is ValueKind.DATA_TYPE:
@@ -298,8 +300,10 @@ class _Checker:
             )
             if not equality or not isinstance(operand, StringLiteral):
                 return f"{name} takes a type name such as = \"INTEGER\" (one of {', '.join(COLUMN_DATA_TYPES)})"
-            if operand.value.lower() not in {t.lower() for t in COLUMN_DATA_TYPES}:
-                return f"{name}: unknown type \"{operand.value}\"; expected one of {', '.join(COLUMN_DATA_TYPES)}"
+            known = {t.lower() for t in COLUMN_DATA_TYPES}
+            if operand.value.lower() not in known and not DECIMAL_TYPE.fullmatch(operand.value.strip()):
+                return (f"{name}: unknown type \"{operand.value}\"; expected one of {', '.join(COLUMN_DATA_TYPES)} "
+                        "or DECIMAL(precision,scale)")
             return None
         accepted = {
             ValueKind.DURATION: (Duration,),
@@ -320,7 +324,7 @@ class _Checker:
         if isinstance(operand, LastK):
             return (f"{operand.to_dqdl()} is a list of past values; summarize it with avg, min, max, sum, "
                     f"median or std, or pick one with index({operand.to_dqdl()}, 0)")
-        if isinstance(operand, Aggregate | IndexOf):
+        if isinstance(operand, Aggregate | IndexOf | FunctionCall):
             return None if spec.dynamic else f"{name} does not support dynamic rules (last(k))"
         if isinstance(operand, BinaryOp):
             return self.number(spec, operand.left) or self.number(spec, operand.right)
@@ -395,7 +399,7 @@ class _Checker:
         spec = self.spec(analyzer.analyzer_type, analyzer.position)
         if spec is None:
             return
-        if not spec.in_analyzers:
+        if not spec.in_analyzers or (spec.name == "FileMatch" and len(analyzer.parameters) == 2):
             self.error(analyzer.position, f"{spec.name} is not supported as an analyzer")
             return
         if spec.signature(len(analyzer.parameters)) is None:
@@ -429,10 +433,12 @@ def _tag_problem(key: str, value: TagValue) -> str | None:
         return _regex_error(value) if isinstance(value, str) else "expected a regular expression in quotes"
     if key == "recentFiles" and not (isinstance(value, int) and value >= 1):
         return f"expected a whole number of files >= 1, found {value!r}"
-    if key == "matchFileName" and value not in ("true", "false"):
+    if key in ("matchFileName", "ignoreCase") and str(value).lower() not in ("true", "false"):
         return f'expected "true" or "false", found {value!r}'
     if key == "filterOrder" and not (isinstance(value, tuple) and set(value) <= set(_FILE_FILTERS)):
         return f'expected a list of {", ".join(_FILE_FILTERS)}, e.g. ["uriRegex", "recentFiles"]'
+    if key == "format" and not (isinstance(value, str) and value.strip()):
+        return 'expected a date pattern in quotes, such as "dd-MM-yyyy"'
     if key == "timeZone":
         try:
             zoneinfo.ZoneInfo(str(value))

@@ -16,7 +16,12 @@ Metrics = dict[str, float | None]
 
 
 class MetricError(ValueError):
-    """A metric that cannot be computed from this data (no rows, no values...): the rule's outcome is Error."""
+    """A metric that cannot be computed from this data (a query returning no row...): the outcome is Error."""
+
+
+class NoRows(MetricError):
+    """No rows (or no values) to compute the metric from: the rule is Failed with this reason, as deequ
+    (Glue's engine) fails a constraint whose metric has an empty state."""
 
 
 @dataclass

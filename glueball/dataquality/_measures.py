@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 from glueball.dataquality import _predicates as predicates
 from glueball.dataquality._files import file_measure
-from glueball.dataquality._measure_types import Measure, MetricError, Metrics
+from glueball.dataquality._measure_types import Measure, MetricError, Metrics, NoRows
 from glueball.dataquality._operands import Resolver, satisfies
 from glueball.dataquality.ast import Parameter, Rule, Ruleset
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
-from glueball.dataquality.planner import HELPER, Plan, PlanError
+from glueball.dataquality.planner import HELPER, Plan, PlanError, PreconditionFailed
 from glueball.dataquality.rules import RULE_TYPES
 
 if TYPE_CHECKING:
@@ -76,6 +76,9 @@ class Measurer:
             return self._all_statistics(parameters, where)
         if analyzer_type == "ColumnValues":
             return self._value_range(str(parameters[0]), where)
+        if analyzer_type in ("ColumnDataType", "DataFreshness", "FileFreshness", "FileSize", "FileMatch",
+                             "FileUniqueness"):
+            raise PlanError(f"{analyzer_type} has no metric without a condition: as an analyzer it reports none")
         if analyzer_type == "ColumnLength":
             return self._lengths(str(parameters[0]), where)
         name = "CustomSql" if analyzer_type == "CustomSQL" else analyzer_type
@@ -92,7 +95,7 @@ class Measurer:
         field = self.plan.field(column)
         kind = field.dataType.typeName()
         if kind not in _NUMERIC:
-            raise PlanError(f"Column {field.name} is {field.dataType.simpleString()}, not numeric: "
+            raise PreconditionFailed(f"Column {field.name} is {field.dataType.simpleString()}, not numeric: "
                             "Mean, Sum, StandardDeviation and ColumnCorrelation need numbers")
         return self.plan.column(column).cast("double")
 
@@ -130,7 +133,7 @@ class Measurer:
         def decide(_: Metrics) -> str | None:
             value = compliance()
             if value is None:
-                raise MetricError("No rows to evaluate" + (f' where "{rule.where}"' if rule.where else ""))
+                raise NoRows("No rows to evaluate" + (f' where "{rule.where}"' if rule.where else ""))
             if rule.threshold is not None:
                 ok = satisfies(rule.threshold, value, self.resolver(rule))
             else:
@@ -144,7 +147,7 @@ class Measurer:
             for name in names:
                 value = metrics.get(name)
                 if value is None:
-                    raise MetricError(f"{name} could not be computed: no rows to evaluate")
+                    raise NoRows(f"{name} could not be computed: no rows to evaluate")
                 if value != 1.0:
                     return constraint_not_met(value)
             return None
@@ -163,12 +166,17 @@ class Measurer:
 
     def _ColumnExists(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
         name = str(params[0])
-        exists = name.lower() in self.plan.fields
+        try:
+            self.plan.field(name)
+            exists = True
+        except PlanError:
+            exists = False
+        metric = f"Dataset.{name}.ColumnExists"
 
         def decide(_: Metrics) -> str | None:
             return None if exists else f"Column {name} does not exist"
 
-        return Measure(dict, decide=decide)
+        return Measure(lambda: {metric: 1.0 if exists else 0.0}, decide=decide)
 
     def _ColumnNamesMatchPattern(self, params: tuple[Parameter, ...], where: str | None,  # noqa: N802
                                  rule: Rule | None) -> Measure:
@@ -186,7 +194,9 @@ class Measurer:
     def _ColumnDataType(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
         assert rule is not None and rule.condition is not None
         field = self.plan.field(str(params[0]))
-        predicate = predicates.data_type(self.plan.column(field.name), field.dataType, rule.condition)
+        form = rule.tags.get("format")
+        predicate = predicates.data_type(self.plan.column(str(params[0])), field.dataType, rule.condition,
+                                         None if form is None else str(form))
         return self._compliance(rule, f"Column.{params[0]}.ColumnDataType.Compliance", predicate, where)
 
     # ------------------------------------------------------------ per-row conditions
@@ -196,8 +206,8 @@ class Measurer:
             return self._value_range(str(params[0]), where)
         assert rule.condition is not None
         field = self.plan.field(str(params[0]))
-        predicate = predicates.column_values(self.plan.column(field.name), field.dataType, rule.condition,
-                                             self.resolver(rule))
+        predicate = predicates.column_values(self.plan.column(str(params[0])), field.dataType, rule.condition,
+                                             self.resolver(rule), ignore_case=_flag(rule, "ignoreCase"))
         return self._compliance(rule, f"Column.{params[0]}.ColumnValues.Compliance", predicate, where)
 
     def _ColumnLength(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
@@ -206,7 +216,7 @@ class Measurer:
             return lengths
         assert rule.condition is not None
         predicate = predicates.column_length(self.plan.column(str(params[0])), rule.condition, self.resolver(rule))
-        return self._compliance(rule, f"Column.{params[0]}.ColumnLength.Compliance", predicate, where,
+        return self._compliance(rule, f"Column.{params[0]}.LengthCompliance", predicate, where,
                                 extra=lengths.metrics, always=False)
 
     def _lengths(self, column: str, where: str | None) -> Measure:
@@ -280,6 +290,11 @@ class Measurer:
 
         return self._statistic(params, where, "StandardDeviation", F.stddev_pop)
 
+    def _Variance(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
+        from pyspark.sql import functions as F
+
+        return self._statistic(params, where, "Variance", F.var_pop)
+
     def _ColumnCorrelation(self, params: tuple[Parameter, ...], where: str | None,  # noqa: N802
                            rule: Rule | None) -> Measure:
         from pyspark.sql import functions as F
@@ -291,12 +306,17 @@ class Measurer:
         return Measure(lambda: {name: self.plan.value(key)}, compared=name)
 
     def _all_statistics(self, params: tuple[Parameter, ...], where: str | None) -> Measure:
-        parts = [self._RowCount((), where, None), self._Completeness(params, where, None),
-                 self._Uniqueness(params, where, None)]
-        kind = self.plan.field(str(params[0])).dataType.typeName()
-        if kind in _NUMERIC:
-            parts += [self._Mean(params, where, None), self._StandardDeviation(params, where, None),
-                      self._value_range(str(params[0]), where)]
+        """A column's statistics; ``AllStatistics of AllColumns`` (no such column): every column's."""
+        if str(params[0]) == "AllColumns" and "allcolumns" not in self.plan.fields:
+            columns = [(f.name,) for f in self.plan.frame.schema.fields]
+        else:
+            columns = [(str(params[0]),)]
+        parts = [self._RowCount((), where, None)]
+        for column in columns:
+            parts += [self._Completeness(column, where, None), self._Uniqueness(column, where, None)]
+            if self.plan.field(column[0]).dataType.typeName() in _NUMERIC:
+                parts += [self._Mean(column, where, None), self._StandardDeviation(column, where, None),
+                          self._value_range(column[0], where)]
 
         def metrics() -> Metrics:
             found: Metrics = {}
@@ -417,7 +437,7 @@ class Measurer:
 
             key = self.plan.own_pass(f"sql {statement}", single)
             return Measure(lambda: {metric: self.plan.value(key)}, compared=metric)
-        return self._row_sql(rule, statement, result, metric)
+        return self._row_sql(rule, statement, result, f"{metric}.Compliance")
 
     def _row_sql(self, rule: Rule, statement: str, result: DataFrame, metric: str) -> Measure:
         """CustomSql without a condition: the rows it returns pass (matched on the columns it selects)."""
@@ -481,7 +501,7 @@ class Measurer:
         if len(mine) != len(theirs):
             raise PlanError(f"ReferentialIntegrity compares {len(mine)} column(s) with {len(theirs)}")
         reference = self.plan.frame_for(alias)
-        pairs = [(self.plan.field(m).name, _field_of(reference, t)) for m, t in zip(mine, theirs, strict=True)]
+        pairs = [(self.plan.path(m), _field_of(reference, t)) for m, t in zip(mine, theirs, strict=True)]
         matched = self._semi_join_count(f"referential {params[0]} {params[1]}", self.plan.frame, reference,
                                         pairs, null_safe=False)
         rows = self.plan.count()
@@ -507,7 +527,7 @@ class Measurer:
             theirs = {c.lower(): c for c in reference.columns}
             compared = [(f.name, theirs[f.name.lower()]) for f in self.plan.fields.values()
                         if f.name.lower() not in key_columns and f.name.lower() in theirs]
-        pairs = [(self.plan.field(m).name, _field_of(reference, t)) for m, t in [*keys, *compared]]
+        pairs = [(self.plan.path(m), _field_of(reference, t)) for m, t in [*keys, *compared]]
         matched = self._semi_join_count(f"dataset match {params}", self.plan.frame, reference, pairs,
                                         null_safe=True)
         rows = self.plan.count()
@@ -525,7 +545,16 @@ class Measurer:
     def _AggregateMatch(self, params: tuple[Parameter, ...], where: str | None, rule: Rule | None) -> Measure:  # noqa: N802
         first, second = (self._aggregate_side(str(p)) for p in params[:2])
         name = self._names("AggregateMatch", params, rule)[0]
-        return Measure(lambda: {name: _ratio(first(), second())}, compared=name)
+
+        def metrics() -> Metrics:
+            mine, theirs = first(), second()
+            if mine is not None and theirs == 0:  # 0 / 0: the aggregates agree; x / 0 has no ratio
+                if mine != 0:
+                    raise NoRows(f"{params[1]} is 0 and {params[0]} is {mine:g}: the ratio has no value")
+                return {name: 1.0}
+            return {name: _ratio(mine, theirs)}
+
+        return Measure(metrics, compared=name)
 
     def _aggregate_side(self, text: str) -> Callable[[], float | None]:
         from pyspark.sql import functions as F
@@ -555,6 +584,14 @@ class Measurer:
         return file_measure(rule, self.files, self.now, self.resolver(rule))
 
     _FileFreshness = _FileSize = _FileMatch = _FileUniqueness = _file_rule
+
+
+def _flag(rule: Rule, tag: str) -> bool:
+    """A ``with tag = "true"`` flag (``"false"``, or no tag: false)."""
+    value = str(rule.tags.get(tag, "false")).lower()
+    if value not in ("true", "false"):
+        raise PlanError(f'The tag {tag} takes "true" or "false", not {rule.tags[tag]!r}')
+    return value == "true"
 
 
 def _all_of(conditions: Sequence[Column]) -> Column:

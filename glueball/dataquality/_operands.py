@@ -27,6 +27,7 @@ from glueball.dataquality.ast import (
     DateLiteral,
     Duration,
     Expression,
+    FunctionCall,
     IndexOf,
     InList,
     LastK,
@@ -39,7 +40,7 @@ from glueball.dataquality.ast import (
     TimeLiteral,
 )
 
-__all__ = ["NoHistory", "Resolver", "dynamic_depth", "operands_of", "satisfies", "substitute"]
+__all__ = ["NoHistory", "Resolver", "UnknownFunction", "dynamic_depth", "operands_of", "satisfies", "substitute"]
 
 #: the metric's last ``k`` values, newest first
 Lookup = Callable[[int], list[float]]
@@ -47,6 +48,10 @@ Lookup = Callable[[int], list[float]]
 
 class NoHistory(ValueError):
     """A dynamic rule needs metric history that the evaluation context does not have."""
+
+
+class UnknownFunction(ValueError):
+    """A dynamic expression calls a function glueball does not know (the rule's outcome is Error)."""
 
 
 def operands_of(expression: Expression) -> Iterator[Operand]:
@@ -114,6 +119,10 @@ class Resolver:
             return values[operand.index]
         if isinstance(operand, Negative):
             return -self.number(operand.operand)
+        if isinstance(operand, FunctionCall):
+            raise UnknownFunction(f"{operand.to_dqdl()}: unknown function {operand.name}() or arguments it does "
+                                  "not take; dynamic rules support avg, min, max, sum, median and std of last(k), "
+                                  "and index(last(k), i)")
         if isinstance(operand, BinaryOp):
             left, right = self.number(operand.left), self.number(operand.right)
             if operand.operator == "+":
@@ -180,7 +189,7 @@ def satisfies(expression: Expression, value: float, resolver: Resolver) -> bool:
 
 
 def _dynamic(operand: Operand) -> bool:
-    if isinstance(operand, Aggregate | IndexOf):
+    if isinstance(operand, Aggregate | IndexOf | FunctionCall):
         return True
     if isinstance(operand, BinaryOp):
         return _dynamic(operand.left) or _dynamic(operand.right)
@@ -199,9 +208,10 @@ def substitute(expression: Expression, resolver: Resolver) -> Expression:
         return NumberLiteral(int(value) if value.is_integer() and abs(value) < 2**53 else value)
 
     if isinstance(expression, Comparison):
-        return dataclasses.replace(expression, operand=fixed(expression.operand))
+        return dataclasses.replace(expression, operand=fixed(expression.operand), text=None)
     if isinstance(expression, Between):
-        return dataclasses.replace(expression, lower=fixed(expression.lower), upper=fixed(expression.upper))
+        return dataclasses.replace(expression, lower=fixed(expression.lower), upper=fixed(expression.upper),
+                                   text=None)
     if isinstance(expression, InList):
-        return dataclasses.replace(expression, values=tuple(fixed(v) for v in expression.values))
+        return dataclasses.replace(expression, values=tuple(fixed(v) for v in expression.values), text=None)
     return expression

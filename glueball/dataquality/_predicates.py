@@ -6,9 +6,11 @@ false (never null) for one that fails, so the same expression serves the rule's 
 
 Semantics, following AWS's DQDL reference where it speaks and SQL where it does not:
 
-- A NULL value satisfies only a condition that names ``NULL`` (``= NULL``, ``in [..., NULL]``); every
-  other condition, negated ones (``!=``, ``not in``, ``not between``, ``not matches``) included,
-  fails it, as SQL's three-valued logic does.
+- NULL, as AWS documents for ColumnValues: ``!=`` and ``not in`` pass a NULL value unless they name
+  ``NULL`` (``!= NULL``, ``not in [..., NULL]`` fail it); every other condition (``not between`` and
+  ``not matches`` included) fails it unless it names ``NULL`` (``= NULL``, ``in [..., NULL]``).
+- ``with ignoreCase = "true"`` compares text (``=``, ``!=``, ``in``, ``not in``, ``matches``) without
+  regard to case.
 - ``EMPTY`` is ``""``; ``WHITESPACES_ONLY`` a non-empty value of whitespace only.
 - ``matches`` must match the whole value (Java regular expressions, as Glue's).
 - ``between`` excludes both bounds.
@@ -42,6 +44,7 @@ from glueball.dataquality.ast import (
     TimeLiteral,
     format_number,
 )
+from glueball.dataquality.rules import DECIMAL_TYPE
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -55,10 +58,14 @@ _DATA_TYPES = {
     "boolean": (("boolean",), "boolean"),
     "date": (("date",), "date"),
     "timestamp": (("timestamp", "timestamp_ntz"), "timestamp"),
+    "byte": (("byte",), "tinyint"),
+    "short": (("byte", "short"), "smallint"),
     "integer": (("byte", "short", "integer"), "int"),
     "long": (("byte", "short", "integer", "long"), "bigint"),
     "float": (("float",), "float"),
     "double": (("float", "double", "decimal"), "double"),
+    "decimal": (("byte", "short", "integer", "long", "decimal"), "decimal(38,18)"),
+    "string": (("string",), "string"),
 }
 
 
@@ -82,12 +89,13 @@ def _kind(operand: Operand) -> str:
 
 
 class _Values:
-    """One column, read as whatever the condition's operands need."""
+    """One column, read as whatever the condition's operands need (text folded to lower case on demand)."""
 
-    def __init__(self, column: Column, dtype: DataType, resolver: Resolver) -> None:
+    def __init__(self, column: Column, dtype: DataType, resolver: Resolver, ignore_case: bool = False) -> None:
         self.column = column
         self.kind = type_name(dtype)
         self.resolver = resolver
+        self.ignore_case = ignore_case
 
     def read(self, kind: str) -> Column:
         if kind == "number":
@@ -98,7 +106,10 @@ class _Values:
             return self.column if self.kind == "date" else self.column.try_cast("date")
         if kind == "instant":
             return self.column if self.kind in ("timestamp", "timestamp_ntz") else self.column.try_cast("timestamp")
-        return self.column if self.kind == "string" else self.column.cast("string")
+        from pyspark.sql import functions as F
+
+        text = self.column if self.kind == "string" else self.column.cast("string")
+        return F.lower(text) if self.ignore_case else text
 
     def literal(self, operand: Operand, kind: str) -> Column:
         from pyspark.sql import functions as F
@@ -112,7 +123,7 @@ class _Values:
             return F.lit(operand.value)
         if kind == "instant":
             return F.lit(self.resolver.instant(operand))
-        return F.lit(_text(operand))
+        return F.lit(_text(operand).lower() if self.ignore_case else _text(operand))
 
 
 def _text(operand: Operand) -> str:
@@ -143,11 +154,13 @@ def _strict(predicate: Column) -> Column:
     return F.coalesce(predicate, F.lit(False))
 
 
-def column_values(column: Column, dtype: DataType, condition: Expression, resolver: Resolver) -> Column:
+def column_values(column: Column, dtype: DataType, condition: Expression, resolver: Resolver,
+                  ignore_case: bool = False) -> Column:
     """``ColumnValues "c" <condition>`` for one row."""
-    values = _Values(column, dtype, resolver)
+    values = _Values(column, dtype, resolver, ignore_case)
     if isinstance(condition, Matches):
-        matched = values.read("string").rlike(f"^(?:{condition.pattern})$")
+        flags = "(?i)" if ignore_case else ""
+        matched = values.read("string").rlike(f"{flags}^(?:{condition.pattern})$")
         return _strict(~matched if condition.negated else matched)
     if isinstance(condition, Comparison):
         operand = condition.operand
@@ -156,7 +169,10 @@ def column_values(column: Column, dtype: DataType, condition: Expression, resolv
             return _strict(~found if condition.operator == "!=" else found)
         kind = _kind(operand)
         left, right = values.read(kind), values.literal(operand, kind)
-        return _strict(_compare(condition.operator, left, right))
+        compared = _compare(condition.operator, left, right)
+        if condition.operator == "!=":  # AWS: a negated ColumnValues rule passes NULL rows
+            compared = compared | column.isNull()
+        return _strict(compared)
     if isinstance(condition, Between):
         kind = _kind(condition.lower)
         value = values.read(kind)
@@ -192,8 +208,8 @@ def _in_list(column: Column, values: _Values, condition: InList) -> Column:
         found = found | part
     mentions_null = any(k.name == "NULL" for k in keywords)
     if condition.negated:
-        # NOT (NULL IN (...)) is unknown in SQL: a NULL value fails a negated list that does not name NULL
-        return ~found if mentions_null else ~found & column.isNotNull()
+        # AWS: `not in` passes NULL rows, unless the list names NULL
+        return ~found if mentions_null else ~found | column.isNull()
     return found
 
 
@@ -213,11 +229,13 @@ def column_length(column: Column, condition: Expression, resolver: Resolver) -> 
     raise TypeError("ColumnLength compares lengths with numbers")
 
 
-def data_type(column: Column, dtype: DataType, condition: Expression) -> Column:
+def data_type(column: Column, dtype: DataType, condition: Expression, form: str | None = None) -> Column:
     """``ColumnDataType "c" = "INTEGER"``: the value is of, or as text can be read as, the type.
 
     A typed column conforms when its Spark type is the type (``Long`` also takes the smaller
-    integers, ``Double`` floats and decimals); a text column value by value, with ``try_cast``.
+    integers, ``Double`` floats and decimals); a text column value by value, with ``try_cast``
+    (``Date`` and ``Timestamp`` in the pattern of ``with format = "dd-MM-yyyy"`` when given).
+    ``DECIMAL(p,s)`` takes every value that fits ``p`` digits with ``s`` after the point.
     NULL conforms to every type (there is no value to contradict it).
     """
     from pyspark.sql import functions as F
@@ -232,8 +250,18 @@ def data_type(column: Column, dtype: DataType, condition: Expression) -> Column:
     kind = type_name(dtype)
     conforms = F.lit(False)
     for name in names:
+        decimal = DECIMAL_TYPE.fullmatch(name.strip())
+        if decimal is not None:
+            target = f"decimal({decimal[1]},{decimal[2]})"
+            readable = kind == "string" or kind in _NUMERIC
+            conforms = conforms | (column.try_cast(target).isNotNull() if readable else F.lit(False))
+            continue
         typed, cast = _DATA_TYPES[name.lower()]
-        if kind == "string":
+        if kind == "string" and cast == "string":
+            conforms = conforms | F.lit(True)
+        elif kind == "string" and form is not None and cast in ("date", "timestamp"):
+            conforms = conforms | F.try_to_timestamp(column, F.lit(form)).isNotNull()
+        elif kind == "string":
             conforms = conforms | column.try_cast(cast).isNotNull()
         else:
             conforms = conforms | F.lit(kind in typed)
@@ -252,9 +280,24 @@ def freshness(column: Column, condition: Expression, resolver: Resolver) -> Colu
             raise TypeError(f"DataFreshness compares durations, not {operand.to_dqdl()}")
         return F.lit(float(operand.seconds))
 
+    def whole(operand: Operand) -> Column:
+        """The age in whole units of ``operand`` (3 days old until 4 days old is "3 days")."""
+        if not isinstance(operand, Duration):
+            raise TypeError(f"DataFreshness compares durations, not {operand.to_dqdl()}")
+        unit = float(Duration(1, operand.unit).seconds)
+        return F.floor(age / F.lit(unit)) == F.lit(operand.amount)
+
+    if isinstance(condition, Comparison) and condition.operator in ("=", "!="):
+        equal = whole(condition.operand)
+        return _strict(~equal if condition.operator == "!=" else equal)
     if isinstance(condition, Comparison):
         return _strict(_compare(condition.operator, age, seconds(condition.operand)))
     if isinstance(condition, Between):
         inside = (age > seconds(condition.lower)) & (age < seconds(condition.upper))
         return _strict(~inside if condition.negated else inside)
-    raise TypeError("DataFreshness takes a comparison or between with durations")
+    if isinstance(condition, InList):
+        found = F.lit(False)
+        for value in condition.values:
+            found = found | whole(value)
+        return _strict(~found if condition.negated else found)
+    raise TypeError("DataFreshness takes a comparison, between or in with durations")

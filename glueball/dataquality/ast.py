@@ -3,9 +3,14 @@
 A DQDL document (AWS Glue Data Quality's Data Quality Definition Language) is a
 handful of sections — ``Metadata``, ``DataSources``, constants, ``DefaultLabels``,
 ``Rules`` and ``Analyzers`` — and :class:`Ruleset` mirrors them. Every node is a
-frozen dataclass with ``to_dqdl()`` returning its canonical text, so that
-``parse(ruleset.to_dqdl()) == ruleset``. Constants (``$name``) are resolved while
-parsing: nodes hold the values, :attr:`Ruleset.constants` keeps the definitions.
+frozen dataclass with ``to_dqdl()`` returning its text as the reference DQDL
+implementation prints it (lists joined by ``,``, ``labels=[...]``, function arguments
+joined by ``,``), so that ``parse(ruleset.to_dqdl()) == ruleset``. Nodes parsed from
+text also remember how they were written where the reference printer does too
+(``$constants``, ``of``/``and`` connectors, unquoted parameters, a number's digits,
+parentheses): the parsed text then prints back as written. Constants (``$name``) are
+resolved while parsing: nodes hold the values, :attr:`Ruleset.constants` keeps the
+definitions.
 
 Source positions (``position``, 1-based ``(line, column)``) ride along for error
 messages but take no part in equality.
@@ -33,6 +38,7 @@ __all__ = [
     "Duration",
     "Expression",
     "FrozenMap",
+    "FunctionCall",
     "InList",
     "IndexOf",
     "Keyword",
@@ -151,12 +157,13 @@ def format_number(value: int | float) -> str:
 
 @dataclass(frozen=True)
 class NumberLiteral:
-    """A number: ``10``, ``-3``, ``0.95``."""
+    """A number: ``10``, ``-3``, ``0.95`` (``text``: its digits as written, kept for printing)."""
 
     value: int | float
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dqdl(self) -> str:
-        return format_number(self.value)
+        return self.text if self.text is not None else format_number(self.value)
 
 
 @dataclass(frozen=True)
@@ -278,7 +285,22 @@ class IndexOf:
     index: int
 
     def to_dqdl(self) -> str:
-        return f"index({self.source.to_dqdl()}, {self.index})"
+        return f"index({self.source.to_dqdl()},{self.index})"
+
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """Any other ``name(arguments)`` of a dynamic expression.
+
+    The reference grammar takes any function name; one glueball does not know (or a
+    known one given arguments it cannot use) fails the rule when it is evaluated.
+    """
+
+    name: str
+    arguments: tuple[Operand, ...] = ()
+
+    def to_dqdl(self) -> str:
+        return f"{self.name}({','.join(a.to_dqdl() for a in self.arguments)})"
 
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
@@ -327,6 +349,7 @@ Operand = (
     | LastK
     | Aggregate
     | IndexOf
+    | FunctionCall
     | BinaryOp
     | Negative
 )
@@ -341,9 +364,10 @@ class Comparison:
 
     operator: Literal["=", "!=", ">", ">=", "<", "<="]
     operand: Operand
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dqdl(self) -> str:
-        return f"{self.operator} {self.operand.to_dqdl()}"
+        return self.text if self.text is not None else f"{self.operator} {self.operand.to_dqdl()}"
 
 
 @dataclass(frozen=True)
@@ -353,8 +377,11 @@ class Between:
     lower: Operand
     upper: Operand
     negated: bool = False
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dqdl(self) -> str:
+        if self.text is not None:
+            return self.text
         prefix = "not " if self.negated else ""
         return f"{prefix}between {self.lower.to_dqdl()} and {self.upper.to_dqdl()}"
 
@@ -365,10 +392,13 @@ class InList:
 
     values: tuple[Operand, ...]
     negated: bool = False
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dqdl(self) -> str:
+        if self.text is not None:
+            return self.text
         prefix = "not " if self.negated else ""
-        return f"{prefix}in [{', '.join(v.to_dqdl() for v in self.values)}]"
+        return f"{prefix}in [{','.join(v.to_dqdl() for v in self.values)}]"
 
 
 @dataclass(frozen=True)
@@ -377,8 +407,11 @@ class Matches:
 
     pattern: str
     negated: bool = False
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dqdl(self) -> str:
+        if self.text is not None:
+            return self.text
         prefix = "not " if self.negated else ""
         return f"{prefix}matches {quote(self.pattern)}"
 
@@ -389,20 +422,22 @@ Expression = Comparison | Between | InList | Matches
 Parameter = str | int | float
 #: the value of a ``with key = value`` tag
 TagValue = str | int | float | tuple[str, ...]
-#: the value of a constant (``name = "..."``, ``name = 10``, ``name = ["a", "b"]``)
-ConstantValue = str | int | float | tuple[str | int | float, ...]
+#: the value of a constant (``name = "..."``, ``name = NULL``, ``name = ["a", "b"]``)
+ConstantValue = str | int | float | Keyword | tuple[str | int | float | Keyword, ...]
 
 
 def _format_value(value: Any) -> str:
     if isinstance(value, str):
         return quote(value)
+    if isinstance(value, Keyword):
+        return value.to_dqdl()
     if isinstance(value, tuple):
-        return "[" + ", ".join(_format_value(v) for v in value) + "]"
+        return "[" + ",".join(_format_value(v) for v in value) + "]"
     return format_number(value)
 
 
 def _format_labels(labels: Mapping[str, str]) -> str:
-    return "[" + ", ".join(f"{quote(k)} = {quote(v)}" for k, v in labels.items()) + "]"
+    return "[" + ", ".join(f"{quote(k)}={quote(v)}" for k, v in labels.items()) + "]"
 
 
 # ---------------------------------------------------------------- rules
@@ -422,12 +457,15 @@ class Rule:
     position: Position | None = field(default=None, compare=False, repr=False)
     parameter_positions: tuple[Position, ...] = field(default=(), compare=False, repr=False)
     parameter_quoted: tuple[bool, ...] = field(default=(), compare=False, repr=False)
+    parameter_texts: tuple[str, ...] = field(default=(), compare=False, repr=False)
     condition_position: Position | None = field(default=None, compare=False, repr=False)
     where_position: Position | None = field(default=None, compare=False, repr=False)
     threshold_position: Position | None = field(default=None, compare=False, repr=False)
 
     def to_dqdl(self) -> str:
-        parts = [self.rule_type, *(_format_value(p) for p in self.parameters)]
+        """The rule as the reference prints it: parameters, condition, where, threshold, tags, labels."""
+        written = self.parameter_texts or tuple(_format_value(p) for p in self.parameters)
+        parts = [self.rule_type, *written]
         if self.condition is not None:
             parts.append(self.condition.to_dqdl())
         if self.where is not None:
@@ -436,20 +474,31 @@ class Rule:
             parts.append(f"with threshold {self.threshold.to_dqdl()}")
         parts.extend(f"with {key} = {_format_value(value)}" for key, value in self.tags.items())
         if self.labels:
-            parts.append(f"labels = {_format_labels(self.labels)}")
+            parts.append(f"labels={_format_labels(self.labels)}")
         return " ".join(parts)
 
 
 @dataclass(frozen=True)
 class CompositeRule:
-    """``(A) and (B) and ...`` or ``(A) or (B) or ...``; children may nest further composites."""
+    """``(A) and (B) and ...`` or ``(A) or (B) or ...``; children may nest further composites.
+
+    ``labels`` are those written after the parentheses around the composite,
+    ``((A) and (B)) labels=["k"="v"]``.
+    """
 
     operator: Literal["and", "or"]
     rules: tuple[RuleNode, ...]
     position: Position | None = field(default=None, compare=False, repr=False)
+    labels: FrozenMap[str, str] = field(default_factory=FrozenMap)
+
+    def body(self) -> str:
+        """The composite without its labels: each side in parentheses, as the reference prints it."""
+        return f" {self.operator} ".join(_side(child) for child in self.rules)
 
     def to_dqdl(self) -> str:
-        return f" {self.operator} ".join(f"({child.to_dqdl()})" for child in self.rules)
+        if not self.labels:
+            return self.body()
+        return f"({self.body()}) labels={_format_labels(self.labels)}"
 
     def leaves(self) -> Iterator[Rule]:
         """Every plain rule inside, depth first."""
@@ -463,6 +512,13 @@ class CompositeRule:
 RuleNode = Rule | CompositeRule
 
 
+def _side(node: RuleNode) -> str:
+    """One side of ``and``/``or``: in parentheses, a labelled composite's labels after them."""
+    if isinstance(node, CompositeRule) and node.labels:
+        return node.to_dqdl()
+    return f"({node.to_dqdl()})"
+
+
 @dataclass(frozen=True)
 class Analyzer:
     """An entry of ``Analyzers = [...]``: a metric to compute without a pass/fail condition."""
@@ -472,9 +528,11 @@ class Analyzer:
     where: str | None = None
     position: Position | None = field(default=None, compare=False, repr=False)
     parameter_positions: tuple[Position, ...] = field(default=(), compare=False, repr=False)
+    parameter_texts: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_dqdl(self) -> str:
-        parts = [self.analyzer_type, *(_format_value(p) for p in self.parameters)]
+        written = self.parameter_texts or tuple(_format_value(p) for p in self.parameters)
+        parts = [self.analyzer_type, *written]
         if self.where is not None:
             parts.append(f"where {quote(self.where)}")
         return " ".join(parts)
@@ -516,8 +574,7 @@ class Ruleset:
 
     def labels_for(self, node: RuleNode) -> FrozenMap[str, str]:
         """The labels Glue reports for ``node``: ``DefaultLabels`` overridden by the rule's own."""
-        own = node.labels if isinstance(node, Rule) else FrozenMap()
-        return FrozenMap({**self.default_labels, **own})
+        return FrozenMap({**self.default_labels, **node.labels})
 
     def to_dqdl(self) -> str:
         """The canonical text of the whole document (sections in a fixed order)."""

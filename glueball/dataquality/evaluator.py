@@ -18,13 +18,17 @@ sets, own passes only for SQL and other data sources), runs it, and compares:
   (:mod:`glueball.dataquality.anomaly`); analyzers' metrics become observations the same way.
 
 Outcomes are ``Passed``, ``Failed`` (with Glue's ``Value: 0.95 does not meet the constraint
-requirement!``) or ``Error`` (a column the data lacks — ``Input data does not include column x!`` —,
-invalid SQL, no rows to compute a ratio from, a dynamic rule without history).
+requirement!``, or a failed precondition — ``Input data does not include column x!`` —, or no rows to
+compute a metric from, as deequ fails such constraints) or ``Error`` (invalid SQL, an unknown alias or
+function, a tag the rule type does not honour, a dynamic rule without history, a pass failing at run
+time). Each rule errs alone: whatever happens to one rule, the others' outcomes are what they would be
+without it.
 
 With ``row_level=True`` the result carries the input rows plus Glue's ``DataQualityRulesPass``,
 ``DataQualityRulesFail``, ``DataQualityRulesSkip`` (arrays of rule texts) and
 ``DataQualityEvaluationResult`` (``Failed`` when any rule failed the row). Rules that have no per-row
-outcome (dataset-level rules) and rows a rule's ``where`` clause excludes are in ``Skip``. These
+outcome (dataset-level rules, rules whose outcome is ``Error``) and rows a rule's ``where`` clause
+excludes are in ``Skip``. These
 columns are expressions over the input (uniqueness as window counts, reference lookups as joins):
 they cost nothing until the rows are used.
 """
@@ -40,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from glueball.dataquality import anomaly
+from glueball.dataquality._measure_types import NoRows
 from glueball.dataquality._measures import Measure, Measurer, Metrics
 from glueball.dataquality._operands import NoHistory, Resolver, dynamic_depth, satisfies, substitute
 from glueball.dataquality.ast import CompositeRule, Rule, RuleNode, Ruleset
@@ -57,8 +62,8 @@ from glueball.dataquality.outcomes import (
     format_value,
 )
 from glueball.dataquality.parser import parse
-from glueball.dataquality.planner import HELPER, Plan
-from glueball.dataquality.rules import is_row_level, metric_names
+from glueball.dataquality.planner import HELPER, Plan, PreconditionFailed
+from glueball.dataquality.rules import SUPPORTED_TAGS, is_row_level, metric_names, unsupported_tags
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -73,6 +78,7 @@ class _Leaf:
     rule: Rule
     measure: Measure | None = None
     error: str | None = None
+    fails: bool = False  # the error is a failed precondition: the outcome is Failed, not Error
 
     def leaves(self) -> Iterator[_Leaf]:
         yield self
@@ -180,7 +186,7 @@ def evaluate(
         rules=outcomes,
         analyzers=flat,
         metrics=metrics,
-        row_level=_row_level(frame, tops, parsed) if row_level else None,
+        row_level=_row_level(frame, tops, outcomes) if row_level else None,
         score=passed / len(outcomes) if outcomes else 1.0,
         spark_jobs=spark_jobs,
         observations=found,
@@ -198,8 +204,8 @@ def _measure_analyzer(measurer: Measurer, kind: str, parameters: tuple[Any, ...]
                       where: str | None) -> tuple[Measure | None, str | None]:
     try:
         return measurer.analyzer(kind, parameters, where), None
-    except ValueError as error:
-        return None, str(error)
+    except Exception as error:  # noqa: BLE001 - an analyzer that cannot be computed reports no metrics
+        return None, _reason(error)
 
 
 def _compile(node: RuleNode, measurer: Measurer, plan: Plan, row_method: bool) -> _Leaf | _Composite:
@@ -211,13 +217,21 @@ def _compile(node: RuleNode, measurer: Measurer, plan: Plan, row_method: bool) -
             _plan_row_composite(composite, combined, leaves, plan)
         return composite
     leaf = _Leaf(node)
+    unsupported = unsupported_tags(node)
+    if unsupported:
+        honoured = ", ".join(SUPPORTED_TAGS.get(node.rule_type, ())) or "none"
+        leaf.error = (f"{node.rule_type} does not support the tag(s) {', '.join(unsupported)} "
+                      f"(tags it supports: {honoured})")
+        return leaf
     try:
         if node.rule_type == "DetectAnomalies":
             leaf.measure = measurer.analyzer(str(node.parameters[0]), node.parameters[1:], None)
         else:
             leaf.measure = measurer.rule(node)
-    except ValueError as error:  # PlanError, and Spark's own refusals while analyzing
-        leaf.error = str(error)
+    except PreconditionFailed as error:
+        leaf.error, leaf.fails = _reason(error), True
+    except Exception as error:  # noqa: BLE001 - one rule's failure is that rule's Error, never the others'
+        leaf.error = _reason(error)
     return leaf
 
 
@@ -348,10 +362,12 @@ class _Judge:
         rule = leaf.rule
         text = rule.to_dqdl()
         if leaf.error is not None or leaf.measure is None:
-            return RuleOutcome(text, ERROR, leaf.error)
+            return RuleOutcome(text, FAILED if leaf.fails else ERROR, leaf.error)
         measure = leaf.measure
         try:
             metrics = self.metrics(measure)
+        except NoRows as error:
+            return RuleOutcome(text, FAILED, str(error))
         except Exception as error:  # noqa: BLE001 - the pass computing this metric failed
             return RuleOutcome(text, ERROR, _reason(error))
         shown = _finite(metrics)
@@ -362,8 +378,10 @@ class _Judge:
                 reason = measure.decide(metrics)
             else:
                 reason = self.compare(rule, measure, metrics)
-        except (ValueError, TypeError, ZeroDivisionError, OSError) as error:
-            return RuleOutcome(text, ERROR, str(error), shown)
+        except NoRows as error:  # no data to compute the metric from: Failed, as deequ fails the constraint
+            return RuleOutcome(text, FAILED, str(error), shown)
+        except Exception as error:  # noqa: BLE001 - the rule errs alone, with its reason
+            return RuleOutcome(text, ERROR, _reason(error), shown)
         evaluated = self.evaluated.pop(id(rule), text)
         if reason is None:
             return RuleOutcome(text, PASSED, None, shown, evaluated_rule=evaluated)
@@ -374,7 +392,7 @@ class _Judge:
         assert name is not None and rule.condition is not None
         value = metrics.get(name)
         if value is None or value != value:
-            raise ValueError(f"{name} could not be computed: there are no rows (or no non-null values) to "
+            raise NoRows(f"{name} could not be computed: there are no rows (or no non-null values) to "
                              "compute it from" + (f' where "{rule.where}"' if rule.where else ""))
         zone = rule.tags.get("timeZone")
         resolver = Resolver(lambda k: self.history.values(name, k), name, self.now, str(zone) if zone else None)
@@ -401,19 +419,23 @@ class _Judge:
 # ---------------------------------------------------------------- row-level outcomes
 
 
-def _row_level(frame: DataFrame, tops: list[_Leaf | _Composite], ruleset: Ruleset) -> DataFrame:
+def _row_level(frame: DataFrame, tops: list[_Leaf | _Composite], outcomes: list[RuleOutcome]) -> DataFrame:
+    """The input rows with Glue's per-row outcome columns.
+
+    A rule that ended in Error has no trustworthy per-row outcome: it is in every row's Skip list.
+    """
     from pyspark.sql import functions as F
 
+    rows = [None if outcome.outcome == ERROR else top.row for top, outcome in zip(tops, outcomes, strict=True)]
     prepared = frame
-    for top in tops:
+    for top, row in zip(tops, rows, strict=True):
         for leaf in top.leaves():
-            if leaf.measure is not None and leaf.measure.prepare is not None and top.row is not None:
+            if leaf.measure is not None and leaf.measure.prepare is not None and row is not None:
                 prepared = leaf.measure.prepare(prepared)
     originals = [F.col(f"`{c}`") for c in frame.columns]
     flags, skipped = [], []
-    for index, top in enumerate(tops):
+    for index, (top, row) in enumerate(zip(tops, rows, strict=True)):
         text = top.rule.to_dqdl() if isinstance(top, _Leaf) else top.node.to_dqdl()
-        row = top.row
         if row is None:
             skipped.append(text)
         else:

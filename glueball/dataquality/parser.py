@@ -16,8 +16,8 @@ the column and — for syntax errors — what would have been accepted, in words
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import difflib
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 
 from glueball.dataquality._checks import check_ruleset
+from glueball.dataquality._syntax_errors import syntax_error
 from glueball.dataquality.ast import (
     Aggregate,
     Analyzer,
@@ -42,6 +43,7 @@ from glueball.dataquality.ast import (
     Duration,
     Expression,
     FrozenMap,
+    FunctionCall,
     IndexOf,
     InList,
     Keyword,
@@ -68,7 +70,7 @@ __all__ = ["DqdlError", "check", "parse"]
 @cache
 def _lark() -> Lark:
     grammar = Path(__file__).with_name("dqdl.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False)
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
 
 
 def parse(text: str) -> Ruleset:
@@ -83,7 +85,7 @@ def parse(text: str) -> Ruleset:
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as error:
-        raise _syntax_error(text, error) from None
+        raise syntax_error(_lark(), text, error) from None
     ruleset = _Builder().build(tree)
     problems = check_ruleset(ruleset)
     if problems:
@@ -103,153 +105,11 @@ def check(ruleset: Ruleset, schema: Sequence[tuple[str, str]] | None = None) -> 
         raise DqdlError.combine(problems)
 
 
-# ---------------------------------------------------------------- syntax errors
-
-_OPERAND_START = {"NUMBER", "STRING", "CONST_REF", "NULL", "EMPTY", "WHITESPACES_ONLY"}
-_CONDITION_START = {"COMPARATOR", "not", "NOT", "between", "BETWEEN", "in", "IN", "matches"}
-_ARITHMETIC = {"+", "-", "*", "/"}
-_UNITS = {"minutes", "hours", "days", "B", "KB", "MB", "GB", "TB"}
-_SECTIONS = ("Rules", "Analyzers", "Metadata", "DataSources", "DefaultLabels")
+#: words the reference lexer reserves: a column named so is written in double quotes
+_RESERVED = frozenset({"and", "AND", "or", "OR", "of", "OF", "null", "NULL", "empty", "EMPTY", "whitespaces_only",
+                       "WHITESPACES_ONLY", "between", "in", "not", "matches", "where", "with", "labels", "days",
+                       "hours", "minutes", "B", "KB", "MB", "GB", "TB"})
 #: how a single expected token reads, in the order phrases are listed
-_TOKEN_PHRASES = {
-    "and": "'and'",
-    "AND": "'and'",
-    "=": "'='",
-    ",": "','",
-    "]": "']'",
-    ")": "')'",
-    "}": "'}'",
-    "[": "'['",
-    "{": "'{'",
-    "(": "'('",
-    ":": "':'",
-    "or": "'or'",
-    "where": 'where "<Spark SQL condition>"',
-    "with": "with threshold ... or with <tag> = ...",
-    "labels": 'labels = ["key" = "value"]',
-    "$END": "the end of the ruleset",
-}
-_STATEMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=")
-
-
-def _spelling(name: str) -> str:
-    """What a terminal looks like: its literal text, or its name for a pattern."""
-    if name == "$END":
-        return name
-    pattern = _lark().get_terminal(name).pattern
-    return str(pattern.value) if pattern.type == "str" else name
-
-
-def _describe(spelled: set[str]) -> list[str]:
-    """The tokens a parser state accepts, said the way a DQDL author would, most telling first."""
-    phrases: list[str] = []
-    among_parameters = bool(spelled & _CONDITION_START) and "NAME" in spelled
-    if spelled & _CONDITION_START:
-        phrases.append("a comparison such as '> 10'")
-    if "NAME" in spelled and "(" in spelled and "NUMBER" not in spelled:
-        phrases.append("a rule type such as RowCount")
-    if spelled & _OPERAND_START and not among_parameters:
-        phrases.append('a value such as 10, "text", NULL or avg(last(3))')
-    if spelled & set(_SECTIONS):
-        phrases.append("a section such as Rules = [ ... ]")
-    if "threshold" in spelled:
-        phrases.append("threshold or a tag name")
-    if "STRING" in spelled and not spelled & _OPERAND_START:
-        phrases.append('a string in double quotes such as "name"')
-    for spelling, phrase in _TOKEN_PHRASES.items():
-        if spelling == "=" and "COMPARATOR" in spelled:
-            continue
-        if spelling in spelled and phrase not in phrases:
-            phrases.append(phrase)
-    if spelled & _ARITHMETIC and not spelled & _OPERAND_START:
-        phrases.append("an operator such as + or *")
-    if spelled & _UNITS:
-        phrases.append("a unit such as hours or MB")
-    if among_parameters:
-        phrases.append('another parameter such as "column"')
-    return phrases or sorted(spelled)
-
-
-def _scan(text: str, pos: int) -> tuple[int, int]:
-    """Where the entry (rule, pair...) and the top-level statement containing ``pos`` begin."""
-    depth, entry, statement, i = 0, 0, 0, 0
-    while i < pos:
-        char = text[i]
-        if char == '"':
-            i += 1
-            while i < pos and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif char == "#":
-            while i < pos and text[i] != "\n":
-                i += 1
-        elif char in "[{":
-            depth += 1
-            if depth == 1:
-                entry = i + 1
-        elif char in "]}":
-            depth = max(depth - 1, 0)
-            if depth == 0:
-                entry = statement = i + 1
-        elif char == "," and depth == 1:
-            entry = i + 1
-        i += 1
-    return entry, statement
-
-
-def _position_of(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
-def _accepted(text: str, error: UnexpectedInput, pos: int) -> set[str]:
-    """The terminals really acceptable at the error (LALR's own lists merge contexts)."""
-    try:
-        if isinstance(error, UnexpectedToken) and error.interactive_parser is not None:
-            return set(error.interactive_parser.accepts())
-        interactive = _lark().parse_interactive(text[:pos])
-        interactive.exhaust_lexer()
-        return set(interactive.accepts())
-    except UnexpectedInput:  # pragma: no cover - the prefix before an error parses
-        return set(getattr(error, "expected", None) or getattr(error, "allowed", None) or ())
-
-
-def _syntax_error(text: str, error: UnexpectedInput) -> DqdlError:
-    if isinstance(error, UnexpectedCharacters):
-        pos = error.pos_in_stream or 0
-        found = f"'{text[pos]}'"
-    elif isinstance(error, UnexpectedToken):
-        token = error.token
-        if token.type == "$END":
-            pos, found = len(text.rstrip()), "the end of the ruleset"
-        else:
-            pos, found = token.start_pos or 0, f"'{token}'"
-    else:  # pragma: no cover - LALR reports the end as a $END token
-        pos, found = len(text.rstrip()), "the end of the ruleset"
-    line, column = _position_of(text, pos)
-    spelled = {_spelling(name) for name in _accepted(text, error, pos)}
-    phrases = _describe(spelled)
-    entry, statement = _scan(text, pos)
-    head = _STATEMENT.match(text, statement)
-    if head and head[1] not in _SECTIONS and not text[head.end() :].lstrip().startswith('"'):
-        close = difflib.get_close_matches(head[1], _SECTIONS, 1)
-        if close:
-            line, column = _position_of(text, head.start(1))
-            return DqdlError(f"unknown section '{head[1]}'; did you mean {close[0]}?", line, column, phrases)
-    before = " ".join(text[entry:pos].split())
-    before = before if len(before) <= 60 else "..." + before[-57:]
-    after = f" after {before}" if before else ""
-    shown = phrases[:4]
-    wanted = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-    detail = f"expected {wanted}{after}, found {found}"
-    word = found.strip("'").lower()
-    if word in ("and", "or"):
-        other = "or" if word == "and" else "and"
-        if other in spelled:
-            detail += f"; a chain uses one operator, add parentheses to mix '{word}' with '{other}'"
-        elif word not in spelled:
-            detail += f'; put each side of \'{word}\' in parentheses, e.g. (IsComplete "a") {word} (IsUnique "a")'
-    return DqdlError(detail, line, column, phrases)
-
 
 # ---------------------------------------------------------------- tree -> AST
 
@@ -339,6 +199,9 @@ class _Builder:
             raise _fail(name_token, f"constant '{name}' is already defined")
         resolved = self.literal(value)
         texts = resolved if isinstance(resolved, tuple) else (resolved,)
+        if any(isinstance(t, int | float) for t in texts):
+            raise _fail(name_token, f"constant '{name}' holds a number; constants hold strings, NULL, EMPTY, "
+                        "WHITESPACES_ONLY or lists of them")
         if any(isinstance(t, str) and _CONSTANT_REFERENCE.search(t) for t in texts):
             raise _fail(name_token, f"constant '{name}' refers to another constant; constants cannot be nested")
         self.constants[name] = resolved
@@ -346,6 +209,8 @@ class _Builder:
     def literal(self, item: Token | Tree) -> ConstantValue:
         if isinstance(item, Token):
             return _unquote(item) if item.type == "STRING" else _number(item)
+        if item.data == "keyword":
+            return Keyword(cast(Any, str(item.children[0]).upper()))
         if item.data == "signed_number":
             number = _number(cast(Token, item.children[-1]))
             return -number if len(item.children) == 2 else number
@@ -423,41 +288,65 @@ class _Builder:
     # ------------------------------------------------------------ rules
 
     def rule_node(self, item: Tree) -> RuleNode:
+        if item.data == "group":
+            inner = self.rule_node(cast(Tree, item.children[0]))
+            if len(item.children) == 1:
+                return inner
+            if inner.labels:
+                raise _fail(item, "labels are given twice: inside and after the parentheses")
+            return dataclasses.replace(inner, labels=self.labels(cast(Tree, item.children[1].children[0])))
         if item.data in ("and_rule", "or_rule"):
-            children = tuple(self.rule_node(cast(Tree, c)) for c in item.children)
-            return CompositeRule("and" if item.data == "and_rule" else "or", children, position=_position(item))
+            operator = "and" if item.data == "and_rule" else "or"
+            children: list[RuleNode] = []
+            for child in item.children:
+                node = self.rule_node(cast(Tree, child))
+                if isinstance(node, CompositeRule) and node.operator == operator and not node.labels:
+                    children.extend(node.rules)  # (A) and ((B) and (C)) is (A) and (B) and (C)
+                else:
+                    children.append(node)
+            return CompositeRule(cast(Any, operator), tuple(children), position=_position(item))
         return self.rule(item)
 
-    def parameters(self, tokens: list[Token]) -> tuple[list[Parameter], list[Position], list[bool]]:
+    def parameters(self, params: list[Tree]) -> tuple[list[Parameter], list[Position], list[bool], list[str]]:
+        """Parameter values (constants expanded), positions, whether quoted, and each as written."""
         values: list[Parameter] = []
         positions: list[Position] = []
         quoted: list[bool] = []
-        for token in tokens:
+        written: list[str] = []
+        for param in params:
+            *connector, token = cast(list[Token], param.children)
+            written.append(" ".join([*(str(c) for c in connector), str(token)]))
             if token.type == "CONST_REF":
                 value = self.reference(token)
                 for part in value if isinstance(value, tuple) else (value,):
+                    if isinstance(part, Keyword):
+                        raise _fail(token, f"constant {token} holds {part.name}; a parameter is a string")
                     values.append(part)
                     positions.append(_position(token))
                     quoted.append(True)
                 continue
             if token.type == "STRING":
                 values.append(_unquote(token))
+            elif str(token) in _RESERVED:
+                raise _fail(token, f"'{token}' is a DQDL keyword; write the column name in double quotes: \"{token}\"")
             else:
                 values.append(_number(token) if token.type == "NUMBER" else str(token))
             positions.append(_position(token))
             quoted.append(token.type != "NAME")
-        return values, positions, quoted
+        return values, positions, quoted, written
 
     def rule(self, tree: Tree) -> Rule:
         type_token = cast(Token, tree.children[0])
-        tokens = [c for c in tree.children[1:] if isinstance(c, Token)]
-        values, positions, quoted = self.parameters(tokens)
+        params = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "param"]
+        values, positions, quoted, written = self.parameters(params)
         fields: dict[str, Any] = {}
         tags: dict[str, TagValue] = {}
         for part in tree.children[1:]:
-            if not isinstance(part, Tree):
+            if not isinstance(part, Tree) or part.data == "param":
                 continue
             if part.data == "where_clause":
+                if "where" in fields:
+                    raise _fail(part, "only one where clause is allowed per rule")
                 fields["where"] = self.where(part)
                 fields["where_position"] = _position(part)
             elif part.data == "threshold":
@@ -471,6 +360,8 @@ class _Builder:
                     raise _fail(key_token, f"tag '{key_token}' is given twice")
                 tags[str(key_token)] = self.tag_value(value)
             elif part.data == "labels_clause":
+                if "labels" in fields:
+                    raise _fail(part, "labels are given twice")
                 fields["labels"] = self.labels(cast(Tree, part.children[0]))
             else:
                 fields["condition"] = self.condition(part)
@@ -482,19 +373,22 @@ class _Builder:
             position=_position(type_token),
             parameter_positions=tuple(positions),
             parameter_quoted=tuple(quoted),
+            parameter_texts=tuple(written),
             **fields,
         )
 
     def analyzer(self, tree: Tree) -> Analyzer:
         type_token = cast(Token, tree.children[0])
-        values, positions, _ = self.parameters([c for c in tree.children[1:] if isinstance(c, Token)])
-        where = [c for c in tree.children[1:] if isinstance(c, Tree)]
+        params = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "param"]
+        values, positions, _, written = self.parameters(params)
+        where = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "where_clause"]
         return Analyzer(
             analyzer_type=str(type_token),
             parameters=tuple(values),
             where=self.where(where[0]) if where else None,
             position=_position(type_token),
             parameter_positions=tuple(positions),
+            parameter_texts=tuple(written),
         )
 
     def where(self, tree: Tree) -> str:
@@ -511,9 +405,15 @@ class _Builder:
             value = self.reference(item)
             if isinstance(value, tuple):
                 return tuple(str(v) for v in value)
-            return value
+            return value.name if isinstance(value, Keyword) else value
+        if isinstance(item, Tree) and item.data == "keyword":
+            return str(item.children[0]).upper()
+        if isinstance(item, Tree) and item.data == "string_list":
+            return tuple(_unquote(cast(Token, t)) for t in item.children)
         value = self.literal(item)
-        return tuple(str(v) for v in value) if isinstance(value, tuple) else value
+        if isinstance(value, tuple):  # pragma: no cover - lists are string_list above
+            return tuple(str(v) for v in value)
+        return value.name if isinstance(value, Keyword) else value
 
     def reference(self, token: Token) -> ConstantValue:
         name = str(token)[1:]
@@ -529,11 +429,13 @@ class _Builder:
         negated = bool(children) and isinstance(children[0], Tree) and children[0].data == "not_kw"
         if negated:
             children = children[1:]
+        text = _condition_text(tree)
         if tree.data == "comparison":
             operator, operand = children
-            return Comparison(cast(Any, str(cast(Tree, operator).children[0])), self.operand(operand))
+            written = "".join(str(c) for c in cast(Tree, operator).children)
+            return Comparison(cast(Any, written), self.operand(operand), text)
         if tree.data == "between":
-            return Between(self.operand(children[0]), self.operand(children[1]), negated)
+            return Between(self.operand(children[0]), self.operand(children[1]), negated, text)
         if tree.data == "in_list":
             source = children[0]
             if isinstance(source, Token):
@@ -544,14 +446,16 @@ class _Builder:
                 values = tuple(self.operand(c) for c in source.children)
             if not values:
                 raise _fail(tree, "empty list after 'in': give at least one value")
-            return InList(values, negated)
+            return InList(values, negated, text)
         pattern_item = cast(Token, children[0])
         pattern = self.reference(pattern_item) if pattern_item.type == "CONST_REF" else _unquote(pattern_item)
         if not isinstance(pattern, str):
             raise _fail(pattern_item, "'matches' takes a regular expression in double quotes")
-        return Matches(pattern, negated)
+        return Matches(pattern, negated, text)
 
-    def value_operand(self, value: str | int | float, where: Token | Tree) -> Operand:
+    def value_operand(self, value: str | int | float | Keyword, where: Token | Tree) -> Operand:
+        if isinstance(value, Keyword):
+            return value
         if isinstance(value, str):
             return self.string_operand(value, where)
         return NumberLiteral(value)
@@ -580,7 +484,7 @@ class _Builder:
     def operand(self, item: Token | Tree) -> Operand:
         if isinstance(item, Token):
             if item.type == "NUMBER":
-                return NumberLiteral(_number(item))
+                return NumberLiteral(_number(item), str(item))
             if item.type == "STRING":
                 return self.string_operand(_unquote(item), item)
             value = self.reference(item)
@@ -588,6 +492,8 @@ class _Builder:
                 raise _fail(item, f"constant {item} is a list; use it after 'in', e.g. in {item}")
             return self.value_operand(value, item)
         kind = item.data
+        if kind == "paren":
+            return self.operand(item.children[0])
         if kind == "keyword":
             return Keyword(cast(Any, str(item.children[0]).upper()))
         if kind in ("duration", "size"):
@@ -600,7 +506,7 @@ class _Builder:
         if kind == "negative":
             inner = self.operand(item.children[1])
             if isinstance(inner, NumberLiteral):
-                return NumberLiteral(-inner.value)
+                return NumberLiteral(-inner.value, f"-{inner.to_dqdl()}")
             return Negative(inner)
         if kind == "binop":
             left, operator, right = item.children
@@ -611,28 +517,63 @@ class _Builder:
         return self.call(item)
 
     def call(self, tree: Tree) -> Operand:
+        """A function of a dynamic expression; a call glueball cannot use stays a FunctionCall (fails at run)."""
         name_token, *arg_items = tree.children
         name = str(name_token)
         args = [self.operand(a) for a in arg_items]
-        if name == "now":
-            if args:
-                raise _fail(tree, "now() takes no arguments")
+        if name == "now" and not args:
             return Now()
-        if name == "last":
-            if len(args) != 1 or not _is_whole(args[0], minimum=1):
-                raise _fail(tree, "last(k) takes one whole number k >= 1, e.g. last(10)")
+        if name == "last" and len(args) == 1 and _is_whole(args[0], minimum=1):
             return LastK(int(cast(NumberLiteral, args[0]).value))
-        if name in _AGGREGATES:
-            if len(args) != 1 or not isinstance(args[0], LastK):
-                raise _fail(tree, f"{name}() takes the metric history last(k), e.g. {name}(last(10))")
+        if name in _AGGREGATES and len(args) == 1 and isinstance(args[0], LastK):
             return Aggregate(cast(Any, name), args[0])
-        if name == "index":
-            if len(args) != 2 or not isinstance(args[0], LastK) or not _is_whole(args[1], minimum=0):
-                raise _fail(tree, "index() takes last(k) and a position, e.g. index(last(10), 2)")
+        if (name == "index" and len(args) == 2 and isinstance(args[0], LastK)
+                and _is_whole(args[1], minimum=0)):
             return IndexOf(args[0], int(cast(NumberLiteral, args[1]).value))
-        supported = ", ".join(["now", "last", *_AGGREGATES, "index"])
-        raise _fail(name_token, f"unknown function {name}(); DQDL supports {supported}")
+        return FunctionCall(name, tuple(args))
 
 
 def _is_whole(operand: Operand, minimum: int) -> bool:
     return isinstance(operand, NumberLiteral) and isinstance(operand.value, int) and operand.value >= minimum
+
+
+# ---------------------------------------------------------------- text as the reference prints it
+
+
+def _written(item: Token | Tree) -> str:
+    """An operand as the reference prints it: its own digits, strings and parentheses, canonical spacing."""
+    if isinstance(item, Token):
+        return str(item)
+    kind = item.data
+    parts = [_written(c) for c in item.children]
+    if kind == "paren":
+        return f"({parts[0]})"
+    if kind == "keyword":
+        return parts[0].upper()
+    if kind in ("duration", "size", "binop"):
+        return " ".join(parts)
+    if kind == "negative":
+        return "".join(parts)
+    if kind == "comparator":
+        return "".join(parts)
+    if kind in ("duration_unit", "size_unit", "not_kw"):
+        return parts[0]
+    name, *arguments = parts  # call
+    return f"{name}({','.join(arguments)})"
+
+
+def _condition_text(tree: Tree) -> str:
+    children = list(tree.children)
+    prefix = ""
+    if children and isinstance(children[0], Tree) and children[0].data == "not_kw":
+        prefix, children = "not ", children[1:]
+    if tree.data == "comparison":
+        return f"{_written(children[0])} {_written(children[1])}"
+    if tree.data == "between":
+        return f"{prefix}between {_written(children[0])} and {_written(children[1])}"
+    if tree.data == "in_list":
+        source = children[0]
+        if isinstance(source, Token):
+            return f"{prefix}in {source}"
+        return f"{prefix}in [{','.join(_written(c) for c in source.children)}]"
+    return f"{prefix}matches {children[0]}"

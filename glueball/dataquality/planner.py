@@ -22,7 +22,11 @@ plan counts the Spark actions it runs (:attr:`Plan.passes`); the evaluator count
 
 Column names and ``where`` clauses are checked here, before any data is read: a rule that names a
 column the data lacks, or has a ``where`` clause Spark cannot analyze, is refused with
-:class:`PlanError` (its outcome is ``Error``), leaving the other rules to run.
+:class:`PreconditionFailed`, leaving the other rules to run. Should a shared pass still fail — Spark
+refusing one rule's aggregate when it analyzes the pass, or a value it cannot convert while running
+it — its aggregates are tried again in halves until the failing ones are found: only the rules
+reading those fail, and the pass count grows only when something failed (an analysis that fails
+runs no job and is not counted).
 """
 
 from __future__ import annotations
@@ -35,14 +39,20 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructField
 
-__all__ = ["Grouping", "Plan", "PlanError"]
+__all__ = ["Grouping", "Plan", "PlanError", "PreconditionFailed"]
 
 #: internal column names get this prefix (never a user column's)
 HELPER = "__dq_"
 
 
 class PlanError(ValueError):
-    """A rule that cannot be planned (unknown column, bad where clause...): its outcome is Error."""
+    """A rule that cannot be planned (an unknown alias, invalid SQL...): its outcome is Error."""
+
+
+class PreconditionFailed(PlanError):
+    """The data does not meet a rule's precondition — a column it lacks, or of a type the rule cannot
+    use, a ``where`` clause its columns cannot satisfy: the rule is Failed with this reason, as deequ
+    (Glue's engine) fails a constraint whose precondition does not hold."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class Plan:
     def field(self, name: str) -> StructField:
         """The frame's field called ``name`` (case-insensitively, as Spark SQL resolves it)."""
         found = self.fields.get(str(name).lower())
-        if found is None and "." in str(name):
+        if found is None and "." in str(name):  # a field of a struct column: "info.city"
             from pyspark.sql.utils import AnalysisException
 
             try:
@@ -86,14 +96,16 @@ class Plan:
             except AnalysisException:
                 pass
         if found is None:
-            raise PlanError(f"Input data does not include column {name}!")
+            raise PreconditionFailed(f"Input data does not include column {name}!")
         return found
 
     def column(self, name: str) -> Column:
+        """The column ``name`` (a top-level column, however spelled, or a ``struct.field`` path)."""
         from pyspark.sql import functions as F
 
         field = self.fields.get(str(name).lower())
         return F.col(f"`{field.name}`") if field is not None else F.col(str(name))
+
 
     def where(self, text: str | None) -> Column | None:
         """The ``where`` clause as a boolean column (NULL counts as false), checked against the data."""
@@ -107,7 +119,8 @@ class Plan:
                 condition = F.expr(text)
                 self.frame.select(condition)  # analyzed at once: unknown columns and syntax errors surface here
             except (ParseException, AnalysisException) as error:
-                raise PlanError(f'The where clause "{text}" is not valid Spark SQL: {_first_line(error)}') from None
+                raise PreconditionFailed(f'The where clause "{text}" is not valid Spark SQL: '
+                                         f"{_first_line(error)}") from None
             self._wheres[text] = F.coalesce(condition.cast("boolean"), F.lit(False))
         return self._wheres[text]
 
@@ -149,7 +162,7 @@ class Plan:
 
     def grouped(self, columns: Sequence[str], where: str | None = None) -> Grouping:
         """Frequency statistics of the value combinations of ``columns`` (rows passing ``where``)."""
-        names = tuple(sorted({self.field(c).name for c in columns}, key=str.lower))
+        names = tuple(sorted({self.path(c) for c in columns}, key=str.lower))
         self.where(where)  # checked before any data is read
         key = (names, where)
         if key not in self._groupings:
@@ -157,6 +170,14 @@ class Plan:
             self._groupings[key] = Grouping(f"{prefix}.distinct", f"{prefix}.unique", f"{prefix}.rows",
                                             f"{prefix}.nlogn", f"{prefix}.count")
         return self._groupings[key]
+
+    def path(self, name: str) -> str:
+        """How a column is named in the plan: its own spelling, or the checked ``struct.field`` path."""
+        field = self.fields.get(str(name).lower())
+        if field is not None:
+            return field.name
+        self.field(name)
+        return str(name)
 
     def own_pass(self, description: str, run: Callable[[], float | None]) -> str:
         """A pass of its own (one Spark action) whose single number ``run`` returns."""
@@ -183,53 +204,95 @@ class Plan:
             raise self._errors[key]
         return self._values[key]
 
-    def _run_aggregation(self) -> None:
-        if not self._aggregates:
-            return
-        columns = [aggregate.alias(alias) for alias, aggregate in self._aggregates.values()]
-        self.passes += 1
+    def _refused(self, descriptions: Sequence[str]) -> list[str]:
+        """The aggregates Spark refuses to analyze (halving the set; analysis runs no job), with their errors."""
+        from pyspark.sql.utils import AnalysisException
+
         try:
-            row = self.frame.agg(*columns).collect()[0]
-        except Exception as error:  # noqa: BLE001
-            self._errors.update(dict.fromkeys(self._aggregates, error))
+            self.frame.agg(*[self._aggregates[d][1].alias(self._aggregates[d][0]) for d in descriptions])
+            return []
+        except AnalysisException as error:
+            if len(descriptions) == 1:
+                self._errors[descriptions[0]] = PlanError(f"{descriptions[0]} cannot be computed: "
+                                                          f"{_first_line(error)}")
+                return list(descriptions)
+            half = len(descriptions) // 2
+            return self._refused(descriptions[:half]) + self._refused(descriptions[half:])
+
+    def _run_aggregation(self, descriptions: Sequence[str] | None = None) -> None:
+        """One pass for ``descriptions`` (all aggregates); when it fails, each half again, to isolate."""
+        wanted = list(self._aggregates) if descriptions is None else list(descriptions)
+        if descriptions is None and wanted:
+            refused = set(self._refused(wanted))
+            wanted = [d for d in wanted if d not in refused]
+        if not wanted:
             return
-        for description, (alias, _) in self._aggregates.items():
-            value = row[alias]
+        columns = [self._aggregates[d][1].alias(self._aggregates[d][0]) for d in wanted]
+        try:
+            aggregated = self.frame.agg(*columns)  # analyzed here: no job runs
+            self.passes += 1
+            row = aggregated.collect()[0]
+        except Exception as error:  # noqa: BLE001 - isolated below: only the failing aggregates fail
+            if len(wanted) == 1:
+                self._errors[wanted[0]] = error
+                return
+            half = len(wanted) // 2
+            self._run_aggregation(wanted[:half])
+            self._run_aggregation(wanted[half:])
+            return
+        for description in wanted:
+            value = row[self._aggregates[description][0]]
             self._values[description] = None if value is None else float(value)
 
-    def _run_groupings(self) -> None:
-        """One action for every column set: a union of per-set frequency aggregations, one row each."""
-        if not self._groupings:
-            return
-        from functools import reduce
-
+    def _frequencies(self, names: tuple[str, ...], where: str | None, index: int) -> DataFrame:
+        """One row of frequency statistics for the value combinations of ``names``."""
         from pyspark.sql import functions as F
 
         count = f"{HELPER}n"
         n = F.col(count)
-        parts = []
+        condition = self.where(where)
+        base = self.frame if condition is None else self.frame.where(condition)
+        keys = [f"{HELPER}g{i}" for i in range(len(names))]
+        frequencies = (base.select(*[self.column(c).alias(k) for c, k in zip(names, keys, strict=True)])
+                       .groupBy(*keys).agg(F.count(F.lit(1)).alias(count)))
+        seen = F.lit(False)
+        for key in keys:  # a combination of NULLs only is no value (deequ, Glue's engine, drops it too)
+            seen = seen | F.col(key).isNotNull()
+        return frequencies.agg(
+            F.lit(index).alias("set"), F.sum(n).cast("double").alias("count"),
+            F.count_if(seen).cast("double").alias("distinct"),
+            F.count_if(seen & (n == 1)).cast("double").alias("unique"),
+            F.sum(F.when(seen, n)).cast("double").alias("rows"),
+            F.sum(F.when(seen, n * F.log(n))).cast("double").alias("nlogn"))
+
+    def _run_groupings(self, indexes: Sequence[int] | None = None) -> None:
+        """One action for every column set: a union of per-set frequency aggregations, one row each.
+
+        Should it fail, each half of the column sets runs again, so that only a failing set fails.
+        """
+        from functools import reduce
+
         specs = list(self._groupings.items())
-        for index, ((names, where), _grouping) in enumerate(specs):
-            base = self.frame if where is None else self.frame.where(self._wheres[where])
-            frequencies = base.groupBy(*[F.col(f"`{c}`") for c in names]).agg(F.count(F.lit(1)).alias(count))
-            seen = F.lit(False)
-            for name in names:  # a combination of NULLs only is no value (deequ, Glue's engine, drops it too)
-                seen = seen | F.col(f"`{name}`").isNotNull()
-            parts.append(frequencies.agg(
-                F.lit(index).alias("set"), F.sum(n).cast("double").alias("count"),
-                F.count_if(seen).cast("double").alias("distinct"),
-                F.count_if(seen & (n == 1)).cast("double").alias("unique"),
-                F.sum(F.when(seen, n)).cast("double").alias("rows"),
-                F.sum(F.when(seen, n * F.log(n))).cast("double").alias("nlogn")))
-        self.passes += 1
+        wanted = list(range(len(specs))) if indexes is None else list(indexes)
+        if not wanted:
+            return
         try:
-            found = {row["set"]: row for row in reduce(lambda a, b: a.unionByName(b), parts).collect()}
-        except Exception as error:  # noqa: BLE001
-            for _, grouping in specs:
+            parts = [self._frequencies(specs[i][0][0], specs[i][0][1], i) for i in wanted]  # analyzed: no job
+            union = reduce(lambda a, b: a.unionByName(b), parts)
+            self.passes += 1
+            found = {row["set"]: row for row in union.collect()}
+        except Exception as error:  # noqa: BLE001 - isolated below
+            if len(wanted) == 1:
+                grouping = specs[wanted[0]][1]
                 keys_of = (grouping.distinct, grouping.unique, grouping.rows, grouping.n_log_n, grouping.count)
                 self._errors.update(dict.fromkeys(keys_of, error))
+                return
+            half = len(wanted) // 2
+            self._run_groupings(wanted[:half])
+            self._run_groupings(wanted[half:])
             return
-        for index, (_, grouping) in enumerate(specs):
+        for index in wanted:
+            grouping = specs[index][1]
             row = found[index]
             self._values[grouping.count] = row["count"] or 0.0
             self._values[grouping.distinct] = row["distinct"] or 0.0

@@ -14,6 +14,7 @@ rulesets against it.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ __all__ = [
     "ANOMALY_RULE_TYPES",
     "COLUMN_DATA_TYPES",
     "RULE_TYPES",
+    "DECIMAL_TYPE",
+    "SUPPORTED_TAGS",
     "ConditionUse",
     "ParamKind",
     "RuleTypeSpec",
@@ -31,6 +34,7 @@ __all__ = [
     "is_row_level",
     "metric_names",
     "rule_type",
+    "unsupported_tags",
 ]
 
 
@@ -80,8 +84,11 @@ CONDITION_EXAMPLES = {
     ValueKind.CHECKSUMS: "'in [\"<checksum>\"]'",
 }
 
-#: ColumnDataType's expected types, as AWS documents them (matched case-insensitively)
-COLUMN_DATA_TYPES = ("Boolean", "Date", "Timestamp", "Integer", "Double", "Float", "Long")
+#: ColumnDataType's expected types (matched case-insensitively); ``DECIMAL(p,s)`` besides
+COLUMN_DATA_TYPES = ("Boolean", "Date", "Timestamp", "Integer", "Double", "Float", "Long", "Short", "Byte",
+                     "Decimal", "String")
+#: ``DECIMAL(precision, scale)`` as a ColumnDataType type name
+DECIMAL_TYPE = re.compile(r"decimal\s*\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\)", re.I)
 
 #: the rule types DetectAnomalies can watch (AWS spells CustomSql "CustomSQL" there)
 ANOMALY_RULE_TYPES = (
@@ -194,7 +201,7 @@ def _primary_key(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]
 def _column_length(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]:
     names = [f"Column.{params[0]}.MinimumLength", f"Column.{params[0]}.MaximumLength"]
     if isinstance(node, Rule) and node.threshold is not None:
-        names.append(f"Column.{params[0]}.ColumnLength.Compliance")
+        names.append(f"Column.{params[0]}.LengthCompliance")
     return tuple(names)
 
 
@@ -224,8 +231,16 @@ def _anomalies(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]:
     return spec.metrics(params[1:], None) if spec else ()
 
 
+def _custom_sql(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]:
+    if isinstance(node, Rule) and node.condition is None:
+        return ("Dataset.*.CustomSQL.Compliance",)
+    return ("Dataset.*.CustomSQL",)
+
+
 def _all_statistics(params: tuple[Parameter, ...], _: object) -> tuple[str, ...]:
-    column = params[0]
+    column = params[0]  # AllColumns: the data's columns are not known here; the history of RowCount is read
+    if column == "AllColumns":
+        return ("Dataset.*.RowCount",)
     return ("Dataset.*.RowCount", f"Column.{column}.Completeness", f"Column.{column}.Uniqueness")
 
 
@@ -256,17 +271,18 @@ _SPECS = (
     RuleTypeSpec("RowCount", "Checks the number of rows.", (Signature(()),), ValueKind.NUMBER,
                  _dataset("RowCount"), where=True, dynamic=True, in_analyzers=True),
     RuleTypeSpec("RowCountMatch", "Checks the row count as a ratio of a reference dataset's.",
-                 (Signature((ParamKind.ALIAS,)),), ValueKind.NUMBER, _alias("Dataset", "RowCountMatch")),
+                 (Signature((ParamKind.ALIAS,)),), ValueKind.NUMBER, _alias("Dataset", "RowCountMatch"),
+                 dynamic=True, in_analyzers=True),
     RuleTypeSpec("ColumnCount", "Checks the number of columns.", (Signature(()),), ValueKind.NUMBER,
                  _dataset("ColumnCount"), dynamic=True, in_analyzers=True),
     RuleTypeSpec("ColumnExists", "Checks that a column exists.", (Signature((_C,), _NONE),),
-                 ValueKind.NUMBER, lambda params, _: ()),
+                 ValueKind.NUMBER, lambda params, _: (f"Dataset.{params[0]}.ColumnExists",)),
     RuleTypeSpec("ColumnNamesMatchPattern", "Checks that every column name matches a regex.",
                  (Signature((ParamKind.PATTERN,), _NONE),), ValueKind.NUMBER,
                  _dataset("ColumnNamesPatternMatchRatio")),
     RuleTypeSpec("ColumnDataType", "Checks that a column's values can be cast to a type.",
                  (Signature((_C,)),), ValueKind.DATA_TYPE, _column("ColumnDataType.Compliance"),
-                 where=True, threshold=True, row_level=True),
+                 where=True, threshold=True, row_level=True, in_analyzers=True),
     RuleTypeSpec("ColumnValues", "Checks each value of a column against a condition.", (Signature((_C,)),),
                  ValueKind.COLUMN_VALUES, _column("ColumnValues.Compliance"), where=True, threshold=True,
                  row_level=True, in_analyzers=True),
@@ -291,48 +307,71 @@ _SPECS = (
     _one_column("Mean", "Checks the mean of a numeric column.", numeric=True),
     _one_column("Sum", "Checks the sum of a numeric column.", numeric=True),
     _one_column("StandardDeviation", "Checks the standard deviation of a numeric column.", numeric=True),
+    _one_column("Variance", "Checks the (population) variance of a numeric column.", numeric=True),
     RuleTypeSpec("ColumnCorrelation", "Checks the Pearson correlation of two numeric columns.",
                  (Signature((_C, _C)),), ValueKind.NUMBER, _correlation, where=True, dynamic=True,
                  in_analyzers=True, numeric_columns=True),
     RuleTypeSpec("CustomSql", "Checks the single value of a SQL statement, or (without a condition) "
                  "the rows it returns.", (Signature((ParamKind.SQL,), _OPTIONAL),), ValueKind.NUMBER,
-                 _dataset("CustomSQL"), threshold=True, dynamic=True, row_level=True, in_analyzers=True),
+                 _custom_sql, threshold=True, dynamic=True, row_level=True, in_analyzers=True),
     RuleTypeSpec("DataFreshness", "Checks the age of a date column's values.", (Signature((_C,)),),
-                 ValueKind.DURATION, _column("DataFreshness.Compliance"), where=True, row_level=True),
+                 ValueKind.DURATION, _column("DataFreshness.Compliance"), where=True, row_level=True,
+                 in_analyzers=True),
     RuleTypeSpec("ReferentialIntegrity", "Checks that primary column values exist in a reference dataset.",
                  (Signature((ParamKind.COLUMN_LIST, ParamKind.REFERENCE_COLUMNS)),), ValueKind.NUMBER,
-                 _referential, dynamic=True, row_level=True),
+                 _referential, dynamic=True, row_level=True, in_analyzers=True),
     RuleTypeSpec("DatasetMatch", "Checks how much of the primary dataset matches a reference dataset.",
                  (Signature((ParamKind.ALIAS, ParamKind.KEY_MAPPINGS)),
                   Signature((ParamKind.ALIAS, ParamKind.KEY_MAPPINGS, ParamKind.KEY_MAPPINGS))),
-                 ValueKind.NUMBER, _alias("Dataset", "DatasetMatch"), dynamic=True),
+                 ValueKind.NUMBER, _alias("Dataset", "DatasetMatch"), dynamic=True, in_analyzers=True),
     RuleTypeSpec("SchemaMatch", "Checks how much of the schema matches a reference dataset's.",
                  (Signature((ParamKind.ALIAS,)),), ValueKind.NUMBER, _alias("Dataset", "SchemaMatch"),
-                 dynamic=True),
+                 dynamic=True, in_analyzers=True),
     RuleTypeSpec("AggregateMatch", "Checks the ratio of two aggregations (sum or avg).",
-                 (Signature((ParamKind.AGGREGATE, ParamKind.AGGREGATE)),), ValueKind.NUMBER, _aggregate_match),
+                 (Signature((ParamKind.AGGREGATE, ParamKind.AGGREGATE)),), ValueKind.NUMBER, _aggregate_match,
+                 dynamic=True, in_analyzers=True),
     RuleTypeSpec("DetectAnomalies", "Fails when a metric departs from its history.",
                  (Signature((ParamKind.RULE_NAME,), _NONE, repeat=_C),), ValueKind.NUMBER, _anomalies,
                  parameters_text='the name of a rule such as "RowCount", then that rule\'s parameters'),
     RuleTypeSpec("FileFreshness", "Checks the last-modified time of files.",
                  (Signature(()), Signature((ParamKind.PATH,))), ValueKind.DATE,
-                 _dataset("FileFreshness.Compliance", "FileCount"), threshold=True),
+                 _dataset("FileFreshness.Compliance", "FileCount"), threshold=True, in_analyzers=True),
     RuleTypeSpec("FileSize", "Checks the size of files.", (Signature(()), Signature((ParamKind.PATH,))),
                  ValueKind.SIZE,
                  _dataset("FileSize.Compliance", "FileCount", "MaximumFileSize", "MinimumFileSize"),
-                 threshold=True),
+                 threshold=True, in_analyzers=True),
     RuleTypeSpec("FileMatch", "Compares files with checksums, or two paths with each other.",
                  (Signature(()), Signature((ParamKind.PATH,)), Signature((ParamKind.PATH, ParamKind.PATH), _NONE)),
-                 ValueKind.CHECKSUMS, _dataset("FileCount")),
+                 ValueKind.CHECKSUMS, _dataset("FileCount"), in_analyzers=True),
     RuleTypeSpec("FileUniqueness", "Checks the fraction of files that are not duplicates.",
                  (Signature(()), Signature((ParamKind.PATH,))), ValueKind.NUMBER,
-                 _dataset("FileUniquenessRatio", "FileCount")),
+                 _dataset("FileUniquenessRatio", "FileCount"), in_analyzers=True),
     RuleTypeSpec("AllStatistics", "Analyzer only: a column's statistics.", (Signature((_C,)),),
                  ValueKind.NUMBER, _all_statistics, in_rules=False, in_analyzers=True),
 )
 
 #: every rule type, by its case-sensitive name
 RULE_TYPES: Mapping[str, RuleTypeSpec] = FrozenMap((spec.name, spec) for spec in _SPECS)
+
+_FILE_FILTER_TAGS = ("uriRegex", "recentFiles", "filterOrder")
+#: the ``with <tag> = value`` tags each rule type honours (``threshold`` aside). The reference grammar
+#: takes any tag name; a rule carrying one its type does not honour fails with Error when evaluated,
+#: rather than being evaluated as if the tag were not there.
+SUPPORTED_TAGS: Mapping[str, tuple[str, ...]] = FrozenMap({
+    "ColumnValues": ("ignoreCase", "timeZone"),
+    "ColumnDataType": ("format",),
+    "DataFreshness": ("timeZone",),
+    "FileFreshness": ("timeZone", *_FILE_FILTER_TAGS),
+    "FileSize": _FILE_FILTER_TAGS,
+    "FileMatch": ("hashAlgorithm", "matchFileName", *_FILE_FILTER_TAGS),
+    "FileUniqueness": ("hashAlgorithm", *_FILE_FILTER_TAGS),
+})
+
+
+def unsupported_tags(rule: Rule) -> list[str]:
+    """The tags of ``rule`` that its rule type does not honour."""
+    known = SUPPORTED_TAGS.get(rule.rule_type, ())
+    return [key for key in rule.tags if key not in known]
 
 
 def rule_type(name: str) -> RuleTypeSpec:

@@ -134,8 +134,6 @@ REJECTED = {
     "RowCountMatch": [
         ("RowCountMatch > 0.9",
          "line 1, column 11: RowCountMatch takes 1 parameter (a reference data source alias), got 0"),
-        ('RowCountMatch "ref" > avg(last(3))',
-         "line 1, column 31: RowCountMatch does not support dynamic rules (last(k))"),
         ('RowCountMatch "ref" matches "x"', "line 1, column 31: 'matches' compares text; RowCountMatch takes a "
          "condition such as '> 10' or 'between 0.9 and 1.0'"),
     ],
@@ -160,9 +158,10 @@ REJECTED = {
     ],
     "ColumnDataType": [
         ('ColumnDataType "colA" = "Strng"', 'line 1, column 33: ColumnDataType: unknown type "Strng"; expected one '
-         "of Boolean, Date, Timestamp, Integer, Double, Float, Long"),
+         "of Boolean, Date, Timestamp, Integer, Double, Float, Long, Short, Byte, Decimal, String or "
+         "DECIMAL(precision,scale)"),
         ('ColumnDataType "colA" > "INTEGER"', 'line 1, column 33: ColumnDataType takes a type name such as = '
-         '"INTEGER" (one of Boolean, Date, Timestamp, Integer, Double, Float, Long)'),
+         '"INTEGER" (one of Boolean, Date, Timestamp, Integer, Double, Float, Long, Short, Byte, Decimal, String)'),
         ('ColumnDataType "colA"', "line 1, column 11: ColumnDataType needs a condition such as '= \"INTEGER\"'"),
     ],
     "ColumnValues": [
@@ -276,8 +275,6 @@ REJECTED = {
     "AggregateMatch": [
         ('AggregateMatch "sum(amount)" "max(total)" = 1.0', 'line 1, column 40: AggregateMatch: expected an '
          'aggregation such as "sum(amount)" or "avg(reference.rating)", found "max(total)"'),
-        ('AggregateMatch "sum(a)" "sum(b)" > avg(last(2))',
-         "line 1, column 44: AggregateMatch does not support dynamic rules (last(k))"),
     ],
     "DetectAnomalies": [
         ('DetectAnomalies "Foo"', "line 1, column 27: DetectAnomalies: cannot watch 'Foo'; anomaly detection covers "
@@ -331,7 +328,7 @@ REJECTED = {
 def test_every_rule_type_of_the_issue_is_registered_and_covered_here() -> None:
     assert set(ISSUE_RULE_TYPES) <= set(RULE_TYPES)
     assert set(VALID) == set(ISSUE_RULE_TYPES) == set(REJECTED)
-    assert set(RULE_TYPES) - set(ISSUE_RULE_TYPES) == {"AllStatistics"}
+    assert set(RULE_TYPES) - set(ISSUE_RULE_TYPES) == {"AllStatistics", "Variance"}
 
 
 @pytest.mark.parametrize(("name", "text"), [(name, text) for name, texts in VALID.items() for text in texts])
@@ -376,13 +373,13 @@ def test_composite_children_are_checked_too() -> None:
         ("RowCount > 1", ("Dataset.*.RowCount",)),
         ('RowCountMatch "reference" >= 0.9', ("Dataset.reference.RowCountMatch",)),
         ("ColumnCount > 1", ("Dataset.*.ColumnCount",)),
-        ('ColumnExists "a"', ()),
+        ('ColumnExists "a"', ("Dataset.a.ColumnExists",)),
         ('ColumnNamesMatchPattern "aws_.*"', ("Dataset.*.ColumnNamesPatternMatchRatio",)),
         ('ColumnDataType "a" = "Integer"', ("Column.a.ColumnDataType.Compliance",)),
         ('ColumnValues "a" > 1', ("Column.a.ColumnValues.Compliance",)),
         ('ColumnLength "a" = 5', ("Column.a.MinimumLength", "Column.a.MaximumLength")),
         ('ColumnLength "a" = 5 with threshold > 0.9',
-         ("Column.a.MinimumLength", "Column.a.MaximumLength", "Column.a.ColumnLength.Compliance")),
+         ("Column.a.MinimumLength", "Column.a.MaximumLength", "Column.a.LengthCompliance")),
         ('Completeness "a" > 0.9', ("Column.a.Completeness",)),
         ('IsComplete "a"', ("Column.a.Completeness",)),
         ('Uniqueness "a" > 0.9', ("Column.a.Uniqueness",)),
@@ -434,7 +431,7 @@ def test_where_and_threshold_support_follow_the_aws_rule_type_table() -> None:
     assert with_where == {
         "RowCount", "ColumnDataType", "ColumnValues", "ColumnLength", "Completeness", "IsComplete", "Uniqueness",
         "IsUnique", "IsPrimaryKey", "UniqueValueRatio", "DistinctValuesCount", "Entropy", "Mean", "Sum",
-        "StandardDeviation", "ColumnCorrelation", "DataFreshness",
+        "StandardDeviation", "Variance", "ColumnCorrelation", "DataFreshness",
     }
     with_threshold = {name for name, spec in RULE_TYPES.items() if spec.threshold}
     assert with_threshold == {
@@ -475,7 +472,8 @@ def test_row_level_rules() -> None:
 def test_dynamic_support() -> None:
     dynamic = {name for name, spec in RULE_TYPES.items() if spec.dynamic}
     assert {"RowCount", "ColumnCount", "Completeness", "Uniqueness", "Mean", "CustomSql"} <= dynamic
-    assert not dynamic & {"ColumnValues", "ColumnLength", "RowCountMatch", "AggregateMatch", "FileSize"}
+    assert {"RowCountMatch", "AggregateMatch", "Variance"} <= dynamic  # numeric metrics, as in the reference
+    assert not dynamic & {"ColumnValues", "ColumnLength", "FileSize"}
 
 
 # ---------------------------------------------------------------- data sources, labels, analyzers

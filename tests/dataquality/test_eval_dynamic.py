@@ -75,7 +75,7 @@ def test_dynamic_rules_read_the_history(people: Any) -> None:
         Mean "age" between min(last(5)) and max(last(5)),
         RowCount = sum(last(3)) - 9,
         RowCount > median(last(4)) + std(last(3)),
-        Completeness "age" > index(last(3), 2),
+        Completeness "age" > index(last(3),2),
         Sum "age" > avg(last(3))
     ]"""
     evaluation = evaluate(people, text, history=history)
@@ -88,7 +88,7 @@ def test_dynamic_rules_read_the_history(people: Any) -> None:
         "RowCount > 5", "RowCount <= 4.5", 'Completeness "age" >= 0.8', 'Mean "age" between 30 and 40']
     assert evaluation.rules[6].evaluated_rule == evaluation.rules[6].rule
     assert evaluation.rules[6].outcome == "Error"  # one earlier value only
-    assert "index(last(3), 2): only 1 earlier value(s) of Column.age.Completeness" in (
+    assert "index(last(3),2): only 1 earlier value(s) of Column.age.Completeness" in (
         evaluation.rules[6].failure_reason or "")
     assert evaluation.rules[7].outcome == "Error"
     assert evaluation.rules[7].failure_reason == ("no earlier values of Column.age.Sum in this evaluation context: "

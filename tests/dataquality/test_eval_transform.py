@@ -18,7 +18,7 @@ pytestmark = pytest.mark.spark
 RULESET = """Rules = [
     RowCount = 6,
     IsComplete "age",
-    ColumnValues "city" in ["paris", "rome", "oslo"] with threshold > 0.8 labels = ["owner" = "geo"]
+    ColumnValues "city" in ["paris","rome","oslo"] with threshold > 0.8 labels=["owner"="geo"]
 ]"""
 QUIET = {"enableDataQualityResultsPublishing": False}
 
@@ -36,7 +36,7 @@ def test_apply_returns_glue_rule_outcomes(frame: DynamicFrame) -> None:
     rows = df.collect()
     assert [(r.Rule, r.Outcome) for r in rows] == [
         ("RowCount = 6", "Passed"), ('IsComplete "age"', "Failed"),
-        ('ColumnValues "city" in ["paris", "rome", "oslo"] with threshold > 0.8 labels = ["owner" = "geo"]',
+        ('ColumnValues "city" in ["paris","rome","oslo"] with threshold > 0.8 labels=["owner"="geo"]',
          "Passed")]
     assert rows[1].FailureReason == "Value: 0.8333333333333334 does not meet the constraint requirement!"
     assert rows[0].EvaluatedMetrics == {"Dataset.*.RowCount": 6.0}
@@ -55,8 +55,8 @@ def test_process_rows_returns_both_frames(frame: DynamicFrame) -> None:
                                  "DataQualityEvaluationResult"]
     failed = {r.id: r.DataQualityRulesFail for r in rows.filter("DataQualityEvaluationResult = 'Failed'").collect()}
     assert failed == {3: ['IsComplete "age"'],
-                      6: ['ColumnValues "city" in ["paris", "rome", "oslo"] with threshold > 0.8 '
-                          'labels = ["owner" = "geo"]']}
+                      6: ['ColumnValues "city" in ["paris","rome","oslo"] with threshold > 0.8 '
+                          'labels=["owner"="geo"]']}
     assert results["ruleOutcomes"].count() == 3
 
 

@@ -37,7 +37,7 @@ job.init(args["JOB_NAME"], args)
 
 orders = glue.create_dynamic_frame.from_options("s3", {"paths": [args["input"]]}, format="json")
 DATASET_RULES = ["RowCount > 3", 'Mean "amount" < ' + args["max_mean"]]
-ROW_RULES = ['IsComplete "order_id"', 'ColumnValues "amount" > 0', 'ColumnValues "status" in ["new", "shipped"]']
+ROW_RULES = ['IsComplete "order_id"', 'ColumnValues "amount" > 0', 'ColumnValues "status" in ["new","shipped"]']
 ruleset = "Rules = [" + ", ".join(DATASET_RULES + ROW_RULES) + "]"
 
 checked = EvaluateDataQuality().process_rows(
@@ -105,7 +105,7 @@ def test_passed_rows_are_curated_and_failed_rows_quarantined(job_home: Path) -> 
     quarantined = {o.get("order_id"): o["failed_rules"]
                    for o in read_json_lines(job_home / "s3" / "lake" / "quarantine" / "good")}
     assert quarantined == {2: ['ColumnValues "amount" > 0'], None: ['IsComplete "order_id"'],
-                           4: ['ColumnValues "status" in ["new", "shipped"]']}
+                           4: ['ColumnValues "status" in ["new","shipped"]']}
     from glueball.app import Glueball, embedded_client
     from glueball.config import Settings
 
