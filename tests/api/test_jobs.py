@@ -62,9 +62,10 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ({"Command": {"Name": "glueray"}}, "Ray jobs (Command.Name glueray) are not supported by glueball; use glueetl, "
-                                       "gluestreaming or pythonshell"),
-    ({"Command": {"Name": "spark"}}, "Command.Name must be glueetl, gluestreaming or pythonshell, got 'spark'"),
+    ({"Command": {"ScriptLocation": SCRIPT}}, "Command name should not be null or empty"),
+    ({"Command": {"Name": "glueetl", "Runtime": "Ray2.4"}}, "Command.Runtime applies to Ray jobs (glueray) only"),
+    ({"Command": {"Name": "glueray", "Runtime": "Ray2.4"}, "WorkerType": "G.1X", "NumberOfWorkers": 2},
+     "Ray jobs (glueray) use WorkerType Z.2X, got G.1X"),
     ({"Command": {"Name": "glueetl", "ScriptLocation": "relative/x.py"}},
      "Command.ScriptLocation must be an s3:// path or an absolute local path, got 'relative/x.py'"),
     ({"Command": {"Name": "glueetl", "ScriptLocation": "s3://scripts/../../../etc/x.py"}},
@@ -216,3 +217,31 @@ def test_a_server_runs_local_scripts_only_when_told(tmp_path: Any) -> None:
         assert glue.get_job(JobName=name)["Job"]["Command"]["ScriptLocation"] == SCRIPT  # nothing changed
     finally:
         server.stop()
+
+
+def _wait_ended(glue: Any, name: str, run_id: str) -> dict[str, Any]:
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run = glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]
+        if run["JobRunState"] in ("SUCCEEDED", "FAILED", "STOPPED", "TIMEOUT", "ERROR"):
+            return dict(run)
+        time.sleep(0.1)
+    raise AssertionError(f"run {run_id} did not end")
+
+
+def test_any_command_name_is_stored_as_aws_does_and_its_runs_fail_saying_why(glue: Any) -> None:
+    custom = create(glue, Command={"Name": "test_command", "ScriptLocation": SCRIPT})
+    assert glue.get_job(JobName=custom)["Job"]["Command"]["Name"] == "test_command"
+    ray = create(glue, Command={"Name": "glueray", "Runtime": "Ray2.4", "PythonVersion": "3.9",
+                                "ScriptLocation": SCRIPT}, WorkerType="Z.2X", NumberOfWorkers=2)
+    job = glue.get_job(JobName=ray)["Job"]
+    assert (job["Command"]["Runtime"], job["WorkerType"], job["GlueVersion"]) == ("Ray2.4", "Z.2X", "4.0")
+    run = _wait_ended(glue, custom, glue.start_job_run(JobName=custom)["JobRunId"])
+    assert run["JobRunState"] == "FAILED"
+    assert run["ErrorMessage"].startswith("Command.Name 'test_command' is not a job type glueball can run")
+    run = _wait_ended(glue, ray, glue.start_job_run(JobName=ray)["JobRunId"])
+    assert (run["JobRunState"], run["ErrorMessage"]) == (
+        "FAILED", "Ray jobs (Command.Name glueray) cannot run on glueball: it runs Spark (glueetl, gluestreaming) "
+                  "and Python shell (pythonshell) jobs")
