@@ -333,14 +333,14 @@ def join(frame1: DynamicFrame, paths1: list[str] | str, paths2: list[str] | str,
     if not keys1 or len(keys1) != len(keys2):
         raise GlueRuntimeError(f"join needs as many keys in paths1 as in paths2, got {keys1} and {keys2}")
     left = frame1._df
-    left_types = {f.name: f.dataType for f in left.schema.fields}
+    left_types = {f.name: f.dataType.simpleString() for f in left.schema.fields}  # nullability aside
     key_fields2 = {split_path(path)[0] for path in keys2}
     taken = set(left.columns)
     renames: dict[str, str] = {}
     shared: set[str] = set()
     for field in frame2._df.schema.fields:
         name = field.name
-        if name in left_types and name not in key_fields2 and left_types[name] == field.dataType:
+        if name in left_types and name not in key_fields2 and left_types[name] == field.dataType.simpleString():
             shared.add(name)
             renames[name] = "__glueball_shared_" + name  # a temporary name: merged into frame1's column below
             continue
