@@ -55,7 +55,8 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
     worker_job = glue.get_job(JobName=workers)["Job"]
     assert (worker_job["WorkerType"], worker_job["NumberOfWorkers"], worker_job["MaxCapacity"]) == ("G.2X", 5, 10.0)
     assert worker_job["Timeout"] == 2880
-    assert client_error(lambda: glue.create_job(Name=name, Role="r", Command={"Name": "glueetl"})) == \
+    assert client_error(lambda: glue.create_job(Name=name, Role="r", Command={"Name": "glueetl",
+                                                                               "ScriptLocation": SCRIPT})) == \
         ("AlreadyExistsException", f"Job with name: {name} already exists")
     assert client_error(lambda: glue.get_job(JobName=name + "_x")) == \
         ("EntityNotFoundException", "Job not found.")
@@ -63,8 +64,11 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
 
 @pytest.mark.parametrize(("extra", "message"), [
     ({"Command": {"ScriptLocation": SCRIPT}}, "Command name should not be null or empty"),
-    ({"Command": {"Name": "glueetl", "Runtime": "Ray2.4"}}, "Command.Runtime applies to Ray jobs (glueray) only"),
-    ({"Command": {"Name": "glueray", "Runtime": "Ray2.4"}, "WorkerType": "G.1X", "NumberOfWorkers": 2},
+    ({"Command": {"Name": "gluestreaming"}}, "Script location cannot be null or empty for gluestreaming command"),
+    ({"Command": {"Name": "glueetl", "Runtime": "Ray2.4", "ScriptLocation": SCRIPT}},
+     "Command.Runtime applies to Ray jobs (glueray) only"),
+    ({"Command": {"Name": "glueray", "Runtime": "Ray2.4", "ScriptLocation": SCRIPT}, "WorkerType": "G.1X",
+      "NumberOfWorkers": 2},
      "Ray jobs (glueray) use WorkerType Z.2X, got G.1X"),
     ({"Command": {"Name": "glueetl", "ScriptLocation": "relative/x.py"}},
      "Command.ScriptLocation must be an s3:// path or an absolute local path, got 'relative/x.py'"),
@@ -118,8 +122,11 @@ def test_update_replaces_the_definition(glue: Any) -> None:
     assert job["CreatedOn"] == before["CreatedOn"] and job["LastModifiedOn"] >= before["LastModifiedOn"]
     assert client_error(lambda: glue.update_job(JobName=name, JobUpdate={"Command": {"Name": "glueetl"}})) == \
         ("InvalidInputException", "Role is required")
+    assert client_error(lambda: glue.update_job(JobName=name, JobUpdate={"Role": "r", "Command": {
+        "Name": "glueetl"}})) == ("InvalidInputException",
+                                  "Script location cannot be null or empty for glueetl command")
     assert client_error(lambda: glue.update_job(JobName=name + "_x", JobUpdate={
-        "Role": "r", "Command": {"Name": "glueetl"}})) == \
+        "Role": "r", "Command": {"Name": "glueetl", "ScriptLocation": SCRIPT}})) == \
         ("EntityNotFoundException", "Job not found.")
 
 
