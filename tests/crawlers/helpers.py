@@ -58,3 +58,26 @@ class Env:
 def columns_of(table: dict[str, Any]) -> list[str]:
     """The column names of a table's StorageDescriptor."""
     return [c["Name"] for c in table["StorageDescriptor"]["Columns"]]
+
+
+# the shapes of the six files of AWS's "Joining and relationalizing data" tutorial (us-legislators/all)
+LEGISLATORS: dict[str, list[dict[str, Any]]] = {
+    "persons.json": [{"id": "p1", "name": "Ann Smith", "given_name": "Ann", "family_name": "Smith",
+                      "gender": "female", "birth_date": "1950-01-01", "image": "http://x/p1.jpg",
+                      "links": [{"note": "wiki", "url": "http://w/ann"}],
+                      "identifiers": [{"scheme": "bioguide", "identifier": "S001"}],
+                      "contact_details": [{"type": "twitter", "value": "@ann"}]}],
+    "memberships.json": [{"area_id": "a1", "on_behalf_of_id": "party/d", "organization_id": "o1",
+                          "role": "member", "person_id": "p1", "legislative_period_id": "term/114",
+                          "start_date": "2015-01-03", "end_date": "2017-01-03"}],
+    "organizations.json": [{"id": "o1", "name": "House", "classification": "legislature", "seats": 435,
+                            "type": "lower house", "image": "http://x/o1.png",
+                            "links": [{"note": "site", "url": "http://house.gov"}],
+                            "identifiers": [{"scheme": "wikidata", "identifier": "Q1"}],
+                            "other_names": [{"name": "HoR", "lang": "en"}]}],
+    "events.json": [{"id": "term/114", "name": "114th Congress", "classification": "legislative period",
+                     "organization_id": "o1", "start_date": "2015-01-03", "end_date": "2017-01-03"}],
+    "areas.json": [{"id": "a1", "name": "Alabama", "type": "constituency"}],
+    "countries.json": [{"name": "United States", "code": "us", "country_code": "840",
+                        "wikidata": "Q30", "flag": "http://x/us.png"}],
+}

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.test_crawlers import wait_ready, write_object
-from tests.crawlers.test_crawl_fidelity import LEGISLATORS
+from tests.crawlers.helpers import LEGISLATORS
 from tests.helpers import POSTGRES_ADMIN_URL, ServerProcess, unique
 from tests.jobs.test_runs import create_job, wait_run
 
