@@ -11,6 +11,10 @@ list outputs by that prefix. A compressed text file keeps its codec's extension 
 
 Names observed in AWS's documentation and in users' posts of Glue output listings; plain Spark
 writes (``df.write``) keep Spark's names, as on Glue.
+
+The renaming follows the write: the part files that appeared under the target during it are
+renamed (listing the target before and after). Another writer's part files appearing in the same
+folder at the same moment would be renamed too; they stay complete and readable.
 """
 
 from __future__ import annotations
