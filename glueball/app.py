@@ -39,6 +39,7 @@ from glueball.catalog.tables import TableService
 from glueball.clock import SchedulerClock
 from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.connections import handlers as _connections  # noqa: F401
+from glueball.connections.area import OPEN_ENUMS as CONNECTION_OPEN_ENUMS
 from glueball.connections.area import OPERATIONS as CONNECTION_OPERATIONS
 from glueball.connections.area import ConnectionNeeds
 from glueball.connections.service import ConnectionService
@@ -202,7 +203,8 @@ class Glueball:
         edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None)
         # --auth off: a request names the caller's own catalog; iam: policies decide, resource policies included
         glue_guard = self.authorizer.glue_guard if enforce else own_catalog_only
-        edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True)
+        edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True,
+                              open_enums=CONNECTION_OPEN_ENUMS)
         edge.add_json_service("glueball", INTERNAL_TARGET_PREFIX, validates=False,
                               guard=self.authorizer.internal_guard if enforce else None)
         edge.add_query_service("sts")

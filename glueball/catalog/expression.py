@@ -122,16 +122,22 @@ def _parse_date(text: str) -> dt.date | None:
         return None
 
 
-def _parse_timestamp(text: str) -> dt.datetime | None:
+def _parse_timestamp(text: str) -> tuple[dt.datetime, int] | None:
+    """A timestamp to the nanosecond, as Glue compares them: (the time to the second, nanoseconds).
+
+    Python's datetime stops at microseconds; a bound such as ``'2022-02-01 00:00:00.000000001'`` must
+    still be after ``'2022-02-01 00:00:00'``.
+    """
     match = _TIMESTAMP_TEXT.fullmatch(text.strip())
     if match is None:
         return None
     day, clock = match.group(1), match.group(2) or "00:00"
+    nanos = 0
     if "." in clock:
-        whole, fraction = clock.split(".")
-        clock = f"{whole}.{fraction[:6].ljust(6, '0')}"
+        clock, fraction = clock.split(".")
+        nanos = int(fraction.ljust(9, "0"))
     try:
-        return dt.datetime.fromisoformat(f"{day} {clock}")
+        return dt.datetime.fromisoformat(f"{day} {clock}"), nanos
     except ValueError:
         return None
 

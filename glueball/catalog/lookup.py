@@ -49,7 +49,7 @@ def table_row(session: Session, scope: Scope, database: str, name: str, for_upda
     row = session.scalars(_TABLE_FOR_UPDATE if for_update else _TABLE_BY_NAME, params).one_or_none()
     if row is None:
         database_row(session, scope, database)  # a missing database is reported as such
-        raise EntityNotFoundException(f"Table {fold(name)} not found in database {fold(database)}.")
+        raise EntityNotFoundException(f"Table {fold(name)} not found.")  # AWS's text
     return row
 
 def values_key(values: list[str]) -> str:

@@ -108,14 +108,10 @@ def _qualified(table: TableRow, database: str) -> str:
 
 
 def _check_values(table: TableRow, database: str, values: Sequence[str]) -> None:
+    """One value per partition key, refused in AWS's words (a table without partition keys has no partitions)."""
     keys = _keys_of(table)
-    if not keys:
-        raise InvalidInputException(f"Table {_qualified(table, database)} has no partition keys.")
-    if len(values) != len(keys):
-        raise InvalidInputException(
-            f"The number of partition values ({len(values)}) does not match the number of partition keys "
-            f"({len(keys)}) of table {_qualified(table, database)}."
-        )
+    if not keys or len(values) != len(keys):
+        raise InvalidInputException("The number of partition keys do not match the number of partition values")
 
 
 def _value_rows(table: TableRow, partition_id: int, values: Sequence[str]) -> list[dict[str, Any]]:

@@ -10,6 +10,11 @@ from glueball.store.engine import Store
 
 OPERATIONS = Operations("glue")
 
+# ConnectionProperties keys outside the model's ConnectionPropertyKey enum are accepted, as AWS Glue
+# accepts them: the enum is incomplete (AWS accepts ``SparkProperties``, which is not in it, for the
+# connection types it added later; terraform-provider-aws PR #37731, from the console's own requests).
+OPEN_ENUMS = frozenset({"ConnectionPropertyKey"})
+
 
 @dataclass(frozen=True, eq=False)
 class ConnectionNeeds:

@@ -27,7 +27,15 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from glueball.crawlers.classify import Classification, FileSample, classify, merge_columns
-from glueball.crawlers.grouping import Grouper, TableGroup, Unit, group_at_level, sanitize_name, union_columns
+from glueball.crawlers.grouping import (
+    Grouper,
+    TableGroup,
+    Unit,
+    file_groups,
+    group_at_level,
+    sanitize_name,
+    union_columns,
+)
 from glueball.crawlers.targets import (
     Exclusions,
     FolderListing,
@@ -254,6 +262,22 @@ class _Crawl:
                 raise
         return self._catalog[database]
 
+    def _ensure_database(self, database: str) -> None:
+        """Create the crawler's output database when it does not exist, as a Glue crawler does."""
+        try:
+            self.glue.get_database(Name=database)
+            return
+        except ClientError as exc:
+            if _code(exc) != "EntityNotFoundException":
+                raise
+        try:
+            self.glue.create_database(DatabaseInput={"Name": database})
+        except ClientError as exc:
+            if _code(exc) != "AlreadyExistsException":  # another crawl created it meanwhile
+                raise CrawlError(f"Database {database} does not exist and cannot be created: {exc}") from exc
+            return
+        self.log(f"Created database {database}")
+
     def _owned(self, table: dict[str, Any]) -> bool:
         return (table.get("Parameters") or {}).get("UPDATED_BY_CRAWLER") == self.options.name
 
@@ -273,6 +297,8 @@ class _Crawl:
             raise CrawlError("The crawler has no targets")
         if not catalog_targets and not self.options.database:
             raise CrawlError("The crawler has no DatabaseName")
+        if not catalog_targets:
+            self._ensure_database(self.options.database)
         if self.incremental:
             self.log("Incremental crawl (CRAWL_NEW_FOLDERS_ONLY): only folders added since the last crawl are read")
         specs: list[_TableSpec] = []
@@ -355,19 +381,22 @@ class _Crawl:
             specs.append(spec)
         return specs
 
-    def _classify_folders(self, folders: list[FolderListing], sample_size: int | None) -> list[Unit]:
+    def _classify_folders(self, folders: list[FolderListing], sample_size: int | None,
+                          combine: bool = False) -> list[Unit]:
         units: list[Unit] = []
         total = len(folders)
         for index, folder in enumerate(folders):
             self._check_stop()
             self.progress("classifying", index, total)
-            units.extend(self._classify_folder(folder, sample_size))
+            units.extend(self._classify_folder(folder, sample_size, combine))
         self.progress("classifying", total, total)
         return units
 
-    def _classify_folder(self, folder: FolderListing, sample_size: int | None) -> list[Unit]:
+    def _classify_folder(self, folder: FolderListing, sample_size: int | None, combine: bool = False) -> list[Unit]:
         """Classify up to ``sample_size`` files of a folder (all when unset, as Glue) and cluster them
-        by format; the largest cluster is the folder's unit, the others become file-level tables."""
+        by format, then by schema similarity (:func:`file_groups`; ``combine`` as CombineCompatibleSchemas):
+        the largest format's files are the folder's unit when their schemas are mostly similar; the
+        rest become file-level tables."""
         sampled = folder.files if sample_size is None else folder.files[:sample_size]
         clusters: list[tuple[tuple[str, ...], list[tuple[ObjectEntry, Classification]]]] = []
         for entry in sampled:
@@ -389,24 +418,35 @@ class _Crawl:
         unsampled = folder.files[len(sampled):]
         units = []
         for index, (key, members) in enumerate(clusters):
-            stats = _Stats()
-            for entry, result in members:
-                stats.size += entry.size
-                stats.objects += 1
-                stats.sampled_size += entry.size
-                stats.sampled_records += _records(result, entry.size)
-            files = [entry for entry, _ in members]
-            if index == 0:
-                files.extend(unsampled)
-                stats.size += sum(e.size for e in unsampled)
-                stats.objects += len(unsampled)
-            columns = union_columns([result.columns for _, result in members], merge_columns)
-            units.append(Unit(folder.relative, key, columns, name=files[0].name, file_level=index > 0,
-                              data=_Payload(files, members[0][1], stats)))
+            folder_level, groups = file_groups([result.columns for _, result in members], merge_columns,
+                                               combine or self.options.combine)
+            for position, group in enumerate(groups):
+                main = index == 0 and folder_level
+                extra = unsampled if index == 0 and position == 0 else []
+                units.append(self._unit(folder, key, [members[i] for i in group], extra, file_level=not main))
             if index > 0:
-                self.log(f"{files[0].uri}: {key[0]} data beside {clusters[0][0][0]} data in "
+                self.log(f"{members[0][0].uri}: {key[0]} data beside {clusters[0][0][0]} data in "
                          f"s3 folder {folder.relative or '/'} becomes a table of its own")
+            elif not folder_level:
+                self.log(f"s3 folder {folder.relative or '/'}: the schemas of its {len(members)} {key[0]} files "
+                         f"are not similar; {len(groups)} tables named after their files")
         return units
+
+    @staticmethod
+    def _unit(folder: FolderListing, key: tuple[str, ...], members: list[tuple[ObjectEntry, Classification]],
+              unsampled: list[ObjectEntry], file_level: bool) -> Unit:
+        stats = _Stats()
+        for entry, result in members:
+            stats.size += entry.size
+            stats.objects += 1
+            stats.sampled_size += entry.size
+            stats.sampled_records += _records(result, entry.size)
+        files = [entry for entry, _ in members] + unsampled
+        stats.size += sum(e.size for e in unsampled)
+        stats.objects += len(unsampled)
+        columns = union_columns([result.columns for _, result in members], merge_columns)
+        return Unit(folder.relative, key, columns, name=files[0].name, file_level=file_level,
+                    data=_Payload(files, members[0][1], stats))
 
     def _group(self, units: list[Unit], include_level: int) -> list[TableGroup]:
         if not units:
@@ -528,7 +568,7 @@ class _Crawl:
             previous = ((self.previous or {}).get("s3") or {}).get(include_uri) if self.incremental else None
             known = {_join("", p) for p in ((previous or {}).get("tables") or {}).get("", {}).get("partitions") or []}
             listing = self._list(location, Exclusions(None), known)
-            units = [u for u in self._classify_folders(listing.folders, None) if not u.file_level]
+            units = [u for u in self._classify_folders(listing.folders, None, combine=True) if not u.file_level]
             include_level = 1 + (len(prefix.split("/")) if prefix else 0)
             groups, rejected = group_at_level(units, include_level, include_level, merge_columns)
             for unit in rejected:
@@ -675,6 +715,9 @@ class _Crawl:
                                 ("format", old_sd.get("InputFormat"), new_sd.get("InputFormat"))):
             if old != new and not (spec.catalog_target and label != "columns" and old):
                 changes.append(label)
+        crawled_sd_params = {k: v for k, v in (new_sd.get("Parameters") or {}).items() if k != "UPDATED_BY_CRAWLER"}
+        if spec.catalog_target and not set(crawled_sd_params) <= set(old_sd.get("Parameters") or {}):
+            changes.append("storage parameters")
         deprecated = "DEPRECATED_BY_CRAWLER" in old_params
         if not changes and not deprecated:
             return old_columns
@@ -689,6 +732,7 @@ class _Crawl:
             for member in ("InputFormat", "OutputFormat", "SerdeInfo"):  # fill what a hand-made table lacks
                 if not sd.get(member) and new_sd.get(member):
                     sd[member] = new_sd[member]
+            sd["Parameters"] = {**(sd.get("Parameters") or {}), **crawled_sd_params}
             table_input["StorageDescriptor"] = sd
             table_input["PartitionKeys"] = keys
             params = dict(table_input.get("Parameters") or {})

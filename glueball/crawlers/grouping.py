@@ -27,7 +27,8 @@ Merge = Callable[[Columns, Columns], "Columns | None"]
 class Unit:
     """A set of compatible data objects in one folder (normally all of the folder's files).
 
-    ``file_level`` marks a folder whose files split into incompatible groups: each group is then a
+    ``file_level`` marks files of a folder that split off: another format than the folder's main
+    one, or schemas not similar enough to the others (:func:`file_groups`). Each such group is a
     table of its own, named after its first file, as Glue does for mixed files in one folder.
     """
 
@@ -98,6 +99,31 @@ def mostly_similar(schemas: list[Columns], merge: Merge) -> bool:
     best = max(sum(1 for other in schemas if other is schema or merge(schema, other) is not None)
                for schema in schemas)
     return best * 2 > len(schemas)
+
+
+def file_groups(schemas: list[Columns], merge: Merge, combine_compatible: bool = False) -> tuple[bool, list[list[int]]]:
+    """Glue's similarity rule applied to the files of one format in one folder.
+
+    When the majority of the files' schemas are similar (or ``CombineCompatibleSchemas`` is set) the
+    folder's files are one unit of data named after the folder, like the majority rule for folders;
+    otherwise the crawler "is not able to determine a similar schema" and makes tables named after
+    the files: files similar among themselves share one (named after the first of them).
+
+    Returns:
+        Whether the files are the folder's unit, and the groups of file indexes (one group when they are).
+    """
+    if combine_compatible or mostly_similar(schemas, merge):
+        return True, [list(range(len(schemas)))]
+    clusters: list[tuple[Columns, list[int]]] = []
+    for index, schema in enumerate(schemas):
+        for position, (columns, members) in enumerate(clusters):
+            merged = merge(columns, schema)
+            if merged is not None:
+                clusters[position] = (merged, [*members, index])
+                break
+        else:
+            clusters.append((schema, [index]))
+    return False, [members for _, members in clusters]
 
 
 def partition_keys(parts_per_unit: list[list[str]], depth: int) -> list[str]:

@@ -77,6 +77,7 @@ class Service:
     validates: bool = True
     operations: dict[str, _Mounted] = field(default_factory=dict)
     spool: Path | None = None  # uploads to this service are written here as they arrive
+    open_enums: frozenset[str] = frozenset()  # enum shapes the service does not enforce (edge.validation)
 
     def qualified(self, operation: str) -> str:
         return f"{self.label}.{operation}"
@@ -108,15 +109,17 @@ class Edge:
     # -- wiring (the composition root)
 
     def add_json_service(self, name: str, target_prefix: str, validates: bool = True, guard: Guard | None = None,
-                         default: bool = False) -> Service:
+                         default: bool = False, open_enums: frozenset[str] = frozenset()) -> Service:
         """Serve ``name`` over AWS JSON 1.1 for ``X-Amz-Target: <target_prefix>.*``.
 
         With ``validates`` False the model names the operations (and serves clients) but the
         handlers check their own input (glueball's own operations, whose messages say more than
-        the model's constraints can).
+        the model's constraints can). ``open_enums`` names the model's enum shapes the service
+        accepts other values of.
         """
         model = service_model(name)
-        service = Service(name, JsonProtocol(model, target_prefix), model, target_prefix, guard, validates=validates)
+        service = Service(name, JsonProtocol(model, target_prefix), model, target_prefix, guard, validates=validates,
+                          open_enums=open_enums)
         self.services[name] = service
         self._by_signing_name.setdefault(str(model.signing_name), service)
         self._by_target[target_prefix] = service
@@ -361,7 +364,7 @@ class Edge:
                 raise SerializationException(f"{service.qualified(operation)} expects a JSON object")
             return params
         try:
-            validate(service.model.operation_model(operation).input_shape, params)
+            validate(service.model.operation_model(operation).input_shape, params, service.open_enums)
         except ServiceError as err:
             raise service.protocol.validation_error(err) from err
         return params if isinstance(params, dict) else {}

@@ -39,8 +39,9 @@ def _render(value: Any) -> str:
 
 
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(self, open_enums: frozenset[str] = frozenset()) -> None:
         self.violations: list[str] = []
+        self.open_enums = open_enums
 
     def fail(self, path: str, value: Any, constraint: str) -> None:
         shown = "null" if value is None else f"'{_render(value)}'"
@@ -137,7 +138,7 @@ class _Walker:
             return
         self.bounds(shape, len(value), path, "length", shown=value)
         enum = shape.enum
-        if enum and value not in enum:
+        if enum and value not in enum and shape.name not in self.open_enums:
             self.fail(path, value, f"satisfy enum value set: [{', '.join(enum)}]")
         pattern = shape.metadata.get("pattern")
         if pattern:
@@ -182,8 +183,11 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def validate(shape: StructureShape | None, params: Any) -> None:
+def validate(shape: StructureShape | None, params: Any, open_enums: frozenset[str] = frozenset()) -> None:
     """Check ``params`` against an operation's input shape.
+
+    ``open_enums`` names string shapes whose enum the service itself does not enforce (values outside
+    it are accepted, as the service accepts them).
 
     Raises:
         SerializationException: a value has the wrong JSON type.
@@ -194,7 +198,7 @@ def validate(shape: StructureShape | None, params: Any) -> None:
         if params not in (None, {}):
             raise ValidationException("This operation takes no parameters")
         return
-    walker = _Walker()
+    walker = _Walker(open_enums)
     walker.structure(shape, params, "")
     if walker.violations:
         count = len(walker.violations)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from glueball.errors import InvalidInputException
-from glueball.jobs.models import PYTHON_SHELL, JobRun
+from glueball.jobs.models import PYTHON_SHELL, RAY, SPARK_COMMANDS, JobRun
 from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
 from glueball.runtime import capacity as resources
@@ -147,6 +147,13 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     """
     spec = run.spec
     command = spec["Command"]
+    name = command.get("Name")
+    if name == RAY:
+        raise LaunchError("Ray jobs (Command.Name glueray) cannot run on glueball: it runs Spark (glueetl, "
+                          "gluestreaming) and Python shell (pythonshell) jobs")
+    if name not in (*SPARK_COMMANDS, PYTHON_SHELL):
+        raise LaunchError(f"Command.Name {name!r} is not a job type glueball can run (glueetl, gluestreaming, "
+                          "pythonshell); the job was accepted as AWS Glue accepts it, but a run needs one of those")
     location = command.get("ScriptLocation")
     if not location:
         raise LaunchError(f"Job {run.job_name} has no Command.ScriptLocation")

@@ -23,6 +23,7 @@ Spec = dict[str, Any]
 LOG_GROUP = "/aws-glue/jobs"
 SPARK_COMMANDS = ("glueetl", "gluestreaming")
 PYTHON_SHELL = "pythonshell"
+RAY = "glueray"
 
 
 class JobRunState(StrEnum):

@@ -1,8 +1,9 @@
 """Jobs: definitions (per account and region), validated with Glue's rules.
 
-Glue's rules mirrored here: ``Command.Name`` is ``glueetl`` (default), ``gluestreaming``
-or ``pythonshell``; a Python shell job has 0.0625 (default) or 1 DPU; a Spark job has
-either ``MaxCapacity`` (2-100 whole DPUs, default 10) or ``WorkerType`` with
+Glue's rules mirrored here: ``Command.Name`` is required and any name is stored, as in Glue (a run
+needs ``glueetl``, ``gluestreaming`` or ``pythonshell``, and fails saying so otherwise; ``glueray``
+jobs are stored with their ``Runtime`` and Z.2X workers); a Python shell job has 0.0625
+(default) or 1 DPU; a Spark job has either ``MaxCapacity`` (2-100 whole DPUs, default 10) or ``WorkerType`` with
 ``NumberOfWorkers``, never both; ``Timeout`` is below 7 days (default 2,880 minutes,
 480 for Glue 5.0 and later); ``ExecutionProperty.MaxConcurrentRuns`` defaults to 1;
 UpdateJob's ``JobUpdate`` replaces the whole definition (unspecified members return
@@ -39,6 +40,7 @@ from glueball.errors import (
 from glueball.jobs.models import (
     ACTIVE_STATES,
     PYTHON_SHELL,
+    RAY,
     SPARK_COMMANDS,
     WORKER_DPU,
     Driver,
@@ -74,7 +76,7 @@ SPEC_MEMBERS = ("JobMode", "JobRunQueuingEnabled", "Description", "LogUri", "Rol
 MAX_TIMEOUT_MINUTES = 10080
 PYTHON_SHELL_DPUS = (0.0625, 1.0)
 DEFAULT_SPARK_DPUS = 10.0
-DEFAULT_GLUE_VERSION = {"glueetl": "6.0", "gluestreaming": "6.0", PYTHON_SHELL: "3.0"}
+DEFAULT_GLUE_VERSION = {"glueetl": "6.0", "gluestreaming": "6.0", PYTHON_SHELL: "3.0", RAY: "4.0"}
 BOOKMARK_OPTIONS = ("job-bookmark-enable", "job-bookmark-disable", "job-bookmark-pause")
 
 register_resource_type("job", job_exists)
@@ -128,6 +130,10 @@ def check_capacity(command: str, max_capacity: float | None, worker_type: str | 
                                         "set MaxCapacity to 0.0625 or 1")
         if max_capacity is not None and max_capacity not in PYTHON_SHELL_DPUS:
             raise InvalidInputException(f"Python shell jobs accept MaxCapacity 0.0625 or 1 DPU, got {max_capacity}")
+        return
+    if command == RAY:
+        if worker_type is not None and worker_type != "Z.2X":
+            raise InvalidInputException(f"Ray jobs (glueray) use WorkerType Z.2X, got {worker_type}")
         return
     if worker_type is not None and workers is not None:
         if worker_type == "Z.2X":
@@ -211,20 +217,21 @@ def job_spec(request: Spec) -> Spec:
     if "Command" not in given:
         raise InvalidInputException("Command is required")
     command: Spec = given["Command"]
-    name = command.setdefault("Name", "glueetl")
-    if name == "glueray":
-        raise InvalidInputException("Ray jobs (Command.Name glueray) are not supported by glueball; use glueetl, "
-                                    "gluestreaming or pythonshell")
-    if name not in (*SPARK_COMMANDS, PYTHON_SHELL):
-        raise InvalidInputException(f"Command.Name must be glueetl, gluestreaming or pythonshell, got {name!r}")
-    if command.get("Runtime") is not None:
-        raise InvalidInputException("Command.Runtime applies to Ray jobs only")
+    name = command.get("Name")
+    if not name:
+        raise InvalidInputException("Command name should not be null or empty")  # AWS's text
+    # AWS Glue stores any command name (glueetl, gluestreaming, pythonshell, glueray and others); glueball
+    # does too, and a run of a command it cannot run fails then, saying so (docs/fidelity.md)
+    if name in (*SPARK_COMMANDS, PYTHON_SHELL, RAY) and not command.get("ScriptLocation"):
+        raise InvalidInputException(f"Script location cannot be null or empty for {name} command")  # AWS's text
+    if command.get("Runtime") is not None and name != RAY:
+        raise InvalidInputException("Command.Runtime applies to Ray jobs (glueray) only")
     check_script_location(command.get("ScriptLocation"))
     python = command.setdefault("PythonVersion", "3")
     if python == "2":
         raise InvalidInputException("PythonVersion 2 is not supported by glueball; use 3")
-    if python == "3.9" and name != PYTHON_SHELL:
-        raise InvalidInputException("PythonVersion 3.9 applies to Python shell jobs; Spark jobs use 3")
+    if python == "3.9" and name in SPARK_COMMANDS:
+        raise InvalidInputException("PythonVersion 3.9 applies to Python shell and Ray jobs; Spark jobs use 3")
     if given.get("JobRunQueuingEnabled"):
         raise InvalidInputException("Job run queuing (JobRunQueuingEnabled) is not supported by glueball; "
                                     "runs over MaxConcurrentRuns are refused")
@@ -233,7 +240,7 @@ def job_spec(request: Spec) -> Spec:
                                     "(glueball has no security configurations)")
     if given.get("MaintenanceWindow") and name != "gluestreaming":
         raise InvalidInputException("MaintenanceWindow applies to streaming jobs (gluestreaming) only")
-    glue_version = given.setdefault("GlueVersion", DEFAULT_GLUE_VERSION[name])
+    glue_version = given.setdefault("GlueVersion", DEFAULT_GLUE_VERSION.get(name, DEFAULT_GLUE_VERSION["glueetl"]))
     if name == PYTHON_SHELL and glue_version not in ("1.0", "3.0"):
         raise InvalidInputException(f"Python shell jobs use GlueVersion 1.0 or 3.0, got {glue_version}")
     execution_class = given.setdefault("ExecutionClass", "STANDARD")

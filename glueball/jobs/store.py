@@ -34,7 +34,7 @@ def job_row(session: Session, scope: Scope, name: str, for_update: bool = False)
     """
     row = find_job_row(session, scope, name, for_update)
     if row is None:
-        raise EntityNotFoundException(f"Job with name: {name} not found")
+        raise EntityNotFoundException("Job not found.")  # AWS's text (aws glue get-job of a missing job)
     return row
 
 

@@ -126,7 +126,12 @@ def timeout_unit_seconds() -> float:
 
 
 def error_message(error_log: Path, limit: int = 4096) -> str | None:
-    """The script's exception as Glue reports it: the last traceback's final line (``ValueError: ...``)."""
+    """The script's exception as Glue reports it: the last traceback's final line (``ValueError: ...``).
+
+    A Py4J error's own line only names the JVM call (``An error occurred while calling o45.load.``): the
+    Java exception Py4J prints after it (``: java.sql.SQLException: ...``) and the deepest ``Caused by:``
+    of its stack trace are kept too, on the same line, because they say why.
+    """
     try:
         with error_log.open("rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -136,8 +141,24 @@ def error_message(error_log: Path, limit: int = 4096) -> str | None:
     except OSError:
         return None
     starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
-    if starts:
-        for line in lines[starts[-1] + 1:]:
-            if line.strip() and not line[0].isspace():
-                return line.strip()[:limit]
+    if not starts:
+        return None
+    following = lines[starts[-1] + 1:]
+    for index, line in enumerate(following):
+        if line.strip() and not line[0].isspace():
+            return " ".join([line.strip(), *_java_cause(following[index + 1:])])[:limit]
     return None
+
+
+def _java_cause(lines: list[str]) -> list[str]:
+    """The Java exception printed after a Py4J error line, and its deepest ``Caused by:``."""
+    found: list[str] = []
+    root = ""
+    for line in lines:
+        if line.startswith(": ") and not found:
+            found.append(line.strip())
+        elif line.startswith("Caused by: "):
+            root = line.strip()
+        elif not line.startswith(("\t", " ")) or not found:
+            break
+    return [*found, root] if root else found

@@ -262,23 +262,31 @@ def open_run(session: Session, scope: Scope, workflow: WorkflowRow, properties: 
              runner: str, access_key: str | None, batch: Spec | None = None) -> tuple[str, int | None]:
     """Create a RUNNING workflow run with the fire of its starting trigger, in the caller's transaction.
 
+    A workflow without a starting trigger gets a run that ends at once in ``ERROR``, its ``ErrorMessage``
+    saying why (no fire; AWS's answer to this request is not documented: docs/fidelity.md).
+
     Raises:
-        InvalidInputException: the workflow has no starting trigger.
         ConcurrentRunsExceededException: MaxConcurrentRuns runs of the workflow are running.
     """
     start = next((row for row in workflow_triggers(session, scope, workflow.name)
                   if TriggerType(row.type) in START_TYPES), None)
-    if start is None:
-        raise InvalidInputException(f"Workflow {workflow.name} has no starting trigger (ON_DEMAND, SCHEDULED or "
-                                    "EVENT); create one with WorkflowName")
     limit = workflow.spec.get("MaxConcurrentRuns")
     if limit is not None and active_workflow_runs(session, workflow.id) >= int(limit):
         raise ConcurrentRunsExceededException(f"Concurrent runs exceeded for workflow: {workflow.name}")
     run_id = new_workflow_run_id()
     merged = dict(workflow.spec.get("DefaultRunProperties") or {})
     merged.update(properties or {})
+    stamp = now()
+    if start is None:
+        session.add(WorkflowRunRow(
+            workflow_id=workflow.id, run_id=run_id, status=WorkflowRunStatus.ERROR.value, started_on=stamp,
+            completed_on=stamp, properties=merged, starting_batch=batch, access_key=access_key,
+            error_message=f"Workflow {workflow.name} has no starting trigger (ON_DEMAND, SCHEDULED or EVENT) to "
+                          "start its run; create one with WorkflowName"))
+        session.flush()
+        return run_id, None
     session.add(WorkflowRunRow(workflow_id=workflow.id, run_id=run_id, status=WorkflowRunStatus.RUNNING.value,
-                               started_on=now(), properties=merged, starting_batch=batch, access_key=access_key))
+                               started_on=stamp, properties=merged, starting_batch=batch, access_key=access_key))
     session.flush()
     actions = fire_actions(list(start.spec.get("Actions") or []), workflow.name, run_id)
     fire = add_fire(session, scope, start.name, actions, run_id, runner, access_key)
@@ -300,7 +308,6 @@ class Engine:
 
         Raises:
             EntityNotFoundException: no such workflow.
-            InvalidInputException: it has no starting trigger.
             ConcurrentRunsExceededException: MaxConcurrentRuns runs are running.
         """
         with self.needs.store.write() as session:

@@ -5,7 +5,7 @@ What a trigger may hold depends on its type, as in Glue:
 - ``SCHEDULED`` needs a ``Schedule`` (AWS cron, :mod:`glueball.cron`); no other type takes one.
 - ``CONDITIONAL`` needs a ``Predicate``: ``Logical`` AND (default) or ANY over ``Conditions``, each
   ``JobName`` + ``State`` (SUCCEEDED, STOPPED, FAILED, TIMEOUT) or ``CrawlerName`` + ``CrawlState``
-  (SUCCEEDED, FAILED, CANCELLED) with ``LogicalOperator`` EQUALS.
+  (SUCCEEDED, FAILED, CANCELLED) with ``LogicalOperator`` EQUALS (required, as in Glue).
 - ``EVENT`` belongs to a workflow and may hold an ``EventBatchingCondition`` (BatchSize 1-100,
   BatchWindow 1-900 seconds, default 900).
 - ``ON_DEMAND`` fires only when asked (StartTrigger, or StartWorkflowRun for its workflow).
@@ -75,15 +75,18 @@ def _check_schedule(expression: str) -> str:
         raise InvalidInputException(f"Invalid schedule expression {expression!r}: {exc}") from exc
 
 
-def _check_actions(session: Any, scope: Scope, actions: list[Spec]) -> list[Spec]:
+def _check_actions(actions: list[Spec]) -> list[Spec]:
+    """The actions' own rules (what exists is checked after every member's form: :func:`_check_existence`)."""
     if not actions:
         raise InvalidInputException("Actions must name at least one job or crawler")
     checked: list[Spec] = []
     for index, action in enumerate(actions):
         where = f"Actions[{index}]"
         job, crawler = action.get("JobName"), action.get("CrawlerName")
-        if bool(job) == bool(crawler):
-            raise InvalidInputException(f"{where} must name exactly one of JobName and CrawlerName")
+        if job and crawler:
+            raise InvalidInputException("Both JobName and CrawlerName cannot be set together in an action")
+        if not job and not crawler:
+            raise InvalidInputException("JobName or CrawlerName in action cannot be null or empty")
         if action.get("SecurityConfiguration"):
             raise InvalidInputException(f"{where}: security configuration {action['SecurityConfiguration']} does "
                                         "not exist (glueball has no security configurations)")
@@ -91,18 +94,16 @@ def _check_actions(session: Any, scope: Scope, actions: list[Spec]) -> list[Spec
             extra = [m for m in ("Arguments", "Timeout", "NotificationProperty") if action.get(m) is not None]
             if extra:
                 raise InvalidInputException(f"{where}: a crawler action takes no {', '.join(extra)}")
-            if not crawler_exists(session, scope, crawler):
-                raise EntityNotFoundException(f"{where}: crawler {crawler} not found")
         else:
             check_arguments(action.get("Arguments"), f"{where}.Arguments")
             check_timeout(action.get("Timeout"), f"{where}.Timeout")
-            if not job_exists(session, scope, str(job)):
-                raise EntityNotFoundException(f"{where}: job {job} not found")
         checked.append({k: v for k, v in action.items() if v is not None})
     return checked
 
 
-def _check_predicate(session: Any, scope: Scope, predicate: Spec) -> Spec:
+def _check_predicate(predicate: Spec) -> Spec:
+    """The predicate's own rules, in Glue's words where Glue's are known (``Logical operator cannot be null or
+    empty``, ``State cannot be null or empty, choose from ...``)."""
     conditions = predicate.get("Conditions") or []
     if not conditions:
         raise InvalidInputException("Predicate.Conditions must hold at least one condition")
@@ -110,30 +111,44 @@ def _check_predicate(session: Any, scope: Scope, predicate: Spec) -> Spec:
     for index, condition in enumerate(conditions):
         where = f"Predicate.Conditions[{index}]"
         job, crawler = condition.get("JobName"), condition.get("CrawlerName")
-        if bool(job) == bool(crawler):
+        if not job and not crawler:
+            raise InvalidInputException("JobName or CrawlerName in condition cannot be null or empty")
+        if job and crawler:
             raise InvalidInputException(f"{where} must name exactly one of JobName and CrawlerName")
-        operator = condition.get("LogicalOperator") or "EQUALS"
+        operator = condition.get("LogicalOperator")
+        if not operator:
+            raise InvalidInputException("Logical operator cannot be null or empty")
         if job:
             state = condition.get("State")
             if condition.get("CrawlState") is not None:
                 raise InvalidInputException(f"{where}: a job condition takes State, not CrawlState")
             if state not in JOB_CONDITION_STATES:
-                raise InvalidInputException(f"{where}: State must be one of {', '.join(JOB_CONDITION_STATES)}, "
-                                            f"got {state!r}")
-            if not job_exists(session, scope, job):
-                raise EntityNotFoundException(f"{where}: job {job} not found")
+                raise InvalidInputException("State cannot be null or empty, choose from one of the following job "
+                                            f"state: [{', '.join(JOB_CONDITION_STATES)}]")
             checked.append({"LogicalOperator": operator, "JobName": job, "State": state})
         else:
             state = condition.get("CrawlState")
             if condition.get("State") is not None:
                 raise InvalidInputException(f"{where}: a crawler condition takes CrawlState, not State")
             if state not in CRAWL_CONDITION_STATES:
-                raise InvalidInputException(f"{where}: CrawlState must be one of "
-                                            f"{', '.join(CRAWL_CONDITION_STATES)}, got {state!r}")
-            if not crawler_exists(session, scope, crawler):
-                raise EntityNotFoundException(f"{where}: crawler {crawler} not found")
+                raise InvalidInputException("State cannot be null or empty, choose from one of the following "
+                                            f"crawler state: [{', '.join(CRAWL_CONDITION_STATES)}]")
             checked.append({"LogicalOperator": operator, "CrawlerName": crawler, "CrawlState": state})
     return {"Logical": predicate.get("Logical") or "AND", "Conditions": checked}
+
+
+def _check_existence(session: Any, scope: Scope, spec: Spec) -> None:
+    """Every job and crawler the predicate and the actions name exists (checked after their form, as Glue does:
+    a CONDITIONAL trigger without a Predicate is refused for that even when its action's job is missing)."""
+    named = [(f"Predicate.Conditions[{i}]", c) for i, c in enumerate((spec.get("Predicate") or {}).get("Conditions")
+                                                                      or [])]
+    named += [(f"Actions[{i}]", a) for i, a in enumerate(spec.get("Actions") or [])]
+    for where, entry in named:
+        job, crawler = entry.get("JobName"), entry.get("CrawlerName")
+        if crawler and not crawler_exists(session, scope, crawler):
+            raise EntityNotFoundException(f"{where}: crawler {crawler} not found")
+        if job and not job_exists(session, scope, str(job)):
+            raise EntityNotFoundException(f"{where}: job {job} not found")
 
 
 def checked_spec(session: Any, scope: Scope, trigger_type: TriggerType, request: Spec) -> Spec:
@@ -156,8 +171,8 @@ def checked_spec(session: Any, scope: Scope, trigger_type: TriggerType, request:
     predicate = request.get("Predicate")
     if trigger_type is TriggerType.CONDITIONAL:
         if not predicate:
-            raise InvalidInputException("A CONDITIONAL trigger needs a Predicate with Conditions")
-        spec["Predicate"] = _check_predicate(session, scope, predicate)
+            raise InvalidInputException("Predicate cannot be null or empty")
+        spec["Predicate"] = _check_predicate(predicate)
     elif predicate and predicate.get("Conditions"):
         raise InvalidInputException(f"Predicate is only for CONDITIONAL triggers, not {trigger_type.value}")
     batching = request.get("EventBatchingCondition")
@@ -167,7 +182,8 @@ def checked_spec(session: Any, scope: Scope, trigger_type: TriggerType, request:
         spec["EventBatchingCondition"] = batching
     elif batching:
         raise InvalidInputException(f"EventBatchingCondition is only for EVENT triggers, not {trigger_type.value}")
-    spec["Actions"] = _check_actions(session, scope, list(request.get("Actions") or []))
+    spec["Actions"] = _check_actions(list(request.get("Actions") or []))
+    _check_existence(session, scope, spec)
     return spec
 
 

@@ -307,3 +307,18 @@ def test_compute_environment_override(glue: Any) -> None:
     assert spark["ConnectionProperties"]["USERNAME"] == "spark-user"
     athena = glue.get_connection(Name=name, ApplyOverrideForComputeEnvironment="ATHENA")["Connection"]
     assert athena["ConnectionProperties"]["USERNAME"] == "etl"
+
+
+def test_property_keys_outside_the_models_enum_are_kept_as_aws_keeps_them(glue: Any, server: ServerProcess) -> None:
+    name = unique("Spark")
+    spark_properties = '{"secretId": "bigquery-creds", "parentProject": "p"}'
+    connection_input = jdbc_input(name)
+    connection_input["ConnectionProperties"].update({"SparkProperties": spark_properties, "my_option": "1"})
+    glue.create_connection(ConnectionInput=connection_input)
+    properties = glue.get_connection(Name=name)["Connection"]["ConnectionProperties"]
+    assert properties["SparkProperties"] == spark_properties and properties["my_option"] == "1"
+    # other enums of the model are still enforced
+    status, body = server.raw("CreateConnection", {"ConnectionInput": {**jdbc_input(unique("x")),
+                                                                       "ConnectionType": "NOT_A_TYPE"}})
+    assert status == 400 and body["__type"].endswith("ValidationException")
+    assert "connectionType" in body["message"] and "enum value set" in body["message"]

@@ -327,7 +327,8 @@ def test_server_crawl_that_fails_leaves_the_crawler_ready_with_the_error(glue: A
     prefix = unique("landing")
     write_object(server, f"bucket/{prefix}/t/part-0.json", '{"id": 1}\n')
     missing = unique("nodb")
-    name = create(glue, DatabaseName=missing, Targets=s3_targets(f"s3://bucket/{prefix}/"))
+    # a crawler creates a missing output database; a catalog target in a missing database cannot be crawled
+    name = create(glue, DatabaseName=missing, Targets={"CatalogTargets": [{"DatabaseName": missing, "Tables": ["t"]}]})
     glue.start_crawler(Name=name)
     crawler = wait_ready(glue, name)
     assert crawler["LastCrawl"]["Status"] == "FAILED"
@@ -539,7 +540,8 @@ def test_glueball_crawl_cli_runs_synchronously_with_progress_and_summary(tmp_pat
     glue = embedded_client(app)
     glue.create_database(DatabaseInput={"Name": "cli_db"})
     good = create(glue, DatabaseName="cli_db", Targets=s3_targets("s3://bucket/cli/sales/"))
-    bad = create(glue, DatabaseName="no_such_db", Targets=s3_targets("s3://bucket/cli/sales/"))
+    bad = create(glue, DatabaseName="no_such_db",
+                 Targets={"CatalogTargets": [{"DatabaseName": "no_such_db", "Tables": ["sales"]}]})
     app.close()
     env = {k: v for k, v in os.environ.items() if k != "GLUEBALL_HOME"}
 

@@ -55,16 +55,21 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
     worker_job = glue.get_job(JobName=workers)["Job"]
     assert (worker_job["WorkerType"], worker_job["NumberOfWorkers"], worker_job["MaxCapacity"]) == ("G.2X", 5, 10.0)
     assert worker_job["Timeout"] == 2880
-    assert client_error(lambda: glue.create_job(Name=name, Role="r", Command={"Name": "glueetl"})) == \
+    assert client_error(lambda: glue.create_job(Name=name, Role="r", Command={"Name": "glueetl",
+                                                                               "ScriptLocation": SCRIPT})) == \
         ("AlreadyExistsException", f"Job with name: {name} already exists")
     assert client_error(lambda: glue.get_job(JobName=name + "_x")) == \
-        ("EntityNotFoundException", f"Job with name: {name}_x not found")
+        ("EntityNotFoundException", "Job not found.")
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ({"Command": {"Name": "glueray"}}, "Ray jobs (Command.Name glueray) are not supported by glueball; use glueetl, "
-                                       "gluestreaming or pythonshell"),
-    ({"Command": {"Name": "spark"}}, "Command.Name must be glueetl, gluestreaming or pythonshell, got 'spark'"),
+    ({"Command": {"ScriptLocation": SCRIPT}}, "Command name should not be null or empty"),
+    ({"Command": {"Name": "gluestreaming"}}, "Script location cannot be null or empty for gluestreaming command"),
+    ({"Command": {"Name": "glueetl", "Runtime": "Ray2.4", "ScriptLocation": SCRIPT}},
+     "Command.Runtime applies to Ray jobs (glueray) only"),
+    ({"Command": {"Name": "glueray", "Runtime": "Ray2.4", "ScriptLocation": SCRIPT}, "WorkerType": "G.1X",
+      "NumberOfWorkers": 2},
+     "Ray jobs (glueray) use WorkerType Z.2X, got G.1X"),
     ({"Command": {"Name": "glueetl", "ScriptLocation": "relative/x.py"}},
      "Command.ScriptLocation must be an s3:// path or an absolute local path, got 'relative/x.py'"),
     ({"Command": {"Name": "glueetl", "ScriptLocation": "s3://scripts/../../../etc/x.py"}},
@@ -117,9 +122,12 @@ def test_update_replaces_the_definition(glue: Any) -> None:
     assert job["CreatedOn"] == before["CreatedOn"] and job["LastModifiedOn"] >= before["LastModifiedOn"]
     assert client_error(lambda: glue.update_job(JobName=name, JobUpdate={"Command": {"Name": "glueetl"}})) == \
         ("InvalidInputException", "Role is required")
+    assert client_error(lambda: glue.update_job(JobName=name, JobUpdate={"Role": "r", "Command": {
+        "Name": "glueetl"}})) == ("InvalidInputException",
+                                  "Script location cannot be null or empty for glueetl command")
     assert client_error(lambda: glue.update_job(JobName=name + "_x", JobUpdate={
-        "Role": "r", "Command": {"Name": "glueetl"}})) == \
-        ("EntityNotFoundException", f"Job with name: {name}_x not found")
+        "Role": "r", "Command": {"Name": "glueetl", "ScriptLocation": SCRIPT}})) == \
+        ("EntityNotFoundException", "Job not found.")
 
 
 def test_get_jobs_batch_get_list_with_tags_and_delete(glue: Any) -> None:
@@ -153,7 +161,7 @@ def test_run_operations_refuse_unknown_jobs_runs_and_overrides(glue: Any) -> Non
     assert client_error(lambda: glue.get_job_run(JobName=name, RunId="jr_nope")) == (
         "EntityNotFoundException", f"Job run jr_nope of job {name} not found")
     assert client_error(lambda: glue.get_job_runs(JobName=name + "_x")) == (
-        "EntityNotFoundException", f"Job with name: {name}_x not found")
+        "EntityNotFoundException", "Job not found.")
     assert glue.get_job_runs(JobName=name)["JobRuns"] == []
     assert client_error(lambda: glue.start_job_run(JobName=name, JobRunId="jr_nope")) == (
         "EntityNotFoundException", f"Job run jr_nope of job {name} not found")
@@ -216,3 +224,31 @@ def test_a_server_runs_local_scripts_only_when_told(tmp_path: Any) -> None:
         assert glue.get_job(JobName=name)["Job"]["Command"]["ScriptLocation"] == SCRIPT  # nothing changed
     finally:
         server.stop()
+
+
+def _wait_ended(glue: Any, name: str, run_id: str) -> dict[str, Any]:
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run = glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]
+        if run["JobRunState"] in ("SUCCEEDED", "FAILED", "STOPPED", "TIMEOUT", "ERROR"):
+            return dict(run)
+        time.sleep(0.1)
+    raise AssertionError(f"run {run_id} did not end")
+
+
+def test_any_command_name_is_stored_as_aws_does_and_its_runs_fail_saying_why(glue: Any) -> None:
+    custom = create(glue, Command={"Name": "test_command", "ScriptLocation": SCRIPT})
+    assert glue.get_job(JobName=custom)["Job"]["Command"]["Name"] == "test_command"
+    ray = create(glue, Command={"Name": "glueray", "Runtime": "Ray2.4", "PythonVersion": "3.9",
+                                "ScriptLocation": SCRIPT}, WorkerType="Z.2X", NumberOfWorkers=2)
+    job = glue.get_job(JobName=ray)["Job"]
+    assert (job["Command"]["Runtime"], job["WorkerType"], job["GlueVersion"]) == ("Ray2.4", "Z.2X", "4.0")
+    run = _wait_ended(glue, custom, glue.start_job_run(JobName=custom)["JobRunId"])
+    assert run["JobRunState"] == "FAILED"
+    assert run["ErrorMessage"].startswith("Command.Name 'test_command' is not a job type glueball can run")
+    run = _wait_ended(glue, ray, glue.start_job_run(JobName=ray)["JobRunId"])
+    assert (run["JobRunState"], run["ErrorMessage"]) == (
+        "FAILED", "Ray jobs (Command.Name glueray) cannot run on glueball: it runs Spark (glueetl, gluestreaming) "
+                  "and Python shell (pythonshell) jobs")

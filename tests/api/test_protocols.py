@@ -158,7 +158,7 @@ def test_embedded_clients_of_two_protocols_share_one_installation(tmp_path: Path
         assert [d["Name"] for page in paginator.paginate() for d in page["DatabaseList"]] == ["shared"]
         with pytest.raises(ClientError) as excinfo:
             embedded_client(glue, "glueball").get_job_run_metrics(JobName="none", RunId="jr_1")
-        assert error_of(excinfo) == ("EntityNotFoundException", "Job with name: none not found")
+        assert error_of(excinfo) == ("EntityNotFoundException", "Job not found.")
     finally:
         glue.close()
 

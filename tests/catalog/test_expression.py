@@ -54,6 +54,11 @@ def test_blank_expression_is_no_filter() -> None:
     ("ts > '2024-10-05 11:59:59'", {"a"}),
     ("ts <= '2023-09-25 08:30'", {"b"}),
     ("9 < month", {"a"}),                 # literal on the left
+    # timestamps compare to the nanosecond: a bound a nanosecond away still brackets its partition
+    ("ts > '2024-10-05 11:59:59.999999999' AND ts < '2024-10-05 12:00:00.000000001'", {"a"}),
+    ("ts > '2024-10-05 12:00:00.000000001'", set()),
+    ("ts = '2024-10-05 12:00:00.000000000'", {"a"}),
+    ("ts IN ('2024-10-05 12:00:00.000')", {"a"}),
 ])
 def test_comparisons_use_the_key_type(expression: str, expected: set[str]) -> None:
     assert matching(expression) == expected

@@ -6,89 +6,18 @@ import gzip
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from glueball.app import Glueball, embedded_client
-from glueball.config import Settings
-from glueball.crawlers import crawl_engine as engine
-from glueball.crawlers.crawl_engine import CrawlError, CrawlOutcome, CrawlStopped, run_crawl
+from glueball.crawlers.crawl_engine import CrawlError, CrawlStopped
+from tests.crawlers.helpers import Env, columns_of
 
 APACHE_LINE = ('127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 '
                '"http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"\n')
-
-
-@dataclass
-class Env:
-    home: Path
-    glue: Any
-    classified: list[str] = field(default_factory=list)
-    progress: list[tuple[str, int, int]] = field(default_factory=list)
-
-    @property
-    def bucket(self) -> Path:
-        return self.home / "s3" / "bkt"
-
-    def write(self, relative: str, data: str | bytes) -> Path:
-        path = self.bucket / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, bytes):
-            path.write_bytes(data)
-        else:
-            path.write_text(data)
-        return path
-
-    def json_lines(self, relative: str, rows: list[dict[str, Any]]) -> Path:
-        return self.write(relative, "".join(json.dumps(r) + "\n" for r in rows))
-
-    def crawl(self, paths: list[str] | None = None, previous: dict[str, Any] | None = None,
-              should_stop: Callable[[], bool] = lambda: False, **crawler: Any) -> CrawlOutcome:
-        spec: dict[str, Any] = {"Name": "crawler1", "DatabaseName": "db"}
-        if paths is not None:
-            spec["Targets"] = {"S3Targets": [{"Path": p} for p in paths]}
-        spec.update(crawler)
-        self.classified.clear()
-        return run_crawl(spec, [], self.glue, previous, lambda *p: self.progress.append(p), should_stop,
-                         lambda _: None)
-
-    def table(self, name: str) -> dict[str, Any]:
-        return dict(self.glue.get_table(DatabaseName="db", Name=name)["Table"])
-
-    def tables(self) -> dict[str, dict[str, Any]]:
-        return {t["Name"]: t for t in self.glue.get_tables(DatabaseName="db")["TableList"]}
-
-    def partitions(self, name: str) -> dict[tuple[str, ...], dict[str, Any]]:
-        parts = self.glue.get_partitions(DatabaseName="db", TableName=name)["Partitions"]
-        return {tuple(p["Values"]): p for p in parts}
-
-
-@pytest.fixture()
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    monkeypatch.setenv("GLUEBALL_HOME", str(tmp_path))
-    app = Glueball(Settings(home=tmp_path))
-    glue = embedded_client(app)
-    glue.create_database(DatabaseInput={"Name": "db"})
-    result = Env(tmp_path, glue)
-    real = engine.classify
-
-    def counting(sample: Any, custom: Any, *args: Any) -> Any:
-        result.classified.append(sample.uri)
-        return real(sample, custom, *args)
-
-    monkeypatch.setattr(engine, "classify", counting)
-    yield result
-    app.close()
-
-
-def _columns(table: dict[str, Any]) -> list[str]:
-    return [c["Name"] for c in table["StorageDescriptor"]["Columns"]]
 
 
 def _sales(env: Env, days: range, prefix: str = "sales") -> None:
@@ -106,7 +35,7 @@ def test_hive_partitions_make_one_table_with_every_partition(env: Env) -> None:
     table = env.table("sales")
     assert [(k["Name"], k["Type"]) for k in table["PartitionKeys"]] == [("year", "string"), ("month", "string"),
                                                                          ("day", "string")]
-    assert _columns(table) == ["id", "name", "amount"]
+    assert columns_of(table) == ["id", "name", "amount"]
     sd, params = table["StorageDescriptor"], table["Parameters"]
     assert sd["Location"] == "s3://bkt/sales/" and sd["NumberOfBuckets"] == -1 and sd["Compressed"] is False
     assert table["TableType"] == "EXTERNAL_TABLE"
@@ -144,7 +73,7 @@ def test_incompatible_datasets_under_one_prefix_become_two_tables(env: Env) -> N
     assert sorted(tables) == ["customers_eu", "orders"]
     assert tables["orders"]["StorageDescriptor"]["Location"] == "s3://bkt/lake/orders/"
     assert [k["Name"] for k in tables["customers_eu"]["PartitionKeys"]] == ["month"]
-    assert _columns(tables["customers_eu"]) == ["name", "email", "phone"]
+    assert columns_of(tables["customers_eu"]) == ["name", "email", "phone"]
 
 
 def test_combine_compatible_schemas(env: Env) -> None:
@@ -158,7 +87,7 @@ def test_combine_compatible_schemas(env: Env) -> None:
         "Version": 1.0, "Grouping": {"TableGroupingPolicy": "CombineCompatibleSchemas"}}))
     assert sorted(env.tables()) == ["table1"]
     table = env.table("table1")
-    assert [c.lower() for c in _columns(table)] == ["a", "b", "c", "d"]
+    assert [c.lower() for c in columns_of(table)] == ["a", "b", "c", "d"]
     assert [k["Name"] for k in table["PartitionKeys"]] == ["year"]
 
 
@@ -186,7 +115,7 @@ def test_exclusions(env: Env) -> None:
     assert not any("_temporary" in uri or uri.endswith(".tmp") or "attempt" in uri for uri in env.classified)
     assert len(env.classified) == 2
     table = env.table("sales")
-    assert _columns(table) == ["id", "name", "amount"]
+    assert columns_of(table) == ["id", "name", "amount"]
     assert json.loads(table["Parameters"]["exclusions"])[0] == "s3://bkt/sales/**/_temporary/**"
 
 
@@ -240,10 +169,10 @@ def test_schema_change_makes_a_new_table_version_or_is_logged(env: Env, behavior
     outcome = env.crawl(["s3://bkt/people/"], SchemaChangePolicy={"UpdateBehavior": behavior})
     if behavior == "UPDATE_IN_DATABASE":
         assert outcome.tables_updated == 1 and _versions(env, "people") == 2
-        assert _columns(env.table("people")) == ["id", "name", "email"]
+        assert columns_of(env.table("people")) == ["id", "name", "email"]
     else:
         assert outcome.tables_updated == 0 and _versions(env, "people") == 1
-        assert _columns(env.table("people")) == ["id", "name"]
+        assert columns_of(env.table("people")) == ["id", "name"]
         assert any("UpdateBehavior LOG" in m for m in outcome.messages)
     # the default policy (UPDATE_IN_DATABASE) brings the table up to date once; unchanged, no new version
     env.crawl(["s3://bkt/people/"])
@@ -258,7 +187,7 @@ def test_merge_new_columns_keeps_old_columns(env: Env) -> None:
     config = json.dumps({"Version": 1.0, "CrawlerOutput": {"Tables": {"AddOrUpdateBehavior": "MergeNewColumns"}}})
     env.write("people/p.json", json.dumps({"id": 2, "email": "e"}) + "\n")
     env.crawl(["s3://bkt/people/"], Configuration=config)
-    assert _columns(env.table("people")) == ["id", "name", "email"]
+    assert columns_of(env.table("people")) == ["id", "name", "email"]
 
 
 def test_inherit_from_table_gives_partitions_the_table_schema(env: Env) -> None:
@@ -303,7 +232,7 @@ def test_foreign_tables_are_not_clobbered(env: Env) -> None:
                                                "Location": "s3://elsewhere/"}})
     _sales(env, range(1, 2))
     outcome = env.crawl(["s3://bkt/sales/"])
-    assert _columns(env.table("sales")) == ["mine"]
+    assert columns_of(env.table("sales")) == ["mine"]
     [ours] = [name for name in env.tables() if name != "sales"]
     assert ours.startswith("sales_") and env.table(ours)["Parameters"]["UPDATED_BY_CRAWLER"] == "crawler1"
     assert any("not created by this crawler" in m for m in outcome.messages)
@@ -322,7 +251,7 @@ def test_catalog_targets_update_existing_tables_only(env: Env) -> None:
     assert outcome.tables_created == 0 and sorted(env.tables()) == ["manual"]
     table = env.table("manual")
     assert [k["Name"] for k in table["PartitionKeys"]] == ["y", "m", "d"]
-    assert _columns(table) == ["id", "name", "amount"]
+    assert columns_of(table) == ["id", "name", "amount"]
     assert table["StorageDescriptor"]["InputFormat"] == "org.apache.hadoop.mapred.TextInputFormat"
     assert table["Parameters"]["classification"] == "json" and "UPDATED_BY_CRAWLER" not in table["Parameters"]
     assert sorted(env.partitions("manual")) == [("2026", "06", "01"), ("2026", "06", "02")]
@@ -363,9 +292,9 @@ def test_mixed_datasets_produce_the_tables_glue_would(env: Env) -> None:
     assert kinds == {"with_header": ("csv", "none"), "no_header": ("csv", "none"), "evolving": ("json", "none"),
                      "columnar": ("parquet", "none"), "rows": ("avro", "none"), "zipped": ("json", "gzip"),
                      "weblogs": ("combined_apache", "none")}
-    assert _columns(tables["with_header"]) == ["id", "name", "price"]
-    assert _columns(tables["no_header"]) == ["col0", "col1", "col2"]
-    assert _columns(tables["evolving"]) == ["id", "name", "kind", "ts", "email"]
+    assert columns_of(tables["with_header"]) == ["id", "name", "price"]
+    assert columns_of(tables["no_header"]) == ["col0", "col1", "col2"]
+    assert columns_of(tables["evolving"]) == ["id", "name", "kind", "ts", "email"]
     assert tables["zipped"]["StorageDescriptor"]["Compressed"] is True
     assert tables["weblogs"]["Parameters"]["objectCount"] == "1"
     assert any("UNKNOWN" in m and "corrupt.bin" in m for m in outcome.messages)
@@ -390,10 +319,11 @@ def test_stop_while_classifying_writes_nothing(env: Env) -> None:
     assert env.tables() == {}
 
 
-def test_missing_database_fails_the_crawl(env: Env) -> None:
+def test_a_catalog_target_in_a_missing_database_fails_the_crawl(env: Env) -> None:
     _sales(env, range(1, 2))
-    with pytest.raises(CrawlError, match="does not exist"):
-        env.crawl(["s3://bkt/sales/"], DatabaseName="nope")
+    with pytest.raises(CrawlError, match="Database nope does not exist"):
+        env.crawl(None, Targets={"CatalogTargets": [{"DatabaseName": "nope", "Tables": ["sales"]}]})
+    assert "nope" not in [d["Name"] for d in env.glue.get_databases()["DatabaseList"]]
 
 
 # -------------------------------------------------------------------------------------------- JDBC
@@ -445,7 +375,7 @@ def test_jdbc_crawl_of_postgresql(env: Env, pg: str) -> None:
     with psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True) as conn:
         conn.execute(f"ALTER TABLE orders{pg} ADD COLUMN note text")
     outcome = env.crawl(None, Targets=targets)
-    assert outcome.tables_updated == 1 and _columns(env.table(f"test_public_orders{pg}"))[-1] == "note"
+    assert outcome.tables_updated == 1 and columns_of(env.table(f"test_public_orders{pg}"))[-1] == "note"
 
 
 @pytest.fixture()

@@ -93,7 +93,8 @@ def run_job(home: Path, run: str, max_mean: str) -> subprocess.CompletedProcess[
 
 
 def read_json_lines(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for f in sorted(folder.glob("part-*")) for line in f.read_text().splitlines() if line]
+    files = sorted(folder.glob("run-*-part-r-*"))
+    return [json.loads(line) for f in files for line in f.read_text().splitlines() if line]
 
 
 def test_passed_rows_are_curated_and_failed_rows_quarantined(job_home: Path) -> None:

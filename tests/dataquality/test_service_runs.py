@@ -203,8 +203,7 @@ def test_start_checks_the_request(glue: Any, database: str) -> None:
         return client_error(start, **request)
 
     missing_table = {"GlueTable": {"DatabaseName": database, "TableName": "nope"}}
-    assert refused(DataSource=missing_table) == ("EntityNotFoundException", f"Table nope not found in database "
-                                                                            f"{database}.")
+    assert refused(DataSource=missing_table) == ("EntityNotFoundException", "Table nope not found.")
     assert refused(RulesetNames=[name, "nope"]) == (
         "EntityNotFoundException", "Cannot find Data Quality Ruleset(s) in account 123456789012 with name nope")
     assert refused(DataSource={"DataQualityGlueTable": data["GlueTable"]})[0] == "InvalidInputException"

@@ -49,7 +49,7 @@ def run_and_wait(server: ServerProcess, tag: str) -> dict[str, Any]:
 
 def ids_written(home: Path, tag: str) -> list[int]:
     folder = home / "s3" / "curated" / "runs" / tag
-    return sorted(json.loads(line)["order_id"] for f in folder.glob("*.json")
+    return sorted(json.loads(line)["order_id"] for f in folder.glob("run-*-part-r-*")
                   for line in f.read_text().splitlines() if line)
 
 

@@ -128,4 +128,4 @@ def test_jobs_commands_against_a_server(server: ServerProcess) -> None:
     assert "hello server" in shown.stdout
     missing = glueball("jobs", "runs", name + "_x", "--endpoint", server.endpoint)
     assert missing.returncode == 1
-    assert f"EntityNotFoundException: Job with name: {name}_x not found" in missing.stderr
+    assert "EntityNotFoundException: Job not found." in missing.stderr

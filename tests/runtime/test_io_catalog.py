@@ -147,7 +147,7 @@ def test_csv_table_with_header_and_delimiter(glue_context: Any, db: str) -> None
     more = glue_context.spark_session.createDataFrame([(3, "cy")], "id long, name string")
     glue_context.write_dynamic_frame.from_catalog(DynamicFrame.fromDF(more, glue_context, "m"), database=db,
                                                   table_name="people")
-    written = [p for p in target.iterdir() if p.name.startswith("part-")]
+    written = [p for p in target.iterdir() if p.name.startswith("run-")]
     assert written and written[0].read_text().splitlines()[0] == "id|name"
     again = glue_context.create_dynamic_frame.from_catalog(database=db, table_name="people")
     assert sorted(r["id"] for r in again.toDF().collect()) == [1, 2, 3]

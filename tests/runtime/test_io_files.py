@@ -114,8 +114,8 @@ def test_compressed_input_by_extension(glue_context: Any, prefix: str, suffix: s
 def test_compression_type_on_output(glue_context: Any, prefix: str) -> None:
     glue_context.write_dynamic_frame.from_options(_frame(glue_context), "s3",
                                                   {"path": f"{prefix}/out", "compressionType": "gzip"}, "json")
-    written = [p.name for p in local_path(f"{prefix}/out").iterdir() if p.name.startswith("part-")]
-    assert written and all(name.endswith(".json.gz") for name in written)
+    written = [p.name for p in local_path(f"{prefix}/out").iterdir() if p.name.startswith("run-")]
+    assert written and all(name.endswith(".gz") for name in written)
     back = glue_context.create_dynamic_frame.from_options("s3", {"paths": [f"{prefix}/out"]}, "json")
     assert _rows(back, "id") == [(1,), (2,), (3,)]
 
@@ -229,7 +229,7 @@ def test_data_source_and_sink(glue_context: Any, prefix: str) -> None:
     sink = glue_context.getSink("s3", path=f"{prefix}/sink")
     sink.setFormat("csv", separator=";")
     sink.writeFrame(_frame(glue_context))
-    text = "".join(p.read_text() for p in local_path(f"{prefix}/sink").glob("part-*"))
+    text = "".join(p.read_text() for p in local_path(f"{prefix}/sink").glob("run-*"))
     assert "1;ann;1.5" in text
     source = glue_context.getSource("s3", paths=[f"{prefix}/sink"])
     source.setFormat("csv", separator=";", withHeader=True)

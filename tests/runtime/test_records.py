@@ -190,14 +190,15 @@ def test_join_on_nested_keys_keeps_both_sides(glue_context: Any) -> None:
     spark = glue_context.spark_session
     persons = people(glue_context, n=5)
     zones = DynamicFrame.fromDF(spark.createDataFrame(
-        [("z0", "north", "zone0"), ("z1", "south", "zone1")], "zip string, region string, name string"),
+        [("z0", "north", "zone0"), ("z1", "south", None)], "zip string, region string, name string"),
         glue_context, "zones")
     joined = persons.join(["info.zip"], ["zip"], zones, transformation_ctx="j")
     df = joined.toDF()
-    assert df.columns == [*persons.toDF().columns, "zip", "region", ".name"]
+    # a non-key field both frames have is one field (Glue's documented Join output has one `links`, one `image`)
+    assert df.columns == [*persons.toDF().columns, "zip", "region"]
     rows = {r["id"]: r for r in df.collect()}
     assert sorted(rows) == [1, 3, 4]  # zips z1, z0, z1; id 2 has z2 and 5 has z2
-    assert (rows[3]["region"], rows[3]["name"], rows[3][".name"]) == ("north", "p3", "zone0")
+    assert (rows[3]["region"], rows[3]["name"]) == ("north", "p3")      # frame1's value where it has one
     assert joined.name == "peoplezones"
     same = Join.apply(frame1=persons, frame2=zones, keys1=["info.zip"], keys2=["zip"])
     assert same.count() == 3
@@ -213,13 +214,34 @@ def test_join_with_itself_and_carries_errors(glue_context: Any) -> None:
     other = people(glue_context, n=3, name="other").map(lambda r: None if r["id"] == 3 else r)
     self_joined = frame.join(["id"], ["id"], frame)
     assert ids(self_joined) == [2, 3, 4]
-    assert self_joined.toDF().columns.count(".id") == 1
+    assert self_joined.toDF().columns.count(".id") == 1                 # a key both frames name: Glue's `.id`
+    assert self_joined.toDF().columns.count("name") == 1 and ".name" not in self_joined.toDF().columns
     assert self_joined.errorsCount() == 1
     joined = frame.join("id", "id", other)
     assert ids(joined) == [2]
     assert joined.errorsCount() == 2
     with pytest.raises(GlueRuntimeError, match="nope"):
         frame.join(["nope"], ["id"], other)
+
+
+def test_join_fills_a_shared_field_from_frame2_and_keeps_differently_typed_ones_apart(glue_context: Any) -> None:
+    spark = glue_context.spark_session
+    left = DynamicFrame.fromDF(spark.createDataFrame([(1, None, 5), (2, "L2", 6)], "id int, image string, n int"),
+                               glue_context, "l")
+    right = DynamicFrame.fromDF(spark.createDataFrame([(1, "R1", "x"), (2, "R2", "y")],
+                                                      "pid int, image string, n string"), glue_context, "r")
+    df = Join.apply(left, right, "id", "pid").toDF()
+    assert df.columns == ["id", "image", "n", "pid", ".n"]
+    assert sorted((r["id"], r["image"], r["n"], r[".n"]) for r in df.collect()) == [(1, "R1", 5, "x"),
+                                                                                     (2, "L2", 6, "y")]
+
+
+def test_relationalize_names_tables_without_dots_or_trailing_underscores(glue_context: Any, tmp_path: Any) -> None:
+    spark = glue_context.spark_session
+    frame = DynamicFrame.fromDF(spark.createDataFrame([(1, [1, 2], ["a"])], "id int, `.links` array<int>, "
+                                                      "`tags.` array<string>"), glue_context, "f")
+    names = sorted(frame.relationalize("hist_root", str(tmp_path)).keys())
+    assert names == ["hist_root", "hist_root_links", "hist_root_tags"]
 
 
 def test_union_type_conflicts_make_choices(glue_context: Any) -> None:

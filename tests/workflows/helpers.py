@@ -116,3 +116,13 @@ def wait_runs(glue: Any, job: str, count: int, timeout: float = 60.0) -> list[An
         return found if len(found) == count and all(r["JobRunState"] in ENDED for r in found) else None
 
     return list(wait_for(ended, timeout, f"{count} ended runs of {job}"))
+
+
+def on_job(job: str, state: str = "SUCCEEDED") -> dict[str, str]:
+    """A trigger condition on a job run's state (Glue requires its LogicalOperator)."""
+    return {"LogicalOperator": "EQUALS", "JobName": job, "State": state}
+
+
+def on_crawl(crawler: str, state: str = "SUCCEEDED") -> dict[str, str]:
+    """A trigger condition on a crawl's state."""
+    return {"LogicalOperator": "EQUALS", "CrawlerName": crawler, "CrawlState": state}

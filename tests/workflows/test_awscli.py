@@ -11,7 +11,7 @@ from tests.api.test_awscli import aws, aws_json
 from tests.api.test_crawlers import write_object
 from tests.helpers import unique
 from tests.jobs.test_runs import put_script
-from tests.workflows.helpers import NOOP, ClockedServer, wait_workflow_run
+from tests.workflows.helpers import NOOP, ClockedServer, on_job, wait_workflow_run
 
 
 def cli_pipeline(server: ClockedServer, script: str) -> dict[str, str]:
@@ -42,7 +42,7 @@ def cli_pipeline(server: ClockedServer, script: str) -> dict[str, str]:
     aws(server, "create-trigger", "--name", unique("after_job"), "--workflow-name", names["workflow"],
         "--type", "CONDITIONAL", "--start-on-creation", "--actions", json.dumps([{"CrawlerName": names["curated"]}]),
         "--predicate", json.dumps({"Logical": "ANY", "Conditions": [
-            {"LogicalOperator": "EQUALS", "JobName": names["job"], "State": "SUCCEEDED"}]}))
+            on_job(names["job"])]}))
     return names
 
 

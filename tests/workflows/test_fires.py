@@ -7,7 +7,16 @@ from typing import Any
 
 from tests.helpers import unique
 from tests.jobs.test_runs import create_job, wait_run
-from tests.workflows.helpers import NOOP, ClockedServer, client_error, job_runs, settle, wait_runs, wait_workflow_run
+from tests.workflows.helpers import (
+    NOOP,
+    ClockedServer,
+    client_error,
+    job_runs,
+    on_job,
+    settle,
+    wait_runs,
+    wait_workflow_run,
+)
 
 # succeeds, or fails when run with --fail yes
 MAYBE_FAIL = '''
@@ -23,10 +32,10 @@ def test_a_standalone_conditional_trigger_fires_once_per_matching_run(glue: Any,
                              create_job(glue, wf_server, NOOP))
     trigger, inactive = unique("on_success"), unique("inactive")
     glue.create_trigger(Name=trigger, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": watched, "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(watched)]},
                         Actions=[{"JobName": action, "Arguments": {"--from": "trigger"}}])
     glue.create_trigger(Name=inactive, Type="CONDITIONAL",  # CREATED, never started: never fires
-                        Predicate={"Conditions": [{"JobName": watched, "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(watched)]},
                         Actions=[{"JobName": idle}])
 
     failed = glue.start_job_run(JobName=watched, Arguments={"--fail": "yes"})["JobRunId"]

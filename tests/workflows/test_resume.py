@@ -10,7 +10,15 @@ from tests.api.test_crawlers import create as create_crawler
 from tests.api.test_crawlers import s3_targets, write_object
 from tests.helpers import unique
 from tests.jobs.test_runs import FAIL, REPORT, WAIT, create_job, pid_of, put_script, wait_for
-from tests.workflows.helpers import NOOP, ClockedServer, client_error, nodes_by_name, statistics, wait_workflow_run
+from tests.workflows.helpers import (
+    NOOP,
+    ClockedServer,
+    client_error,
+    nodes_by_name,
+    on_job,
+    statistics,
+    wait_workflow_run,
+)
 
 
 def test_a_failed_middle_job_stops_the_chain_and_resume_reruns_it_and_what_follows(
@@ -27,13 +35,13 @@ def test_a_failed_middle_job_stops_the_chain_and_resume_reruns_it_and_what_follo
     glue.create_trigger(Name=unique("start"), WorkflowName=workflow, Type="ON_DEMAND",
                         Actions=[{"JobName": extract}])
     glue.create_trigger(Name=after_extract, WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": extract, "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(extract)]},
                         Actions=[{"JobName": transform, "Arguments": {"--mode": "full"}}])
     glue.create_trigger(Name=unique("after_transform"), WorkflowName=workflow, Type="CONDITIONAL",
-                        StartOnCreation=True, Predicate={"Conditions": [{"JobName": transform, "State": "SUCCEEDED"}]},
+                        StartOnCreation=True, Predicate={"Conditions": [on_job(transform)]},
                         Actions=[{"CrawlerName": crawler}])
     glue.create_trigger(Name=unique("alert"), WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": transform, "State": "FAILED"}]},
+                        Predicate={"Conditions": [on_job(transform, "FAILED")]},
                         Actions=[{"JobName": on_failure}])
 
     first_id = glue.start_workflow_run(Name=workflow)["RunId"]
@@ -111,7 +119,7 @@ def test_and_waits_for_every_condition_any_fires_once(glue: Any, wf_server: Cloc
     glue.create_workflow(Name=workflow)
     glue.create_trigger(Name=unique("start"), WorkflowName=workflow, Type="ON_DEMAND",
                         Actions=[{"JobName": fast}, {"JobName": slow}])
-    both = [{"JobName": fast, "State": "SUCCEEDED"}, {"JobName": slow, "State": "SUCCEEDED"}]
+    both = [on_job(fast), on_job(slow)]
     glue.create_trigger(Name=unique("and"), WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
                         Predicate={"Logical": "AND", "Conditions": both}, Actions=[{"JobName": after_both}])
     glue.create_trigger(Name=unique("any"), WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,

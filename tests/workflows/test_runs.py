@@ -14,7 +14,16 @@ from tests.api.test_crawlers import create as create_crawler
 from tests.api.test_crawlers import s3_targets, write_object
 from tests.helpers import unique
 from tests.jobs.test_runs import create_job, pid_of, wait_for, wait_run
-from tests.workflows.helpers import NOOP, ClockedServer, client_error, nodes_by_name, statistics, wait_workflow_run
+from tests.workflows.helpers import (
+    NOOP,
+    ClockedServer,
+    client_error,
+    nodes_by_name,
+    on_crawl,
+    on_job,
+    statistics,
+    wait_workflow_run,
+)
 
 # writes its argv and the run's properties (read through the server) to --out, then adds a property
 PROPERTIES = '''
@@ -69,10 +78,10 @@ def test_a_chain_crawler_job_crawler_completes_with_every_node_succeeded(glue: A
     start, after_raw, after_job = unique("start"), unique("after_raw"), unique("after_job")
     glue.create_trigger(Name=start, WorkflowName=workflow, Type="ON_DEMAND", Actions=[{"CrawlerName": raw}])
     glue.create_trigger(Name=after_raw, WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"CrawlerName": raw, "CrawlState": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_crawl(raw)]},
                         Actions=[{"JobName": job, "Arguments": {"--stage": "transform"}}])
     glue.create_trigger(Name=after_job, WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": job, "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(job)]},
                         Actions=[{"CrawlerName": curated}])
 
     run_id = glue.start_workflow_run(Name=workflow, RunProperties={"color": "red"})["RunId"]
@@ -125,8 +134,11 @@ def test_a_chain_crawler_job_crawler_completes_with_every_node_succeeded(glue: A
 def test_run_errors(glue: Any, wf_server: ClockedServer) -> None:
     workflow = unique("wf")
     glue.create_workflow(Name=workflow)
-    code, message = client_error(lambda: glue.start_workflow_run(Name=workflow))
-    assert code == "InvalidInputException" and "has no starting trigger" in message
+    # no starting trigger: the run is recorded and ends in ERROR saying why (docs/fidelity.md)
+    empty_run = glue.start_workflow_run(Name=workflow)["RunId"]
+    run = glue.get_workflow_run(Name=workflow, RunId=empty_run)["Run"]
+    assert run["Status"] == "ERROR" and "has no starting trigger" in run["ErrorMessage"]
+    assert "CompletedOn" in run
     missing = unique("gone")
     assert client_error(lambda: glue.start_workflow_run(Name=missing)) == \
         ("EntityNotFoundException", f"Workflow with name {missing} not found")

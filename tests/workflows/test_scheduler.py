@@ -22,6 +22,7 @@ from tests.workflows.helpers import (
     MakeServer,
     at,
     job_runs,
+    on_job,
     settle,
     wait_runs,
     wait_workflow_run,
@@ -141,7 +142,7 @@ def test_a_scheduled_starting_trigger_starts_workflow_runs(make_server: MakeServ
     glue.create_trigger(Name=trigger, WorkflowName=workflow, Type="SCHEDULED", Schedule=DAILY_AT_3,
                         Actions=[{"JobName": job}], StartOnCreation=True)
     glue.create_trigger(Name=unique("then"), WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": job, "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(job)]},
                         Actions=[{"JobName": second}])
     settle()
     assert glue.get_workflow_runs(Name=workflow)["Runs"] == []
@@ -229,7 +230,7 @@ def test_two_servers_sharing_a_store_fire_each_due_time_once(make_server: MakeSe
     glue.create_workflow(Name=workflow)
     glue.create_trigger(Name=unique("start"), WorkflowName=workflow, Type="ON_DEMAND", Actions=[{"JobName": head}])
     glue.create_trigger(Name=unique("after"), WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": head, "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(head)]},
                         Actions=[{"JobName": then}])
     run_ids = {first.client().start_workflow_run(Name=workflow)["RunId"],
                second.client().start_workflow_run(Name=workflow)["RunId"],

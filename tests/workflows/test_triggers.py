@@ -8,7 +8,7 @@ from glueball.config import DEFAULT_ACCOUNT_ID
 from tests.api.test_crawlers import create as create_crawler
 from tests.helpers import unique
 from tests.jobs.test_runs import create_job
-from tests.workflows.helpers import NOOP, ClockedServer, client_error
+from tests.workflows.helpers import NOOP, ClockedServer, client_error, on_crawl, on_job
 
 TRIGGER_ARN = f"arn:aws:glue:us-east-1:{DEFAULT_ACCOUNT_ID}:trigger/"
 
@@ -37,11 +37,11 @@ def test_create_and_get_show_glue_shapes_and_states(glue: Any, wf_server: Clocke
     assert glue.get_trigger(Name=scheduled)["Trigger"]["State"] == "ACTIVATED"
 
     glue.create_trigger(Name=conditional, Type="CONDITIONAL", Actions=[{"JobName": job}],
-                        Predicate={"Conditions": [{"JobName": job, "State": "FAILED"}]})
+                        Predicate={"Conditions": [on_job(job, "FAILED")]})
     got = glue.get_trigger(Name=conditional)["Trigger"]
     assert got["State"] == "CREATED"
     assert got["Predicate"] == {"Logical": "AND", "Conditions": [
-        {"LogicalOperator": "EQUALS", "JobName": job, "State": "FAILED"}]}
+        on_job(job, "FAILED")]}
     glue.start_trigger(Name=conditional)
     assert glue.get_trigger(Name=conditional)["Trigger"]["State"] == "ACTIVATED"
     assert client_error(lambda: glue.stop_trigger(Name=on_demand))[0] == "InvalidInputException"
@@ -57,7 +57,7 @@ def test_get_triggers_list_triggers_and_batch_get(glue: Any, wf_server: ClockedS
                         Tags={"team": team, "tier": "gold"})
     # watches job but starts other: it does not depend on job
     glue.create_trigger(Name=names[2], Type="CONDITIONAL", Actions=[{"JobName": other}],
-                        Predicate={"Conditions": [{"JobName": job, "State": "SUCCEEDED"}]}, Tags={"team": "x"})
+                        Predicate={"Conditions": [on_job(job)]}, Tags={"team": "x"})
 
     dependent = glue.get_triggers(DependentJobName=job)["Triggers"]
     assert [t["Name"] for t in dependent] == names[:2]
@@ -119,7 +119,7 @@ def test_create_is_idempotent_for_the_same_definition(glue: Any, wf_server: Cloc
     job = create_job(glue, wf_server, NOOP)
     name = unique("idem")
     spec: dict[str, Any] = {"Name": name, "Type": "CONDITIONAL", "Actions": [{"JobName": job}],
-                            "Predicate": {"Conditions": [{"JobName": job, "State": "SUCCEEDED"}]}}
+                            "Predicate": {"Conditions": [on_job(job)]}}
     glue.create_trigger(**spec)
     first = glue.get_trigger(Name=name)["Trigger"]
     assert glue.create_trigger(**spec)["Name"] == name
@@ -149,6 +149,9 @@ def test_tags_on_trigger_arns(glue: Any, wf_server: ClockedServer) -> None:
     assert glue.get_tags(ResourceArn=arn)["Tags"] == {}  # the old trigger's tags went with it
 
 
+EQ = {"LogicalOperator": "EQUALS"}
+
+
 def _bad_definitions(job: str, crawler: str, workflow: str) -> list[tuple[dict[str, Any], str, str]]:
     act = [{"JobName": job}]
     return [
@@ -157,7 +160,7 @@ def _bad_definitions(job: str, crawler: str, workflow: str) -> list[tuple[dict[s
         ({"Type": "ON_DEMAND", "Actions": act, "Schedule": "cron(0 3 * * ? *)"}, "InvalidInputException",
          "Schedule is only for SCHEDULED triggers, not ON_DEMAND"),
         ({"Type": "CONDITIONAL", "Actions": act, "Schedule": "cron(0 3 * * ? *)",
-          "Predicate": {"Conditions": [{"JobName": job, "State": "SUCCEEDED"}]}}, "InvalidInputException",
+          "Predicate": {"Conditions": [{**EQ, "JobName": job, "State": "SUCCEEDED"}]}}, "InvalidInputException",
          "Schedule is only for SCHEDULED triggers, not CONDITIONAL"),
         ({"Type": "SCHEDULED", "Actions": act}, "InvalidInputException", "A SCHEDULED trigger needs a Schedule"),
         ({"Type": "SCHEDULED", "Actions": act, "Schedule": "cron(0 25 * * ? *)"}, "InvalidInputException",
@@ -168,31 +171,42 @@ def _bad_definitions(job: str, crawler: str, workflow: str) -> list[tuple[dict[s
          "fires every 1 minute(s); the minimum precision of a schedule is 5 minutes"),
         ({"Type": "SCHEDULED", "Actions": act, "Schedule": "rate(1 day)"}, "InvalidInputException",
          "a schedule must be written cron("),
-        ({"Type": "CONDITIONAL", "Actions": act}, "InvalidInputException",
-         "A CONDITIONAL trigger needs a Predicate with Conditions"),
+        ({"Type": "CONDITIONAL", "Actions": act}, "InvalidInputException", "Predicate cannot be null or empty"),
+        # Glue checks the predicate before the existence of what the actions name
+        ({"Type": "CONDITIONAL", "Actions": [{"JobName": "no_such_job"}]}, "InvalidInputException",
+         "Predicate cannot be null or empty"),
+        ({"Type": "CONDITIONAL", "Actions": [{"JobName": "no_such_job"}], "Predicate": {"Conditions": [
+            {"JobName": "no_such_job", "State": "SUCCEEDED"}]}}, "InvalidInputException",
+         "Logical operator cannot be null or empty"),
+        ({"Type": "CONDITIONAL", "Actions": [{"JobName": "no_such_job"}], "Predicate": {"Conditions": [
+            {**EQ, "JobName": "no_such_job"}]}}, "InvalidInputException",
+         "State cannot be null or empty, choose from one of the following job state: "
+         "[SUCCEEDED, STOPPED, FAILED, TIMEOUT]"),
         ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Logical": "ANY", "Conditions": []}},
          "InvalidInputException", "Predicate.Conditions must hold at least one condition"),
-        ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Conditions": [{"JobName": job, "State": "RUNNING"}]}},
+        ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Conditions": [on_job(job, "RUNNING")]}},
          "InvalidInputException",
-         "Predicate.Conditions[0]: State must be one of SUCCEEDED, STOPPED, FAILED, TIMEOUT, got 'RUNNING'"),
+         "State cannot be null or empty, choose from one of the following job state: "
+         "[SUCCEEDED, STOPPED, FAILED, TIMEOUT]"),
         ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Conditions": [
-            {"JobName": job, "State": "SUCCEEDED"}, {"CrawlerName": crawler, "CrawlState": "RUNNING"}]}},
+            on_job(job), on_crawl(crawler, "RUNNING")]}},
          "InvalidInputException",
-         "Predicate.Conditions[1]: CrawlState must be one of SUCCEEDED, FAILED, CANCELLED, got 'RUNNING'"),
+         "State cannot be null or empty, choose from one of the following crawler state: "
+         "[SUCCEEDED, FAILED, CANCELLED]"),
         ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Conditions": [
-            {"CrawlerName": crawler, "State": "SUCCEEDED"}]}}, "InvalidInputException",
+            {**EQ, "CrawlerName": crawler, "State": "SUCCEEDED"}]}}, "InvalidInputException",
          "Predicate.Conditions[0]: a crawler condition takes CrawlState, not State"),
         ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Conditions": [{"State": "SUCCEEDED"}]}},
-         "InvalidInputException", "Predicate.Conditions[0] must name exactly one of JobName and CrawlerName"),
+         "InvalidInputException", "JobName or CrawlerName in condition cannot be null or empty"),
         ({"Type": "CONDITIONAL", "Actions": act, "Predicate": {"Conditions": [
-            {"JobName": "no_such_job", "State": "SUCCEEDED"}]}}, "EntityNotFoundException",
+            {**EQ, "JobName": "no_such_job", "State": "SUCCEEDED"}]}}, "EntityNotFoundException",
          "Predicate.Conditions[0]: job no_such_job not found"),
         ({"Type": "ON_DEMAND", "Actions": [{"JobName": job}, {"JobName": "no_such_job"}]},
          "EntityNotFoundException", "Actions[1]: job no_such_job not found"),
         ({"Type": "ON_DEMAND", "Actions": [{"CrawlerName": "no_such_crawler"}]},
          "EntityNotFoundException", "Actions[0]: crawler no_such_crawler not found"),
         ({"Type": "ON_DEMAND", "Actions": [{"JobName": job, "CrawlerName": crawler}]},
-         "InvalidInputException", "Actions[0] must name exactly one of JobName and CrawlerName"),
+         "InvalidInputException", "Both JobName and CrawlerName cannot be set together in an action"),
         ({"Type": "ON_DEMAND", "Actions": [{"CrawlerName": crawler, "Timeout": 5}]},
          "InvalidInputException", "Actions[0]: a crawler action takes no Timeout"),
         ({"Type": "ON_DEMAND", "Actions": []}, "InvalidInputException",
@@ -229,6 +243,6 @@ def test_invalid_definitions_are_refused_with_the_reason(glue: Any, wf_server: C
     for index in range(2):
         glue.create_trigger(Name=unique(f"next{index}"), Type="CONDITIONAL", WorkflowName=workflow,
                             Actions=[{"JobName": job}],
-                            Predicate={"Conditions": [{"JobName": job, "State": "SUCCEEDED"}]})
+                            Predicate={"Conditions": [on_job(job)]})
     graph = glue.get_workflow(Name=workflow, IncludeGraph=True)["Workflow"]["Graph"]
     assert sorted(n["Type"] for n in graph["Nodes"]) == ["JOB", "TRIGGER", "TRIGGER", "TRIGGER"]

@@ -9,7 +9,7 @@ from glueball.workflows.graph import node_id
 from tests.api.test_crawlers import create as create_crawler
 from tests.helpers import unique
 from tests.jobs.test_runs import create_job
-from tests.workflows.helpers import NOOP, ClockedServer, client_error
+from tests.workflows.helpers import NOOP, ClockedServer, client_error, on_job
 
 WORKFLOW_ARN = f"arn:aws:glue:us-east-1:{DEFAULT_ACCOUNT_ID}:workflow/"
 
@@ -25,7 +25,7 @@ def chain(glue: Any, server: ClockedServer, workflow: str) -> dict[str, str]:
                                                    "LogicalOperator": "EQUALS"}]},
                         Actions=[{"JobName": names["job"]}])
     glue.create_trigger(Name=names["after_job"], WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
-                        Predicate={"Conditions": [{"JobName": names["job"], "State": "SUCCEEDED"}]},
+                        Predicate={"Conditions": [on_job(names["job"])]},
                         Actions=[{"CrawlerName": names["last"]}])
     return names
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from glueball.objects import locations
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.io import catalog as cat
-from glueball.runtime.io import formats, jdbc
+from glueball.runtime.io import formats, jdbc, outnames
 from glueball.runtime.io.read import FILE_CONNECTION_TYPES, unsupported_connection
 
 
@@ -38,12 +39,19 @@ def _catalog_target(options: Mapping[str, Any]) -> tuple[str, str] | None:
 
 def write_files_frame(glue_ctx: Any, frame: DynamicFrame, path: str, fmt: str | None,
                       format_options: Mapping[str, Any], options: Mapping[str, Any],
-                      catalog_target: tuple[str, str] | None) -> None:
-    """Write ``frame`` under ``path``, then update the catalog if ``enableUpdateCatalog`` asks for it."""
+                      catalog_target: tuple[str, str] | None, transformation_ctx: str = "") -> None:
+    """Write ``frame`` under ``path`` in files named as Glue names them (:mod:`outnames`), then update the
+    catalog if ``enableUpdateCatalog`` asks for it."""
     name = formats.normalize_format(fmt)
     keys = _keys(options.get("partitionKeys"))
     df = frame.toDF()
-    formats.write_files(glue_ctx.spark_session, df, path, name, format_options, keys, options.get("compressionType"))
+    spark = glue_ctx.spark_session
+    target = locations.to_spark_path(path)
+    before = outnames.existing_files(spark, target)
+    formats.write_files(spark, df, path, name, format_options, keys, options.get("compressionType"))
+    codec = formats.compression_name(format_options.get("compression") or "snappy") if name in (
+        "parquet", "glueparquet") else None
+    outnames.rename_written(spark, target, before, name, codec, transformation_ctx, bool(keys))
     if formats.as_bool(options.get("enableUpdateCatalog")):
         if catalog_target is None:
             raise GlueRuntimeError("enableUpdateCatalog needs the catalog table: setCatalogInfo(catalogDatabase, "
@@ -66,7 +74,7 @@ def write_dynamic_frame(glue_ctx: Any, frame: DynamicFrame, connection_type: str
         if not path:
             raise GlueRuntimeError("s3 connection_options need path")
         write_files_frame(glue_ctx, frame, str(path), format, format_options, connection_options,
-                          _catalog_target(connection_options))
+                          _catalog_target(connection_options), transformation_ctx)
     elif kind in jdbc.JDBC_CONNECTION_TYPES:
         jdbc.write_jdbc(glue_ctx, frame.toDF(), kind, connection_options)
     else:
@@ -96,7 +104,7 @@ def write_catalog_frame(glue_ctx: Any, frame: DynamicFrame, database: str | None
     if fmt == "csv":
         format_options.setdefault("writeHeader", header_lines > 0)
     write_files_frame(glue_ctx, frame, location, fmt, format_options, additional_options,
-                      (str(database), str(table_name)))
+                      (str(database), str(table_name)), transformation_ctx)
     return frame
 
 

@@ -318,10 +318,13 @@ def join(frame1: DynamicFrame, paths1: list[str] | str, paths2: list[str] | str,
     """Equality (inner) join of two frames on key paths (Glue's ``Join`` / ``DynamicFrame.join``).
 
     ``paths1[i]`` of ``frame1`` must equal ``paths2[i]`` of ``frame2``; paths may be nested
-    (``address.zip``). Every field of both frames is kept, the keys of both included. As in
-    Glue, a top-level field of ``frame2`` whose name ``frame1`` already has is renamed with a
-    leading dot (``.id``), again until unique. Null keys match nothing. The result is named
-    ``frame1.name + frame2.name`` and carries the error records of both frames.
+    (``address.zip``). Every field of both frames is kept, the keys of both included. A
+    non-key top-level field both frames have is one field of the result, as in Glue's documented
+    output (the legislators tutorial's history frame has one ``links`` and one ``image``): frame1's
+    value, or frame2's where frame1's is null. A key field of ``frame2`` whose name ``frame1``
+    already has, and a shared field whose types differ, are kept apart: renamed with a leading dot
+    (``.id``), again until unique, as Glue does for same-named keys. Null keys match nothing. The
+    result is named ``frame1.name + frame2.name`` and carries the error records of both frames.
     """
     from pyspark.sql import functions as F
 
@@ -330,9 +333,17 @@ def join(frame1: DynamicFrame, paths1: list[str] | str, paths2: list[str] | str,
     if not keys1 or len(keys1) != len(keys2):
         raise GlueRuntimeError(f"join needs as many keys in paths1 as in paths2, got {keys1} and {keys2}")
     left = frame1._df
+    left_types = {f.name: f.dataType.simpleString() for f in left.schema.fields}  # nullability aside
+    key_fields2 = {split_path(path)[0] for path in keys2}
     taken = set(left.columns)
     renames: dict[str, str] = {}
-    for name in frame2._df.columns:
+    shared: set[str] = set()
+    for field in frame2._df.schema.fields:
+        name = field.name
+        if name in left_types and name not in key_fields2 and left_types[name] == field.dataType.simpleString():
+            shared.add(name)
+            renames[name] = "__glueball_shared_" + name  # a temporary name: merged into frame1's column below
+            continue
         new = name
         while new in taken:
             new = "." + new
@@ -345,7 +356,9 @@ def join(frame1: DynamicFrame, paths1: list[str] | str, paths2: list[str] | str,
     condition = reduce(lambda a, b: a & b, [
         _path_column(left, k1) == _path_column(right, k2, renames) for k1, k2 in zip(keys1, keys2, strict=True)])
     joined = left.join(right, condition, "inner").select(
-        *[left[_quote(n)] for n in left.columns], *[right[_quote(n)] for n in right.columns])
+        *[F.coalesce(left[_quote(n)], right[_quote(renames[n])]).alias(n) if n in shared else left[_quote(n)]
+          for n in left.columns],
+        *[right[_quote(renames[n])] for n in frame2._df.columns if n not in shared])
     return _combine(frame1, joined, [frame2], transformation_ctx, stage_threshold, total_threshold,
                     name=frame1.name + frame2.name)
 
