@@ -55,6 +55,7 @@ from glueball.errors import (
     CrawlerStoppingException,
     InvalidInputException,
 )
+from glueball.store.documents import require_security_configuration
 from glueball.store.engine import Store
 from glueball.store.schema import CrawlerRow, CrawlRow
 from glueball.store.scoped import Scope
@@ -210,10 +211,6 @@ def check_crawler_spec(spec: Spec) -> None:
     if spec["LakeFormationConfiguration"].get("UseLakeFormationCredentials"):
         raise InvalidInputException("LakeFormationConfiguration.UseLakeFormationCredentials is not supported "
                                     "by glueball")
-    security = spec.get("CrawlerSecurityConfiguration")
-    if security:
-        raise InvalidInputException(f"Security configuration {security} does not exist "
-                                    "(glueball has no security configurations)")
     if spec.get("Configuration"):
         check_configuration(spec["Configuration"])
     if len(set(spec["Classifiers"])) != len(spec["Classifiers"]):
@@ -336,6 +333,7 @@ class CrawlerService:
         try:
             with self.store.write() as session:
                 self._check_classifiers(session, spec["Classifiers"])
+                require_security_configuration(session, self.scope, spec.get("CrawlerSecurityConfiguration"))
                 session.add(CrawlerRow(
                     account_id=self.scope.account_id, region=self.scope.region, name=name, spec=spec, version=1,
                     state=CrawlerState.READY.value, schedule=expression,
@@ -406,6 +404,7 @@ class CrawlerService:
             spec = crawler_spec(request, row.spec)
             check_crawler_spec(spec)
             self._check_classifiers(session, spec["Classifiers"])
+            require_security_configuration(session, self.scope, spec.get("CrawlerSecurityConfiguration"))
             if "Schedule" in request and request["Schedule"] is not None:
                 self._set_schedule(row, request["Schedule"])
             row.spec = spec

@@ -61,6 +61,7 @@ from glueball.jobs.store import (
     to_run,
 )
 from glueball.objects import locations
+from glueball.store.documents import require_security_configuration
 from glueball.store.engine import Store
 from glueball.store.schema import JobRow, JobRunRow
 from glueball.store.scoped import Scope
@@ -235,9 +236,6 @@ def job_spec(request: Spec) -> Spec:
     if given.get("JobRunQueuingEnabled"):
         raise InvalidInputException("Job run queuing (JobRunQueuingEnabled) is not supported by glueball; "
                                     "runs over MaxConcurrentRuns are refused")
-    if given.get("SecurityConfiguration"):
-        raise InvalidInputException(f"Security configuration {given['SecurityConfiguration']} does not exist "
-                                    "(glueball has no security configurations)")
     if given.get("MaintenanceWindow") and name != "gluestreaming":
         raise InvalidInputException("MaintenanceWindow applies to streaming jobs (gluestreaming) only")
     glue_version = given.setdefault("GlueVersion", DEFAULT_GLUE_VERSION.get(name, DEFAULT_GLUE_VERSION["glueetl"]))
@@ -289,6 +287,7 @@ class JobService:
         stamp = now()
         try:
             with self.store.write() as session:
+                require_security_configuration(session, self.scope, spec.get("SecurityConfiguration"))
                 session.add(JobRow(account_id=self.scope.account_id, region=self.scope.region, name=name,
                                    job_id=new_job_id(name), spec=spec, create_time=stamp, update_time=stamp))
                 session.flush()
@@ -340,6 +339,7 @@ class JobService:
         """
         with self.store.write() as session:
             row = job_row(session, self.scope, name, for_update=True)
+            require_security_configuration(session, self.scope, spec.get("SecurityConfiguration"))
             row.spec = spec
             row.update_time = now()
 
@@ -395,9 +395,6 @@ def run_spec(job: Job, overrides: Spec) -> Spec:
     if overrides.get("JobRunQueuingEnabled"):
         raise InvalidInputException("Job run queuing (JobRunQueuingEnabled) is not supported by glueball; "
                                     "runs over MaxConcurrentRuns are refused")
-    if overrides.get("SecurityConfiguration"):
-        raise InvalidInputException(f"Security configuration {overrides['SecurityConfiguration']} does not exist "
-                                    "(glueball has no security configurations)")
     check_timeout(overrides.get("Timeout"))
     if overrides.get("Timeout") is not None:
         spec["Timeout"] = overrides["Timeout"]
@@ -466,6 +463,7 @@ class JobRunService:
                 workflow_run_id, fire_id = retry_of.workflow_run_id, retry_of.fire_id
             else:
                 spec = run_spec(job, {m: request.get(m) for m in RUN_OVERRIDES})
+                require_security_configuration(session, self.scope, request.get("SecurityConfiguration"))
             if active_run_count(session, row.id) >= job.max_concurrent_runs:
                 raise ConcurrentRunsExceededException(f"Concurrent runs exceeded for {name}")
             run_id = attempt_run_id(previous) if retry_of is not None and previous is not None else new_run_id()

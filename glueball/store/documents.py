@@ -20,9 +20,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from glueball.errors import AlreadyExistsException, EntityNotFoundException
+from glueball.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 from glueball.store.engine import Store
-from glueball.store.resource_tables import StoredResourceRow
+from glueball.store.resource_tables import SECURITY_CONFIGURATION, StoredResourceRow
 from glueball.store.schema import TagRow
 from glueball.store.scoped import Scope
 
@@ -207,3 +207,14 @@ class Documents:
             if on_delete is not None:
                 on_delete(session, name)
             session.delete(row)
+
+
+def require_security_configuration(session: Session, scope: Scope, name: str | None, where: str = "") -> None:
+    """Refuse a reference (a job's, a run's, a crawler's, a trigger action's) to a security configuration that does
+    not exist in ``scope``; glueball keeps the name and encrypts nothing (docs/security-configurations.md).
+
+    Raises:
+        InvalidInputException: no security configuration called ``name``.
+    """
+    if name and not document_exists(session, scope, SECURITY_CONFIGURATION, name):
+        raise InvalidInputException(f"{where}Security configuration {name} does not exist")

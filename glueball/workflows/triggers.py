@@ -38,6 +38,7 @@ from glueball.errors import (
 )
 from glueball.jobs.service import check_arguments, check_timeout
 from glueball.jobs.store import job_exists
+from glueball.store.documents import require_security_configuration
 from glueball.store.engine import Store
 from glueball.store.schema import TagRow, TriggerRow
 from glueball.store.scoped import Scope
@@ -87,9 +88,6 @@ def _check_actions(actions: list[Spec]) -> list[Spec]:
             raise InvalidInputException("Both JobName and CrawlerName cannot be set together in an action")
         if not job and not crawler:
             raise InvalidInputException("JobName or CrawlerName in action cannot be null or empty")
-        if action.get("SecurityConfiguration"):
-            raise InvalidInputException(f"{where}: security configuration {action['SecurityConfiguration']} does "
-                                        "not exist (glueball has no security configurations)")
         if crawler:
             extra = [m for m in ("Arguments", "Timeout", "NotificationProperty") if action.get(m) is not None]
             if extra:
@@ -183,6 +181,8 @@ def checked_spec(session: Any, scope: Scope, trigger_type: TriggerType, request:
     elif batching:
         raise InvalidInputException(f"EventBatchingCondition is only for EVENT triggers, not {trigger_type.value}")
     spec["Actions"] = _check_actions(list(request.get("Actions") or []))
+    for index, action in enumerate(spec["Actions"]):
+        require_security_configuration(session, scope, action.get("SecurityConfiguration"), f"Actions[{index}]: ")
     _check_existence(session, scope, spec)
     return spec
 

@@ -94,8 +94,7 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
     ({"DefaultArguments": {"--job-bookmark-option": "on"}},
      "DefaultArguments: --job-bookmark-option must be one of job-bookmark-enable, job-bookmark-disable, "
      "job-bookmark-pause, got 'on'"),
-    ({"SecurityConfiguration": "kms"}, "Security configuration kms does not exist (glueball has no security "
-                                       "configurations)"),
+    ({"SecurityConfiguration": "kms"}, "Security configuration kms does not exist"),
     ({"JobRunQueuingEnabled": True}, "Job run queuing (JobRunQueuingEnabled) is not supported by glueball; runs over "
                                      "MaxConcurrentRuns are refused"),
     ({"ExecutionClass": "FLEX", "Command": {"Name": "gluestreaming", "ScriptLocation": SCRIPT}},

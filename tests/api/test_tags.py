@@ -71,8 +71,8 @@ def test_missing_resources_are_entity_not_found(glue: Any) -> None:
     ("arn:aws:glue:us-east-1", "Invalid ResourceArn 'arn:aws:glue:us-east-1': expected "
                                "arn:aws:glue:REGION:ACCOUNT:TYPE/NAME"),
     (f"{PREFIX}:table/db/t", f"Invalid ResourceArn '{PREFIX}:table/db/t': resource type 'table' cannot be "
-                             "tagged; taggable types are: blueprint, connection, crawler, dataQualityRuleset, database, "
-                             "devEndpoint, job, mlTransform, registry, schema, session, trigger, workflow"),
+                             "tagged; taggable types are: blueprint, connection, crawler, dataQualityRuleset, "
+                             "database, devEndpoint, job, mlTransform, registry, schema, session, trigger, workflow"),
 ])
 def test_malformed_or_untaggable_arns_are_invalid_input(glue: Any, arn: str, message: str) -> None:
     with pytest.raises(ClientError) as excinfo:

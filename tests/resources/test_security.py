@@ -81,6 +81,38 @@ def test_security_configuration_error_paths(glue: Any) -> None:
     expect_error(lambda: glue.delete_security_configuration(Name=unique("none")), "EntityNotFoundException")
 
 
+def test_jobs_runs_crawlers_and_trigger_actions_name_existing_security_configurations(glue: Any) -> None:
+    name, job, crawler = unique("sec"), unique("job"), unique("crawler")
+    missing = unique("nosec")
+    command = {"Name": "glueetl", "ScriptLocation": "s3://scripts/job.py"}
+    message = expect_error(lambda: glue.create_job(Name=job, Role="r", Command=command, SecurityConfiguration=missing),
+                           "InvalidInputException")
+    assert message == f"Security configuration {missing} does not exist"
+    glue.create_security_configuration(Name=name, EncryptionConfiguration={
+        "S3Encryption": [{"S3EncryptionMode": "SSE-S3"}]})
+    glue.create_job(Name=job, Role="r", Command=command, SecurityConfiguration=name)
+    assert glue.get_job(JobName=job)["Job"]["SecurityConfiguration"] == name
+    expect_error(lambda: glue.update_job(JobName=job, JobUpdate={"Role": "r", "Command": command,
+                                                                 "SecurityConfiguration": missing}),
+                 "InvalidInputException")
+    assert glue.get_job(JobName=job)["Job"]["SecurityConfiguration"] == name, "a refused update changes nothing"
+    expect_error(lambda: glue.start_job_run(JobName=job, SecurityConfiguration=missing), "InvalidInputException")
+    assert glue.get_job_runs(JobName=job)["JobRuns"] == [], "no run recorded for a refused start"
+
+    targets = {"S3Targets": [{"Path": "s3://bucket/data/"}]}
+    expect_error(lambda: glue.create_crawler(Name=crawler, Role="r", Targets=targets,
+                                             CrawlerSecurityConfiguration=missing), "InvalidInputException")
+    glue.create_crawler(Name=crawler, Role="r", Targets=targets, CrawlerSecurityConfiguration=name)
+    assert glue.get_crawler(Name=crawler)["Crawler"]["CrawlerSecurityConfiguration"] == name
+
+    trigger = unique("trigger")
+    message = expect_error(lambda: glue.create_trigger(Name=trigger, Type="ON_DEMAND", Actions=[
+        {"JobName": job, "SecurityConfiguration": missing}]), "InvalidInputException")
+    assert message == f"Actions[0]: Security configuration {missing} does not exist"
+    glue.create_trigger(Name=trigger, Type="ON_DEMAND", Actions=[{"JobName": job, "SecurityConfiguration": name}])
+    assert glue.get_trigger(Name=trigger)["Trigger"]["Actions"][0]["SecurityConfiguration"] == name
+
+
 def test_catalog_encryption_settings_default_put_and_errors(glue: Any, server: ServerProcess) -> None:
     other = server.client(region="eu-west-1")  # settings are per catalog: each region has its own
     assert other.get_data_catalog_encryption_settings()["DataCatalogEncryptionSettings"] == {
