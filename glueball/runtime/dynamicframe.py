@@ -207,47 +207,47 @@ class DynamicFrame:
 
     def rename_field(self, oldName: str, newName: str, transformation_ctx: str = "", info: str = "",  # noqa: N803
                      stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import rename_field
+        from glueball.runtime.ops.field_ops import rename_field
 
         return rename_field(self, oldName, newName, transformation_ctx, stageThreshold, totalThreshold)
 
     def drop_fields(self, paths: list[str], transformation_ctx: str = "", info: str = "",
                     stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import drop_fields
+        from glueball.runtime.ops.field_ops import drop_fields
 
         return drop_fields(self, paths, transformation_ctx, stageThreshold, totalThreshold)
 
     def select_fields(self, paths: list[str], transformation_ctx: str = "", info: str = "",
                       stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import select_fields
+        from glueball.runtime.ops.field_ops import select_fields
 
         return select_fields(self, paths, transformation_ctx, stageThreshold, totalThreshold)
 
     def split_fields(self, paths: list[str], name1: str, name2: str, transformation_ctx: str = "",
                      info: str = "", stageThreshold: int = 0,  # noqa: N803
                      totalThreshold: int = 0) -> DynamicFrameCollection:  # noqa: N803
-        from glueball.runtime.ops.mapping import split_fields
+        from glueball.runtime.ops.field_ops import split_fields
 
         return split_fields(self, paths, name1, name2, transformation_ctx, stageThreshold, totalThreshold)
 
     def split_rows(self, comparison_dict: Mapping[str, Mapping[str, Any]], name1: str, name2: str,
                    transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                    totalThreshold: int = 0) -> DynamicFrameCollection:  # noqa: N803
-        from glueball.runtime.ops.mapping import split_rows
+        from glueball.runtime.ops.field_ops import split_rows
 
         return split_rows(self, comparison_dict, name1, name2, transformation_ctx, stageThreshold,
                           totalThreshold)
 
     def unnest(self, transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import unnest
+        from glueball.runtime.ops.restructure import unnest
 
         return unnest(self, transformation_ctx, stageThreshold, totalThreshold)
 
     def relationalize(self, root_table_name: str, staging_path: str, options: Mapping[str, Any] | None = None,
                       transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                       totalThreshold: int = 0) -> DynamicFrameCollection:  # noqa: N803
-        from glueball.runtime.ops.mapping import relationalize
+        from glueball.runtime.ops.restructure import relationalize
 
         return relationalize(self, root_table_name, staging_path, dict(options or {}), transformation_ctx,
                              stageThreshold, totalThreshold)
@@ -255,7 +255,7 @@ class DynamicFrame:
     def drop_nulls(self, transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                    totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
         """Drop the fields whose every value is null (the DropNullFields transform)."""
-        from glueball.runtime.ops.mapping import drop_null_fields
+        from glueball.runtime.ops.null_fields import drop_null_fields
 
         return drop_null_fields(self, transformation_ctx, stageThreshold, totalThreshold)
 
