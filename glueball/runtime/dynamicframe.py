@@ -109,6 +109,16 @@ class DynamicFrame:
             frame.assertErrorThreshold()
         return frame
 
+    def derive_pending(self, pending: PendingTyping, *, transformation_ctx: str = "", stage_threshold: int = 0,
+                       total_threshold: int = 0) -> DynamicFrame:
+        """Like ``derive``, for a transformation whose result still leaves typing pending (see ``pending``)."""
+        frame = DynamicFrame(None, self.glue_ctx, self.name, prior_errors=self._all_errors(),
+                             transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
+                             total_threshold=total_threshold, pending=pending)
+        if stage_threshold or total_threshold:
+            frame.assertErrorThreshold()
+        return frame
+
     def collection(self, frames: Mapping[str, DynamicFrame]) -> DynamicFrameCollection:
         """A collection of frames made from this one (split and relationalize results)."""
         return DynamicFrameCollection(frames, self.glue_ctx)
