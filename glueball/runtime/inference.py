@@ -9,7 +9,10 @@ in others) instead of giving up to ``string`` as Spark does. Here:
 2. **pass 1** — one aggregate, ``schema_of_variant_agg``, gives the merged schema;
    a field with conflicting types comes out as ``VARIANT``, numbers are widened
    to ``DECIMAL``/``DOUBLE``;
-3. **pass 2** — only when pass 1 shows such fields — one aggregate collects, for
+   The same aggregate collects the kinds of every top-level field's values, which
+   settles top-level conflicts among atomic kinds (``long`` and ``double``, numbers
+   and text) without another pass;
+3. **pass 2** — only when pass 1 leaves such fields — one aggregate collects, for
    each of them, the set of Glue type names actually seen (``long``, ``double``,
    ``string``, ``struct``...) and the merged schemas of its object and array
    values. A field with one type gets it; a field with more becomes a choice
@@ -302,11 +305,16 @@ def infer(df: DataFrame, branches: list[Branch]) -> tuple[TypeNode | None, int, 
             aggregates.append(F.schema_of_variant_agg(F.when(branch.condition, branch.root)))
         else:
             aggregates.append(F.schema_of_variant_agg(F.when(branch.condition, branch.values().cast("variant"))))
+    whole = [b for b in branches if not b.prefix and not b.objects_only]
+    if whole:  # the kinds of each top-level field too: no second pass for conflicts among atomic kinds
+        aggregates.append(_top_level_kinds(whole[0]))
     row = df.agg(*aggregates).first()
     passes = 1
     merged: st.DataType | None = None
     present: list[bool] = []
-    for branch, text in zip(branches, row or [None] * len(branches), strict=True):
+    results = list(row) if row is not None else [None] * len(aggregates)
+    top_kinds = _parse_top_level_kinds(results.pop()) if whole else None
+    for branch, text in zip(branches, results, strict=True):
         parsed = _parse_schema(text)
         if parsed is not None and (branch.prefix or branch.objects_only):
             parsed = parsed.elementType if isinstance(parsed, st.ArrayType) else None
@@ -316,6 +324,8 @@ def infer(df: DataFrame, branches: list[Branch]) -> tuple[TypeNode | None, int, 
         return None, passes, present
     holder = TypeNode("struct", fields={"": _node_from_spark(merged)})
     branches = [b for b, p in zip(branches, present, strict=True) if p]
+    if top_kinds is not None and branches == whole[:1]:
+        _resolve_top_level(holder.fields[""], top_kinds)
     while passes < MAX_PASSES:
         pending: list[tuple[list[Seg], TypeNode]] = []
         _pending(holder, [], pending)
@@ -328,6 +338,37 @@ def infer(df: DataFrame, branches: list[Branch]) -> tuple[TypeNode | None, int, 
     for _, node in leftover:  # conflicts nested deeper than MAX_PASSES: keep their JSON text
         node.kind, node.name = "atomic", "string"
     return holder.fields[""], passes, present
+
+
+def _top_level_kinds(branch: Branch) -> Column:
+    """An aggregate of the ``field NUL kind`` pairs seen at the top level of ``branch``'s records."""
+    from pyspark.sql import functions as F
+
+    entries = F.map_entries(F.try_variant_get(branch.root, "$", "map<string,variant>"))
+    pairs = F.transform(entries, lambda e: F.concat(e["key"], F.lit("\u0000"), kind_of(e["value"])))
+    return F.collect_set(F.when(branch.condition, pairs))
+
+
+def _parse_top_level_kinds(sets: list[list[str | None]] | None) -> dict[str, set[str]]:
+    kinds: dict[str, set[str]] = {}
+    for pairs in sets or []:
+        for pair in pairs or []:
+            if pair is not None:  # a JSON null has no kind
+                name, _, kind = pair.rpartition("\u0000")
+                kinds.setdefault(name, set()).add(kind)
+    return kinds
+
+
+def _resolve_top_level(record: TypeNode, kinds: dict[str, set[str]]) -> None:
+    """Settle the pending top-level fields whose kinds are all atomic, as a second pass would."""
+    for name, node in record.fields.items():
+        seen = kinds.get(name, set())
+        if node.kind != "pending" or seen & {"struct", "array"}:
+            continue
+        members = {kind: TypeNode("atomic", kind) for kind in sorted(seen)}
+        resolved = next(iter(members.values())) if len(members) == 1 else (
+            TypeNode("choice", members=members) if members else TypeNode("atomic", "string"))
+        node.kind, node.name, node.members = resolved.kind, resolved.name, resolved.members
 
 
 def _resolve_pass(df: DataFrame, branches: list[Branch], pending: list[tuple[list[Seg], TypeNode]]) -> None:

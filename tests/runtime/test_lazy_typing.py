@@ -361,3 +361,24 @@ def test_resolve_choice_over_a_pending_frame_rejects_what_the_eager_frame_reject
     specs = [("m", "make_cols"), ("t", "cast:string")]
     _same(_read(glue_context, prefix).resolveChoice(specs=specs),
           _eager(_read(glue_context, prefix)).resolveChoice(specs=specs))
+
+
+def test_json_inference_settles_top_level_conflicts_of_atomic_kinds_in_one_pass(glue_context: Any) -> None:
+    from glueball.runtime.inference import infer
+    from glueball.runtime.jsonrecords import json_records
+
+    spark = glue_context.spark_session
+    lines = ['{"a": 1, "b": 1.5, "c": "x", "o": {"p": 1}}', '{"a": 2.5, "b": 2, "c": 3, "o": {"p": 2}}',
+             '{"a": null, "c": true}']
+    parsed = json_records(spark.createDataFrame([(line,) for line in lines], "value string"))
+    node, passes, _ = infer(parsed.docs, parsed.branches)
+    assert passes == 1
+    assert node is not None
+    assert {name: sorted(child.members) if child.kind == "choice" else child.name
+            for name, child in node.fields.items() if name != "o"} == {
+        "a": ["double", "long"], "b": ["double", "long"], "c": ["boolean", "long", "string"]}
+    # a conflict between an object and a number still needs the second pass, for the object's schema
+    conflict = json_records(spark.createDataFrame([('{"a": {"x": 1}}',), ('{"a": 2}',)], "value string"))
+    node, passes, _ = infer(conflict.docs, conflict.branches)
+    assert passes == 2
+    assert node is not None and sorted(node.fields["a"].members) == ["long", "struct"]

@@ -5,44 +5,35 @@ A JSON read keeps each record as a VARIANT until its schema is needed
 record: an integer is ``long``, a number with a fraction ``double``, text ``string``; a
 field holding several kinds becomes a choice, and converting a choice to a type converts
 each record's member. So a field converted to an explicit type needs no inference: each
-value is read as its own kind (``kind_of``) and converted from that, which is what
+value is read as its own kind and converted from that, which is what
 converting the eagerly typed field gives. Values that are objects or arrays convert to
 null, or to their JSON text for ``string`` (the eager conversion fails for non-string
 types; its text of a struct lists the fields the merged schema has and drops nulls). The
-conversion is ``glueball.runtime.ops.pending_mapping.direct_convert``.
+conversion is ``glueball.runtime.ops.pending_mapping.json_field_as``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from glueball.runtime.inference import json_field_path
-
 if TYPE_CHECKING:
     from pyspark.sql import Column
     from pyspark.sql.types import DataType
 
-# the atomic kinds a parsed JSON value has (``inference.kind_of``) and the type eager typing reads each as
-KIND_DDL = {"long": "bigint", "double": "double", "decimal": "decimal(38,0)", "string": "string", "boolean": "boolean"}
 
+def other_case_value(record: Column, name: str) -> Column:
+    """Of each record variant, the value of its first key (in name order) equal to ``name`` ignoring case.
 
-def field_value(record: Column, name: str, case_sensitive: bool) -> Column:
-    """Top-level field ``name`` of each record variant (SQL NULL where the record has no such field).
-
-    Unless ``case_sensitive``, a record without the exact key gives the value of its first key (in name order)
-    equal to ``name`` ignoring case, as mapping sources match the fields of a schema.
+    What a case-insensitive mapping source reads in a record without the exact key, as the source
+    matches a schema's field of another case (a schema lists JSON fields in name order).
     """
     from pyspark.sql import functions as F
 
-    exact = F.variant_get(record, json_field_path(name), "variant")
-    if case_sensitive:
-        return exact
     lowered = name.lower()
     matching = F.map_filter(F.try_variant_get(record, "$", "map<string,variant>"),
                             lambda key, _value: F.lower(key) == F.lit(lowered))
     keys = F.array_sort(F.map_keys(matching))
-    other_case = F.when(F.size(keys) > 0, F.element_at(matching, F.element_at(keys, 1)))
-    return F.coalesce(exact, other_case)
+    return F.when(F.size(keys) > 0, F.element_at(matching, F.element_at(keys, 1)))
 
 
 def direct_target(target: DataType | None) -> bool:
@@ -50,4 +41,5 @@ def direct_target(target: DataType | None) -> bool:
     the schema)."""
     from pyspark.sql import types as st
 
-    return target is not None and not isinstance(target, st.StructType | st.ArrayType | st.MapType | st.NullType)
+    return target is not None and not isinstance(target, st.StructType | st.ArrayType | st.MapType | st.NullType
+                                                      | st.BinaryType)

@@ -2,7 +2,7 @@
 
 Each mapping whose source is a top-level pending column (CSV) or field (JSON) and whose
 target type is given converts the raw value in the mapping's one projection: CSV text by
-``direct_cast``, a JSON value by its own kind (``direct_convert``). CSV sources mapped to
+``direct_cast``, a JSON value from its own kind (``json_field_as``). CSV sources mapped to
 other targets (``string``, ``date``, the type kept) need their column's kinds: one
 aggregation over those columns only, instead of typing every column of the frame; a JSON
 source whose type is kept needs the inferred schema, and the frame is typed first. The
@@ -12,12 +12,12 @@ source frame of one column per mapping.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from glueball.runtime.inference import kind_of
+from glueball.runtime.inference import json_field_path
 from glueball.runtime.io.csvtypes import as_type, column_kinds, column_ref, is_long, is_number, typed_column
-from glueball.runtime.io.jsontypes import KIND_DDL, direct_target, field_value
+from glueball.runtime.io.jsontypes import direct_target, other_case_value
 from glueball.runtime.ops.mapping import convert, declared_type, mapping_projection, parse_mapping, spark_type
 from glueball.runtime.ops.paths import parse_path, resolve_path, select_as
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from glueball.runtime.pending import PendingTyping
 
 _SOURCE = "__glueball_source{}"
-_KIND = "__glueball_kind{}"
 
 
 def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
@@ -86,45 +85,66 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
 
 def _json_source(raw: DataFrame, record: str, columns: list[Column], fields: list[tuple[str, str, DataType]],
                  case_sensitive: bool) -> DataFrame:
-    """The source frame of a mapping over JSON records: each field read, its kind found, then converted.
+    """The source frame of a mapping over JSON records: each field read from the record and converted."""
+    record_column = column_ref(record)
+    return raw.select(*columns, *[json_field_as(record_column, field, target, case_sensitive).alias(name)
+                                  for name, field, target in fields])
 
-    Three projections, so that each value's kind is computed once (Spark keeps projections apart
-    rather than repeat an expression that is not cheap).
+
+def json_field_as(record: Column, name: str, target: DataType, case_sensitive: bool) -> Column:
+    """Top-level field ``name`` of each record variant as ApplyMapping converts its eagerly typed value.
+
+    Unless ``case_sensitive``, a record without the exact key reads its first key (in name order) equal
+    to ``name`` ignoring case (``jsontypes.other_case_value``).
     """
     from pyspark.sql import functions as F
 
-    record_column = column_ref(record)
-    values = raw.select(*columns, *[field_value(record_column, field, case_sensitive).alias(name)
-                                    for name, field, _ in fields])
-    kept = [column_ref(name) for name in values.columns[:len(columns)]]
-    with_kinds = values.select(*kept, *[F.col(name) for name, _, _ in fields],
-                               *[kind_of(F.col(name)).alias(_KIND.format(i)) for i, (name, _, _) in enumerate(fields)])
-    return with_kinds.select(*kept, *[direct_convert(F.col(name), F.col(_KIND.format(i)), target).alias(name)
-                                      for i, (name, _, target) in enumerate(fields)])
+    path = json_field_path(name)
+    exact = direct_convert(lambda ddl: F.try_variant_get(record, path, ddl),
+                           lambda: F.variant_get(record, path, "variant"), target)
+    if case_sensitive:
+        return exact
+    other = other_case_value(record, name)
+    other_value = direct_convert(lambda ddl: F.try_variant_get(other, "$", ddl), lambda: other, target)
+    return F.when(F.variant_get(record, path, "variant").isNotNull(), exact).otherwise(other_value)
 
 
-def direct_convert(value: Column, kind: Column, target: DataType) -> Column:
-    """The variant ``value``, of Glue kind ``kind`` (``kind_of(value)``), as ApplyMapping converts it to ``target``.
+def direct_convert(get: Callable[[str], Column], variant: Callable[[], Column], target: DataType) -> Column:
+    """A JSON value as ApplyMapping converts it to ``target`` from its eager type, which is its own kind's.
 
-    Each kind is read as the eager typing reads it and converted from that type; objects and arrays
-    become their JSON text for ``string``, null otherwise (see ``glueball.runtime.io.jsontypes``). A kind
-    Spark cannot cast to ``target`` (a boolean to a timestamp, a number to a date) becomes null, where
-    mapping the eagerly typed field fails.
+    ``get(ddl)`` reads the value as a Spark type (``try_variant_get``), ``variant()`` is the value itself.
+    Integral and double targets read the value as the target (Spark's cast from the value's own type,
+    which the eager conversion also is); other targets tell text, booleans and numbers apart by
+    ``schema_of_variant`` and convert numbers from their double, as the eager typing reads fractions.
+    Longs convert exactly through a double up to 2**53; beyond that, and for fractions with more
+    digits than a double holds, the result is the more exact one. Objects and arrays become their
+    JSON text for ``string``, null otherwise; a kind Spark has no cast for (a boolean to a timestamp,
+    a number to a date) becomes null: mapping the eagerly typed field fails in both cases.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as st
 
-    from glueball.runtime.gluetypes import catalog_type_to_spark
-
-    result = F.when(kind == "string", convert(F.try_variant_get(value, "$", "string"), st.StringType(), target))
-    for name, ddl in KIND_DDL.items():
-        source = catalog_type_to_spark(ddl)
-        if name == "string" or not _castable(source, target):
-            continue  # Spark has no cast from this kind (a boolean or number to a date): null, not an error
-        result = result.when(kind == name, convert(F.try_variant_get(value, "$", ddl), source, target))
+    if isinstance(target, st.ByteType | st.ShortType | st.IntegerType | st.LongType | st.DoubleType):
+        return get(target.simpleString())
+    schema = F.schema_of_variant(variant())
+    is_string = schema == F.lit("STRING")
+    from_string = convert(get("string"), st.StringType(), target)
     if isinstance(target, st.StringType):
-        result = result.when(kind.isin("struct", "array"), F.to_json(value))
-    return result.otherwise(F.lit(None).cast(target))
+        precision = F.substring_index(F.substring_index(schema, ",", 1), "(", -1).cast("int")
+        big_integer = schema.endswith(",0)") & (precision >= 19)
+        number = F.when(big_integer, get("decimal(38,0)").cast("string")).otherwise(get("double").cast("string"))
+        return (F.when(is_string, from_string).when(schema.startswith("DECIMAL"), number)
+                .when(schema.startswith("OBJECT") | schema.startswith("ARRAY"), F.to_json(variant()))
+                .otherwise(get("string")))
+    if isinstance(target, st.DateType):
+        return F.when(is_string, from_string)
+    if isinstance(target, st.BooleanType):
+        return F.when(is_string, from_string).otherwise(get("boolean"))
+    is_boolean = schema == F.lit("BOOLEAN")
+    from_boolean = (convert(get("boolean"), st.BooleanType(), target) if not isinstance(target, st.TimestampType)
+                    else F.lit(None).cast(target))
+    return F.when(is_string, from_string).when(is_boolean, from_boolean).otherwise(
+        convert(get("double"), st.DoubleType(), target))
 
 
 def pending_resolve(pending: PendingTyping, casts: Sequence[tuple[str, str]]) -> PendingTyping | None:
@@ -164,18 +184,6 @@ def _one_column(schema: StructType, name: str) -> str | None:
         return name
     matches = [n for n in schema.fieldNames() if n.lower() == name.lower()]
     return matches[0] if len(matches) == 1 else None
-
-
-def _castable(source: DataType, target: DataType) -> bool:
-    """Whether Spark casts ``source`` (a JSON kind's type) to the atomic ``target`` at all."""
-    from pyspark.sql import types as st
-
-    if isinstance(target, st.DateType):
-        return isinstance(source, st.StringType | st.DateType | st.TimestampType)
-    if isinstance(target, st.TimestampType | st.BinaryType):
-        return not isinstance(source, st.BooleanType) and not (
-            isinstance(target, st.BinaryType) and isinstance(source, st.DoubleType | st.DecimalType))
-    return True
 
 
 def _ref(name: str) -> Column:
