@@ -157,6 +157,8 @@ class DynamicFrame:
         return int(self._df.rdd.getNumPartitions())
 
     def __repr__(self) -> str:
+        if self._pending is not None and self._pending.record is not None:
+            return f"DynamicFrame(name={self.name!r}, JSON records, typing pending)"  # fields not known yet
         columns = self._pending.raw.columns if self._pending is not None else self._df.columns
         return f"DynamicFrame(name={self.name!r}, columns={columns})"
 

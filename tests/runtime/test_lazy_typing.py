@@ -225,7 +225,9 @@ def test_a_json_read_leaves_typing_pending_and_counts_records_and_errors_without
     assert frame.count() == 5
     assert frame.errorsCount() == 2
     assert frame.pending_typing is not None
+    assert "typing pending" in repr(frame)
     assert sorted(f.name for f in frame.schema().fields) == ["b", "big", "d", "l", "m", "n", "t", "ts"]
+    assert "columns=['b', 'big'" in repr(frame)
     assert frame.pending_typing is None
 
 
