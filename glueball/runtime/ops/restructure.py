@@ -86,7 +86,13 @@ def _pivot(df: DataFrame, table: str, root_name: str, staging: str, level: list[
         else:
             element_columns = [value.alias(f"{f.name}.val")]
         child = exploded.select("id", "index", *element_columns)
-        _pivot(child, f"{root_name}_{f.name}", root_name, staging, level, out)
+        _pivot(child, f"{root_name}_{_table_part(f.name)}", root_name, staging, level, out)
+
+
+def _table_part(column: str) -> str:
+    """An array column's part of its frame's name: without the leading dots of a joined field (``.links``)
+    or trailing dots and underscores, which no JDBC target would accept at a name's end."""
+    return column.strip(".").rstrip("_") or column
 
 
 def relationalize(frame: DynamicFrame, root_table_name: str, staging_path: str,
