@@ -44,7 +44,7 @@ def main() -> None:
 
     from pyspark.sql import functions as F
 
-    from glueball.runtime.inference import frame_from_json_texts
+    from glueball.runtime.jsonrecords import frame_from_json_texts
     from glueball.runtime.spark import spark_session
 
     spark = spark_session(master=args.master, app_name="bench-inference")

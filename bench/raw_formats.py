@@ -3,11 +3,15 @@
 Used by ``bench/runtime.py``. Orders (N rows) and customers (N / 50) are written
 as CSV with a header and as JSON lines; each case runs glueball and the
 DataFrame equivalent alternately in one process and prints the best run of each,
-their ratio and the JVM's peak heap of each side. Nothing is asserted.
+their ratio in wall time and in the JVM's CPU time (steadier on a shared machine), and
+each side's peak memory: the JVM's heap and resident set (local mode: the driver and
+the executors are that one JVM; the Python workers of a Filter lambda or a Python UDF
+are not counted). Nothing is asserted.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -38,6 +42,30 @@ def _peak_heap_mb(spark: Any, reset: bool) -> float:
     return total / 1e6
 
 
+def _jvm_pid(spark: Any) -> int:
+    return int(spark._jvm.java.lang.ProcessHandle.current().pid())
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of process ``pid`` so far: on a shared machine, steadier than wall time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _peak_rss_mb(pid: int, reset: bool) -> float:
+    """The process's peak resident memory (VmHWM) since the last reset, in MB (0 where it cannot be read)."""
+    try:
+        if reset:
+            Path(f"/proc/{pid}/clear_refs").write_text("5")  # resets VmHWM to the current RSS
+            return 0.0
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def _generate(spark: Any, lake: Path, rows: int) -> None:
     from pyspark.sql import functions as F
 
@@ -59,28 +87,34 @@ def _generate(spark: Any, lake: Path, rows: int) -> None:
 
 def _pair(spark: Any, label: str, glue_side: Callable[[Path], None], spark_side: Callable[[Path], None],
           work: Path, repeat: int, goal: str) -> None:
-    runs: dict[str, list[float]] = {"spark": [], "glue": []}
-    peaks: dict[str, float] = {"spark": 0.0, "glue": 0.0}
+    pid = _jvm_pid(spark)
+    runs: dict[str, list[tuple[float, float]]] = {"spark": [], "glue": []}
+    heap: dict[str, float] = {"spark": 0.0, "glue": 0.0}
+    rss: dict[str, float] = {"spark": 0.0, "glue": 0.0}
     for i in range(repeat):
         for side, fn in (("spark", spark_side), ("glue", glue_side)):
             out = work / f"raw-{side}-{i}"
             _peak_heap_mb(spark, reset=True)
-            start = time.perf_counter()
+            _peak_rss_mb(pid, reset=True)
+            cpu, start = _cpu_seconds(pid), time.perf_counter()
             fn(out)
-            runs[side].append(time.perf_counter() - start)
-            peaks[side] = max(peaks[side], _peak_heap_mb(spark, reset=False))
+            runs[side].append((time.perf_counter() - start, _cpu_seconds(pid) - cpu))
+            heap[side] = max(heap[side], _peak_heap_mb(spark, reset=False))
+            rss[side] = max(rss[side], _peak_rss_mb(pid, reset=False))
             shutil.rmtree(out, ignore_errors=True)
-    spark_best, glue_best = min(runs["spark"]), min(runs["glue"])
+    best = {side: (min(r[0] for r in runs[side]), min(r[1] for r in runs[side])) for side in runs}
     print(f"  {label}")
-    print(f"    hand-written PySpark  runs: {', '.join(f'{r:6.2f}s' for r in runs['spark'])}"
-          f"   peak heap {peaks['spark']:7.0f} MB")
-    print(f"    glueball DynamicFrame runs: {', '.join(f'{r:6.2f}s' for r in runs['glue'])}"
-          f"   peak heap {peaks['glue']:7.0f} MB")
-    print(f"    glueball / PySpark = {glue_best / spark_best:.3f}x   (goal {goal})")
+    for side, name in (("spark", "hand-written PySpark "), ("glue", "glueball DynamicFrame")):
+        print(f"    {name} wall {', '.join(f'{r[0]:6.2f}s' for r in runs[side])}   JVM CPU "
+              f"{', '.join(f'{r[1]:6.2f}s' for r in runs[side])}   peak heap {heap[side]:6.0f} MB, "
+              f"peak JVM RSS {rss[side]:6.0f} MB")
+    print(f"    glueball / PySpark = {best['glue'][0] / best['spark'][0]:.3f}x wall, "
+          f"{best['glue'][1] / max(best['spark'][1], 1e-9):.3f}x JVM CPU   (goal {goal})")
 
 
-def raw_formats(spark: Any, glue: Any, lake: Path, work: Path, rows: int, repeat: int) -> None:
-    """Run the issue-18 cases and print their figures."""
+def raw_formats(spark: Any, glue: Any, lake: Path, work: Path, rows: int, repeat: int,
+                cases: tuple[str, ...] = ("csv", "json", "unmapped")) -> None:
+    """Run the issue-18 cases (``csv``, ``json``, ``unmapped``) and print their figures."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BooleanType
 
@@ -126,7 +160,7 @@ def raw_formats(spark: Any, glue: Any, lake: Path, work: Path, rows: int, repeat
             joined.write.mode("append").partitionBy("region").parquet(str(out))
         return run
 
-    for fmt in ("csv", "json"):
+    for fmt in [c for c in ("csv", "json") if c in cases]:
         _pair(spark, f"{fmt}: read orders + customers, ApplyMapping, Join, partitioned Parquet",
               glue_pipeline(fmt, False), spark_pipeline(fmt, False), work, repeat, "<= 1.15x")
         _pair(spark, f"{fmt}: the same with a Filter lambda vs a Python-UDF filter",
@@ -139,5 +173,7 @@ def raw_formats(spark: Any, glue: Any, lake: Path, work: Path, rows: int, repeat
         spark.read.option("header", "true").option("inferSchema", "true").csv(str(lake / "csv" / "orders")) \
             .write.mode("append").parquet(str(out))
 
+    if "unmapped" not in cases:
+        return
     _pair(spark, "csv unmapped: read orders, write Parquet with inferred types (Spark: inferSchema)",
           glue_unmapped, spark_unmapped, work, repeat, "<= 1.6x")

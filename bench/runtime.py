@@ -1,6 +1,7 @@
 """The DynamicFrame pipeline against hand-written DataFrame code doing the same work, in one run.
 
     .venv/bin/python bench/runtime.py [--rows 5000000] [--json-rows 1000000] [--raw-rows 3000000] [--repeat 2]
+        [--only-raw] [--raw-cases csv,json,unmapped]
 
 Pipeline: read Parquet orders (N rows) and customers, ApplyMapping (renames and
 casts incl. string -> timestamp), join, drop a field, write Parquet partitioned by
@@ -56,6 +57,8 @@ def main() -> None:
     parser.add_argument("--raw-rows", type=int, default=3_000_000)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--only-raw", action="store_true", help="run only the raw CSV/JSON section")
+    parser.add_argument("--raw-cases", default="csv,json,unmapped",
+                        help="raw cases to run, comma-separated: csv, json, unmapped")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="glueball-bench-"))
@@ -73,7 +76,7 @@ def main() -> None:
     lake = work / "home" / "s3" / "bench"
 
     if args.only_raw:
-        raw_formats(spark, glue, lake, work, args.raw_rows, args.repeat)
+        raw_formats(spark, glue, lake, work, args.raw_rows, args.repeat, tuple(args.raw_cases.split(",")))
         shutil.rmtree(work, ignore_errors=True)
         return
     print(f"generating {args.rows:,} orders and {args.rows // 50:,} customers ...")
@@ -142,7 +145,7 @@ def main() -> None:
     spark_best = best_of("spark.read.json (price inferred as string)", json_spark)
     glue_best = best_of("glueball json (price a choice long|string)", json_glue)
     print(f"  glueball JSON / spark.read.json = {glue_best / spark_best:.3f}x\n")
-    raw_formats(spark, glue, lake, work, args.raw_rows, args.repeat)
+    raw_formats(spark, glue, lake, work, args.raw_rows, args.repeat, tuple(args.raw_cases.split(",")))
     shutil.rmtree(work, ignore_errors=True)
 
 

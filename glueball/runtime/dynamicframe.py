@@ -109,6 +109,16 @@ class DynamicFrame:
             frame.assertErrorThreshold()
         return frame
 
+    def derive_pending(self, pending: PendingTyping, *, transformation_ctx: str = "", stage_threshold: int = 0,
+                       total_threshold: int = 0) -> DynamicFrame:
+        """Like ``derive``, for a transformation whose result still leaves typing pending (see ``pending``)."""
+        frame = DynamicFrame(None, self.glue_ctx, self.name, prior_errors=self._all_errors(),
+                             transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
+                             total_threshold=total_threshold, pending=pending)
+        if stage_threshold or total_threshold:
+            frame.assertErrorThreshold()
+        return frame
+
     def collection(self, frames: Mapping[str, DynamicFrame]) -> DynamicFrameCollection:
         """A collection of frames made from this one (split and relationalize results)."""
         return DynamicFrameCollection(frames, self.glue_ctx)
@@ -147,6 +157,8 @@ class DynamicFrame:
         return int(self._df.rdd.getNumPartitions())
 
     def __repr__(self) -> str:
+        if self._pending is not None and self._pending.record is not None:
+            return f"DynamicFrame(name={self.name!r}, JSON records, typing pending)"  # fields not known yet
         columns = self._pending.raw.columns if self._pending is not None else self._df.columns
         return f"DynamicFrame(name={self.name!r}, columns={columns})"
 
@@ -207,47 +219,47 @@ class DynamicFrame:
 
     def rename_field(self, oldName: str, newName: str, transformation_ctx: str = "", info: str = "",  # noqa: N803
                      stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import rename_field
+        from glueball.runtime.ops.field_ops import rename_field
 
         return rename_field(self, oldName, newName, transformation_ctx, stageThreshold, totalThreshold)
 
     def drop_fields(self, paths: list[str], transformation_ctx: str = "", info: str = "",
                     stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import drop_fields
+        from glueball.runtime.ops.field_ops import drop_fields
 
         return drop_fields(self, paths, transformation_ctx, stageThreshold, totalThreshold)
 
     def select_fields(self, paths: list[str], transformation_ctx: str = "", info: str = "",
                       stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import select_fields
+        from glueball.runtime.ops.field_ops import select_fields
 
         return select_fields(self, paths, transformation_ctx, stageThreshold, totalThreshold)
 
     def split_fields(self, paths: list[str], name1: str, name2: str, transformation_ctx: str = "",
                      info: str = "", stageThreshold: int = 0,  # noqa: N803
                      totalThreshold: int = 0) -> DynamicFrameCollection:  # noqa: N803
-        from glueball.runtime.ops.mapping import split_fields
+        from glueball.runtime.ops.field_ops import split_fields
 
         return split_fields(self, paths, name1, name2, transformation_ctx, stageThreshold, totalThreshold)
 
     def split_rows(self, comparison_dict: Mapping[str, Mapping[str, Any]], name1: str, name2: str,
                    transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                    totalThreshold: int = 0) -> DynamicFrameCollection:  # noqa: N803
-        from glueball.runtime.ops.mapping import split_rows
+        from glueball.runtime.ops.field_ops import split_rows
 
         return split_rows(self, comparison_dict, name1, name2, transformation_ctx, stageThreshold,
                           totalThreshold)
 
     def unnest(self, transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import unnest
+        from glueball.runtime.ops.restructure import unnest
 
         return unnest(self, transformation_ctx, stageThreshold, totalThreshold)
 
     def relationalize(self, root_table_name: str, staging_path: str, options: Mapping[str, Any] | None = None,
                       transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                       totalThreshold: int = 0) -> DynamicFrameCollection:  # noqa: N803
-        from glueball.runtime.ops.mapping import relationalize
+        from glueball.runtime.ops.restructure import relationalize
 
         return relationalize(self, root_table_name, staging_path, dict(options or {}), transformation_ctx,
                              stageThreshold, totalThreshold)
@@ -255,7 +267,7 @@ class DynamicFrame:
     def drop_nulls(self, transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                    totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
         """Drop the fields whose every value is null (the DropNullFields transform)."""
-        from glueball.runtime.ops.mapping import drop_null_fields
+        from glueball.runtime.ops.null_fields import drop_null_fields
 
         return drop_null_fields(self, transformation_ctx, stageThreshold, totalThreshold)
 

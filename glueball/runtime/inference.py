@@ -9,7 +9,10 @@ in others) instead of giving up to ``string`` as Spark does. Here:
 2. **pass 1** — one aggregate, ``schema_of_variant_agg``, gives the merged schema;
    a field with conflicting types comes out as ``VARIANT``, numbers are widened
    to ``DECIMAL``/``DOUBLE``;
-3. **pass 2** — only when pass 1 shows such fields — one aggregate collects, for
+   The same aggregate collects the kinds of every top-level field's values, which
+   settles top-level conflicts among atomic kinds (``long`` and ``double``, numbers
+   and text) without another pass;
+3. **pass 2** — only when pass 1 leaves such fields — one aggregate collects, for
    each of them, the set of Glue type names actually seen (``long``, ``double``,
    ``string``, ``struct``...) and the merged schemas of its object and array
    values. A field with one type gets it; a field with more becomes a choice
@@ -29,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.errors import GlueRuntimeError, error_schema
+from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA, catalog_type_to_spark
 
 if TYPE_CHECKING:
@@ -52,14 +55,14 @@ ELEM: Seg = ("elem", "")
 
 
 @dataclass
-class _Node:
+class TypeNode:
     """An inferred type: atomic (a Glue name), struct, array, choice, or pending (needs another pass)."""
 
     kind: str
     name: str = ""  # atomic: glue type name; pending: "variant" | "numeric"
-    fields: dict[str, _Node] = field(default_factory=dict)
-    element: _Node | None = None
-    members: dict[str, _Node] = field(default_factory=dict)
+    fields: dict[str, TypeNode] = field(default_factory=dict)
+    element: TypeNode | None = None
+    members: dict[str, TypeNode] = field(default_factory=dict)
 
     def has_choice(self) -> bool:
         if self.kind == "choice":
@@ -74,29 +77,29 @@ class _Node:
 # -- Spark type <-> node ---------------------------------------------------------------------------------
 
 
-def _node_from_spark(data_type: st.DataType) -> _Node:
+def _node_from_spark(data_type: st.DataType) -> TypeNode:
     from pyspark.sql import types as st
 
     if isinstance(data_type, st.StructType):
-        return _Node("struct", fields={f.name: _node_from_spark(f.dataType) for f in data_type.fields})
+        return TypeNode("struct", fields={f.name: _node_from_spark(f.dataType) for f in data_type.fields})
     if isinstance(data_type, st.ArrayType):
-        return _Node("array", element=_node_from_spark(data_type.elementType))
+        return TypeNode("array", element=_node_from_spark(data_type.elementType))
     if isinstance(data_type, st.VariantType):
-        return _Node("pending", "variant")
+        return TypeNode("pending", "variant")
     if isinstance(data_type, st.DecimalType | st.DoubleType | st.FloatType):
-        return _Node("pending", "numeric")
+        return TypeNode("pending", "numeric")
     if isinstance(data_type, st.LongType | st.IntegerType | st.ShortType | st.ByteType):
-        return _Node("atomic", "long")
+        return TypeNode("atomic", "long")
     if isinstance(data_type, st.BooleanType):
-        return _Node("atomic", "boolean")
+        return TypeNode("atomic", "boolean")
     if isinstance(data_type, st.DateType):
-        return _Node("atomic", "date")
+        return TypeNode("atomic", "date")
     if isinstance(data_type, st.TimestampType | st.TimestampNTZType):
-        return _Node("atomic", "timestamp")
+        return TypeNode("atomic", "timestamp")
     if isinstance(data_type, st.BinaryType):
-        return _Node("atomic", "binary")
+        return TypeNode("atomic", "binary")
     # strings; VOID (only nulls seen) reads as string, as Spark's JSON reader does
-    return _Node("atomic", "string")
+    return TypeNode("atomic", "string")
 
 
 def _merge_spark(a: st.DataType | None, b: st.DataType | None) -> st.DataType | None:
@@ -120,7 +123,7 @@ def _merge_spark(a: st.DataType | None, b: st.DataType | None) -> st.DataType | 
     return a if a == b else st.VariantType()
 
 
-def _spark_type(node: _Node) -> st.DataType:
+def _spark_type(node: TypeNode) -> st.DataType:
     from pyspark.sql import types as st
 
     if node.kind == "struct":
@@ -133,7 +136,7 @@ def _spark_type(node: _Node) -> st.DataType:
     return catalog_type_to_spark(_ATOMIC_DDL.get(node.name, "string"))
 
 
-def _spark_field(name: str, node: _Node) -> st.StructField:
+def _spark_field(name: str, node: TypeNode) -> st.StructField:
     from pyspark.sql import types as st
 
     metadata: dict[str, Any] = {}
@@ -165,7 +168,7 @@ def ddl(data_type: st.DataType) -> str:
 # -- column expressions over variants -------------------------------------------------------------------
 
 
-def _path(name: str) -> str:
+def json_field_path(name: str) -> str:
     if '"' in name:
         if "'" in name:
             raise GlueRuntimeError(f"JSON field name {name!r} has both quote characters; it cannot be addressed")
@@ -190,7 +193,7 @@ def kind_of(value: Column) -> Column:
     return F.try_element_at(kinds, key)
 
 
-def _is_object(value: Column) -> Column:
+def is_object(value: Column) -> Column:
     from pyspark.sql import functions as F
 
     return F.try_variant_get(value, "$", "struct<>").isNotNull()
@@ -200,17 +203,17 @@ def _child(value: Column, seg: Seg) -> Column:
     from pyspark.sql import functions as F
 
     if seg[0] == "field":
-        return F.variant_get(value, _path(seg[1]), "variant")
+        return F.variant_get(value, json_field_path(seg[1]), "variant")
     raise AssertionError(seg)
 
 
-def _at(value: Column, segs: list[Seg]) -> Column:
+def value_at(value: Column, segs: list[Seg]) -> Column:
     for seg in segs:
         value = _child(value, seg)
     return value
 
 
-def _values_at(value: Column, segs: list[Seg]) -> Column:
+def values_at(value: Column, segs: list[Seg]) -> Column:
     """array<variant> of every value at ``segs`` below ``value`` (arrays flattened, choice members filtered)."""
     from pyspark.sql import functions as F
 
@@ -218,17 +221,17 @@ def _values_at(value: Column, segs: list[Seg]) -> Column:
         return F.array(value)
     seg, rest = segs[0], segs[1:]
     if seg[0] == "field":
-        return _values_at(_child(value, seg), rest)
+        return values_at(_child(value, seg), rest)
     if seg[0] == "member":
-        return F.when(kind_of(value) == seg[1], _values_at(value, rest))
+        return F.when(kind_of(value) == seg[1], values_at(value, rest))
     elements = F.try_variant_get(value, "$", "array<variant>")
     if not rest:
         return elements
     empty = F.array().cast("array<variant>")
-    return F.flatten(F.transform(elements, lambda e: F.coalesce(_values_at(e, rest), empty)))
+    return F.flatten(F.transform(elements, lambda e: F.coalesce(values_at(e, rest), empty)))
 
 
-def build(value: Column, node: _Node) -> Column:
+def build(value: Column, node: TypeNode) -> Column:
     """The typed value of ``node`` read from a variant: one ``try_variant_get`` where no choice is inside."""
     from pyspark.sql import functions as F
 
@@ -236,7 +239,7 @@ def build(value: Column, node: _Node) -> Column:
         return F.try_variant_get(value, "$", ddl(_spark_type(node)))
     if node.kind == "struct":
         members = [build(_child(value, ("field", name)), child).alias(name) for name, child in node.fields.items()]
-        return F.when(_is_object(value), F.struct(*members))
+        return F.when(is_object(value), F.struct(*members))
     if node.kind == "array":
         assert node.element is not None
         element = node.element
@@ -262,13 +265,13 @@ class Branch:
     def values(self) -> Column:
         from pyspark.sql import functions as F
 
-        values = _values_at(self.root, self.prefix)
+        values = values_at(self.root, self.prefix)
         if self.objects_only:
-            values = F.filter(values, _is_object)
+            values = F.filter(values, is_object)
         return values
 
 
-def _pending(node: _Node, segs: list[Seg], out: list[tuple[list[Seg], _Node]]) -> None:
+def _pending(node: TypeNode, segs: list[Seg], out: list[tuple[list[Seg], TypeNode]]) -> None:
     if node.kind == "pending":
         out.append((segs, node))
     elif node.kind == "struct":
@@ -287,7 +290,7 @@ def _parse_schema(text: str | None) -> st.DataType | None:
     return catalog_type_to_spark(text)
 
 
-def infer(df: DataFrame, branches: list[Branch]) -> tuple[_Node | None, int, list[bool]]:
+def infer(df: DataFrame, branches: list[Branch]) -> tuple[TypeNode | None, int, list[bool]]:
     """Infer the Glue type of the values of ``branches`` over ``df``.
 
     Returns:
@@ -302,11 +305,16 @@ def infer(df: DataFrame, branches: list[Branch]) -> tuple[_Node | None, int, lis
             aggregates.append(F.schema_of_variant_agg(F.when(branch.condition, branch.root)))
         else:
             aggregates.append(F.schema_of_variant_agg(F.when(branch.condition, branch.values().cast("variant"))))
+    whole = [b for b in branches if not b.prefix and not b.objects_only]
+    if whole:  # the kinds of each top-level field too: no second pass for conflicts among atomic kinds
+        aggregates.append(_top_level_kinds(whole[0]))
     row = df.agg(*aggregates).first()
     passes = 1
     merged: st.DataType | None = None
     present: list[bool] = []
-    for branch, text in zip(branches, row or [None] * len(branches), strict=True):
+    results = list(row) if row is not None else [None] * len(aggregates)
+    top_kinds = _parse_top_level_kinds(results.pop()) if whole else None
+    for branch, text in zip(branches, results, strict=True):
         parsed = _parse_schema(text)
         if parsed is not None and (branch.prefix or branch.objects_only):
             parsed = parsed.elementType if isinstance(parsed, st.ArrayType) else None
@@ -314,23 +322,56 @@ def infer(df: DataFrame, branches: list[Branch]) -> tuple[_Node | None, int, lis
         merged = _merge_spark(merged, parsed)
     if merged is None or isinstance(merged, st.NullType):
         return None, passes, present
-    holder = _Node("struct", fields={"": _node_from_spark(merged)})
+    holder = TypeNode("struct", fields={"": _node_from_spark(merged)})
     branches = [b for b, p in zip(branches, present, strict=True) if p]
+    if top_kinds is not None and branches == whole[:1]:
+        _resolve_top_level(holder.fields[""], top_kinds)
     while passes < MAX_PASSES:
-        pending: list[tuple[list[Seg], _Node]] = []
+        pending: list[tuple[list[Seg], TypeNode]] = []
         _pending(holder, [], pending)
         if not pending:
             break
         _resolve_pass(df, branches, pending)
         passes += 1
-    leftover: list[tuple[list[Seg], _Node]] = []
+    leftover: list[tuple[list[Seg], TypeNode]] = []
     _pending(holder, [], leftover)
     for _, node in leftover:  # conflicts nested deeper than MAX_PASSES: keep their JSON text
         node.kind, node.name = "atomic", "string"
     return holder.fields[""], passes, present
 
 
-def _resolve_pass(df: DataFrame, branches: list[Branch], pending: list[tuple[list[Seg], _Node]]) -> None:
+def _top_level_kinds(branch: Branch) -> Column:
+    """An aggregate of the ``field NUL kind`` pairs seen at the top level of ``branch``'s records."""
+    from pyspark.sql import functions as F
+
+    entries = F.map_entries(F.try_variant_get(branch.root, "$", "map<string,variant>"))
+    pairs = F.transform(entries, lambda e: F.concat(e["key"], F.lit("\u0000"), kind_of(e["value"])))
+    return F.collect_set(F.when(branch.condition, pairs))
+
+
+def _parse_top_level_kinds(sets: list[list[str | None]] | None) -> dict[str, set[str]]:
+    kinds: dict[str, set[str]] = {}
+    for pairs in sets or []:
+        for pair in pairs or []:
+            if pair is not None:  # a JSON null has no kind
+                name, _, kind = pair.rpartition("\u0000")
+                kinds.setdefault(name, set()).add(kind)
+    return kinds
+
+
+def _resolve_top_level(record: TypeNode, kinds: dict[str, set[str]]) -> None:
+    """Settle the pending top-level fields whose kinds are all atomic, as a second pass would."""
+    for name, node in record.fields.items():
+        seen = kinds.get(name, set())
+        if node.kind != "pending" or seen & {"struct", "array"}:
+            continue
+        members = {kind: TypeNode("atomic", kind) for kind in sorted(seen)}
+        resolved = next(iter(members.values())) if len(members) == 1 else (
+            TypeNode("choice", members=members) if members else TypeNode("atomic", "string"))
+        node.kind, node.name, node.members = resolved.kind, resolved.name, resolved.members
+
+
+def _resolve_pass(df: DataFrame, branches: list[Branch], pending: list[tuple[list[Seg], TypeNode]]) -> None:
     """One aggregate over ``df``: the Glue types seen at each pending path, and for conflicts the merged schema
     of their object and array values. The per-row values and kinds are projected once before aggregating."""
     from pyspark.sql import functions as F
@@ -380,9 +421,9 @@ def _resolve_pass(df: DataFrame, branches: list[Branch], pending: list[tuple[lis
         if len(members) == 1:
             resolved = next(iter(members.values()))
         elif not members:
-            resolved = _Node("atomic", "string")
+            resolved = TypeNode("atomic", "string")
         else:
-            resolved = _Node("choice", members=members)
+            resolved = TypeNode("choice", members=members)
         node.kind, node.name = resolved.kind, resolved.name
         node.fields, node.element, node.members = resolved.fields, resolved.element, resolved.members
 
@@ -408,21 +449,21 @@ def _values_at_branch(branch: Branch, rel: list[Seg]) -> Column:
         if not rel:
             return records
         empty = F.array().cast("array<variant>")
-        return F.flatten(F.transform(records, lambda r: F.coalesce(_values_at(r, rel), empty)))
-    return _values_at(branch.root, [*branch.prefix, *rel])
+        return F.flatten(F.transform(records, lambda r: F.coalesce(values_at(r, rel), empty)))
+    return values_at(branch.root, [*branch.prefix, *rel])
 
 
-def _member_node(kind: str, object_type: st.DataType | None, array_type: st.DataType | None) -> _Node:
+def _member_node(kind: str, object_type: st.DataType | None, array_type: st.DataType | None) -> TypeNode:
     from pyspark.sql import types as st
 
     if kind == "struct":
         return _node_from_spark(object_type if isinstance(object_type, st.StructType) else st.StructType([]))
     if kind == "array":
         return _node_from_spark(array_type if isinstance(array_type, st.ArrayType) else st.ArrayType(st.NullType()))
-    return _Node("atomic", kind)
+    return TypeNode("atomic", kind)
 
 
-def record_columns(record: Column, node: _Node) -> list[Column]:
+def record_columns(record: Column, node: TypeNode) -> list[Column]:
     """The typed top-level columns of a record variant, choice markers set (nested ones through a cast)."""
     columns = []
     for name, child in node.fields.items():
@@ -434,14 +475,14 @@ def record_columns(record: Column, node: _Node) -> list[Column]:
     return columns
 
 
-def _nested_choice(node: _Node) -> bool:
+def _nested_choice(node: TypeNode) -> bool:
     if node.kind == "choice":
         return any(m.has_choice() for m in node.members.values())
     return node.has_choice() and not (node.kind == "array" and node.element is not None
                                       and node.element.kind in ("choice", "array") and not _nested_choice(node.element))
 
 
-def node_schema(node: _Node) -> st.StructType:
+def node_schema(node: TypeNode) -> st.StructType:
     """The DataFrame schema of a record type (choices marked in field metadata)."""
     from pyspark.sql import types as st
 
@@ -450,140 +491,6 @@ def node_schema(node: _Node) -> st.StructType:
     return schema
 
 
-def value_field(name: str, node: _Node) -> st.StructField:
+def value_field(name: str, node: TypeNode) -> st.StructField:
     """The StructField holding a value of ``node``'s type (choice markers included)."""
     return _spark_field(name, node)
-
-
-# -- JSON documents -> records -----------------------------------------------------------------------------
-
-
-def _json_path_segments(json_path: str) -> tuple[list[Seg], bool]:
-    """``$.a.b[*]`` -> ([a, b], True): the fields leading to the records and whether they are an array's items."""
-    path = json_path.strip()
-    if not path.startswith("$"):
-        raise GlueRuntimeError(f"jsonPath {json_path!r} must start with '$'")
-    path = path[1:]
-    each = path.endswith("[*]")
-    if each:
-        path = path[:-3]
-    segs: list[Seg] = []
-    pos = 0
-    while pos < len(path):
-        if path[pos] == ".":
-            end = pos + 1
-            while end < len(path) and path[end] not in ".[":
-                end += 1
-            segs.append(("field", path[pos + 1:end]))
-            pos = end
-        elif path.startswith("['", pos) or path.startswith('["', pos):
-            quote = path[pos + 1]
-            end = path.find(quote + "]", pos + 2)
-            if end < 0:
-                raise GlueRuntimeError(f"Unclosed bracket in jsonPath {json_path!r}")
-            segs.append(("field", path[pos + 2:end]))
-            pos = end + 2
-        else:
-            raise GlueRuntimeError(f"Unsupported jsonPath {json_path!r}: only $.field, $['field'] and a final [*]")
-    if any(not s[1] for s in segs):
-        raise GlueRuntimeError(f"Empty field name in jsonPath {json_path!r}")
-    return segs, each
-
-
-def frame_from_json_texts(glue_ctx: Any, texts: DataFrame,
-                          json_path: str | None = None) -> tuple[DataFrame, DataFrame | None]:
-    """Records and error records from JSON documents, typed as Glue types them (choices for mixed types).
-
-    Args:
-        glue_ctx: the GlueContext.
-        texts: a DataFrame with a string column ``value`` (one JSON document per row: a JSON-lines line or a
-            whole file) and optionally ``source`` (the file it came from). Any other columns (partition
-            values, say) are carried onto every record of the document, replacing a record field of the
-            same name.
-        json_path: Glue's ``jsonPath`` format option selecting the records in each document (``$.records[*]``);
-            without it a document is a record, or, when it is a top-level array, each element is one.
-
-    Returns:
-        (records, error records). Malformed JSON and records that are not objects become error records
-        (``error_stage`` "read", ``error_input`` the text, ``error_source`` the file). Blank lines are skipped.
-        Inference costs one aggregate pass, plus one when fields have conflicting or numeric types.
-    """
-    from pyspark.sql import functions as F
-
-    if "value" not in texts.columns:
-        raise GlueRuntimeError(f"JSON texts need a 'value' column; got {texts.columns}")
-    source = F.col("source").cast("string") if "source" in texts.columns else F.lit(None).cast("string")
-    carried = [c for c in texts.columns if c not in ("value", "source")]
-    docs = (texts.select(F.col("value").cast("string").alias("_text"), source.alias("_source"), *carried)
-            .where(F.col("_text").isNotNull() & (F.trim(F.col("_text")) != ""))
-            .withColumn("_v", F.try_parse_json(F.col("_text"))))
-    v, text = F.col("_v"), F.ltrim(F.col("_text"))
-    prefix: list[Seg] = []
-    each = False
-    if json_path:
-        prefix, each = _json_path_segments(json_path)
-    if not json_path:
-        doc_kind = (F.when(v.isNull(), "malformed").when(text.startswith("{"), "object")
-                    .when(text.startswith("["), "array").otherwise("other"))
-        object_branch = Branch(F.col("_doc") == "object", v, [])
-        array_branch = Branch(F.col("_doc") == "array", v, [ELEM], objects_only=True)
-    elif each:
-        doc_kind = F.when(v.isNull(), "malformed").otherwise("array")
-        object_branch = None
-        array_branch = Branch(F.col("_doc") == "array", v, [*prefix, ELEM], objects_only=True)
-    else:
-        doc_kind = F.when(v.isNull(), "malformed").otherwise("object")
-        selected = _at(v, prefix)
-        object_branch = Branch((F.col("_doc") == "object") & _is_object(selected), selected, [])
-        array_branch = None
-    docs = docs.withColumn("_doc", doc_kind)
-    branches = [b for b in (object_branch, array_branch) if b is not None]
-    node, _, present = infer(docs, branches)
-    # Documents become records through a generator: a filter on the parse would be pushed below it and
-    # parse every document twice.
-    empty = F.array().cast("array<variant>")
-    records_of_doc = empty
-    if object_branch is not None and object_branch in branches:
-        records_of_doc = F.when(object_branch.condition, F.array(object_branch.root))
-    if array_branch is not None and any(p and b is array_branch for b, p in zip(branches, present, strict=True)):
-        records_of_doc = F.when(array_branch.condition, array_branch.values()).otherwise(records_of_doc)
-    rows = docs.select(F.explode(F.coalesce(records_of_doc, empty)).alias("_rec"), *carried)
-    if node is None or node.kind != "struct":
-        node = _Node("struct")
-    if carried:
-        node = _Node("struct", fields={k: f for k, f in node.fields.items() if k not in carried})
-    records = rows.select(*record_columns(F.col("_rec"), node), *carried)
-
-    errors = _errors(docs, json_path, array_branch, object_branch)
-    return records, errors
-
-
-def _errors(docs: DataFrame, json_path: str | None, array_branch: Branch | None,
-            object_branch: Branch | None) -> DataFrame:
-    from pyspark.sql import functions as F
-
-    schema_cols = [f.name for f in error_schema().fields]
-
-    def shaped(df: DataFrame, message: Column, text: Column) -> DataFrame:
-        return df.select(message.alias("error_message"), F.lit("read").alias("error_stage"),
-                         text.alias("error_input"), F.col("_source").alias("error_source")).select(*schema_cols)
-
-    doc_errors = shaped(
-        docs.where(F.col("_doc").isin("malformed", "other")),
-        F.when(F.col("_doc") == "malformed", F.lit("Malformed JSON: the record could not be parsed"))
-        .otherwise(F.lit("The JSON record is not an object")),
-        F.col("_text"))
-    parts = [doc_errors]
-    if array_branch is not None:
-        elements = _values_at(F.col("_v"), array_branch.prefix)
-        bad = (docs.where(F.col("_doc") == "array")
-               .select("_source", F.explode(F.filter(elements, lambda e: ~_is_object(e))).alias("_e")))
-        parts.append(shaped(bad, F.lit("The JSON record is not an object"), F.to_json(F.col("_e"))))
-    if json_path and object_branch is not None:
-        selected = object_branch.root
-        bad = docs.where((F.col("_doc") == "object") & selected.isNotNull() & ~_is_object(selected))
-        parts.append(shaped(bad, F.lit(f"The value at jsonPath {json_path} is not an object"), F.col("_text")))
-    result = parts[0]
-    for part in parts[1:]:
-        result = result.unionByName(part)
-    return result

@@ -1,17 +1,19 @@
-"""Typing that is decided lazily: the raw records of a read whose per-column types are not yet known.
+"""Typing that is decided lazily: the raw records of a read whose types are not yet known.
 
 A raw CSV read yields text columns; typing them as Glue does (long, double, choices)
-needs a pass over the data. A frame read that way keeps the raw records and the names
-of the columns still to type in a ``PendingTyping``. Transformations that state the
-types they want (ApplyMapping with target types) read the raw columns directly; the
-typing pass runs only when something needs the inferred schema (``schema()``,
+needs a pass over the data. A JSON read yields each record as a VARIANT; typing its
+fields (structs, choices) needs the inference passes. A frame read either way keeps the
+raw records in a ``PendingTyping``: the names of the text columns still to type (CSV) or
+the variant column holding each record (JSON). Transformations that state the types they
+want (ApplyMapping with target types, resolveChoice with casts) read the raw values
+directly; the typing runs only when something needs the inferred schema (``schema()``,
 ``toDF()``, an unmapped write, choice resolution), once per frame.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,18 +24,25 @@ Resolver = Callable[["DataFrame", tuple[str, ...]], "DataFrame"]
 
 @dataclass(frozen=True)
 class PendingTyping:
-    """Raw records and the columns whose typing is pending.
+    """Raw records and what of them is still to type.
 
     Attributes:
-        raw: the records, the pending columns as text.
-        columns: the names of the pending columns; every other column is typed already.
-        resolver: types ``raw``'s pending columns (the eager typing), given ``raw`` and ``columns``.
+        raw: the records: pending CSV columns as text, a JSON record as a variant in column ``record``.
+        columns: the names of the pending text columns (CSV).
+        resolver: types ``raw`` (the eager typing), given ``raw`` and ``columns``.
+        record: the variant column holding each JSON record, whose fields are all pending (None for CSV).
+            Every other column of ``raw`` is typed already.
     """
 
     raw: DataFrame
     columns: tuple[str, ...]
     resolver: Resolver
+    record: str | None = None
 
     def resolve(self) -> DataFrame:
         """The records typed as an eager read types them (costs the inference pass)."""
         return self.resolver(self.raw, self.columns)
+
+    def with_raw(self, raw: DataFrame, columns: tuple[str, ...] | None = None) -> PendingTyping:
+        """The same typing over ``raw`` (the records coalesced, filtered, or some columns typed already)."""
+        return replace(self, raw=raw, columns=self.columns if columns is None else columns)

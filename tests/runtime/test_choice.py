@@ -11,7 +11,7 @@ import pytest
 from glueball.runtime import gluetypes as gt
 from glueball.runtime.dynamicframe import CHOICE_METADATA, DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.runtime.inference import frame_from_json_texts
+from glueball.runtime.jsonrecords import frame_from_json_texts
 from glueball.runtime.ops.choice import ResolveOption
 from glueball.runtime.transforms.choice import ResolveChoice, Unbox
 

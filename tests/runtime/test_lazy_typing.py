@@ -10,6 +10,7 @@ import pytest
 
 from glueball.objects.locations import local_path
 from glueball.runtime.dynamicframe import DynamicFrame
+from glueball.runtime.errors import GlueRuntimeError
 
 # every kind of column Glue's typing tells apart: longs (with padding, signs, blanks), longs and fractions,
 # numbers and text (``1d`` and ``NaN`` cast to double but are text), text, timestamps and epoch seconds,
@@ -185,3 +186,201 @@ def test_tricky_values_map_as_the_eager_typing_maps_them(glue_context: Any, pref
     mappings = [(c, "string", c, target) for c in "abc"]
     lazy = _read(glue_context, prefix).apply_mapping(mappings)
     _same(lazy, _eager(_read(glue_context, prefix)).apply_mapping(mappings))
+
+
+# -- JSON --------------------------------------------------------------------------------------------------
+
+# every kind a JSON value has, alone and mixed in one field: longs, fractions (2.0 parses as a decimal
+# without fraction), integers beyond the long range, text (numbers, timestamps, booleans as text), booleans,
+# JSON null and absent fields; a top-level array of records; a malformed line and a line that is no object
+JSON_LINES = [
+    '{"l": 1, "d": 2.5, "m": 10, "t": "emea", "ts": "2026-01-01 00:00:00", "b": true, "n": null, "big": 5}',
+    '{"l": -7, "d": 2.0, "m": "abc", "t": "007", "ts": 1700000000, "b": false, "big": 92233720368547758070}',
+    '[{"l": 12, "d": 1e3, "m": 7.5, "t": "amer", "ts": "bad", "b": "true", "big": -3}, {"l": 0, "m": true}]',
+    '{"l": null, "d": -0.0, "m": " 12 ", "t": "", "ts": "2026-02-03T04:05:06Z", "b": 1, "big": 1.5}',
+    '{"l": 3, "d": 4',
+    '"just text"',
+]
+JSON_FIELDS = ("l", "d", "m", "t", "ts", "b", "n", "big", "missing")
+JSON_TARGETS = ["long", "int", "short", "double", "float", "decimal(10,2)", "timestamp", "boolean", "string",
+                "date"]
+
+
+def _put_json(prefix: str, lines: list[str] = JSON_LINES) -> None:
+    path = local_path(f"{prefix}/data.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _read_json(glue_context: Any, prefix: str) -> DynamicFrame:
+    frame: DynamicFrame = glue_context.create_dynamic_frame.from_options("s3", {"paths": [prefix]}, format="json")
+    return frame
+
+
+def test_a_json_read_leaves_typing_pending_and_counts_records_and_errors_without_it(
+        glue_context: Any, prefix: str) -> None:
+    _put_json(prefix)
+    frame = _read_json(glue_context, prefix)
+    assert frame.pending_typing is not None
+    assert frame.count() == 5
+    assert frame.errorsCount() == 2
+    assert frame.pending_typing is not None
+    assert "typing pending" in repr(frame)
+    assert sorted(f.name for f in frame.schema().fields) == ["b", "big", "d", "l", "m", "n", "t", "ts"]
+    assert "columns=['b', 'big'" in repr(frame)
+    assert frame.pending_typing is None
+
+
+@pytest.mark.parametrize("target", JSON_TARGETS)
+def test_json_apply_mapping_with_explicit_types_equals_the_eager_result(glue_context: Any, prefix: str,
+                                                                        target: str) -> None:
+    _put_json(prefix)
+    # mapping the eagerly typed field fails where Spark has no cast: booleans to timestamps, numbers to dates
+    # (lazily those values are null); longs beyond a timestamp's range fail both ways
+    castable = {"timestamp": ("l", "d", "t", "ts", "n", "missing"), "date": ("t", "n", "missing")}
+    fields = castable.get(target, JSON_FIELDS)
+    mappings = [(f, "string", f"{f}_out", target) for f in fields]
+    lazy = _read_json(glue_context, prefix).apply_mapping(mappings)
+    eager = _eager(_read_json(glue_context, prefix)).apply_mapping(mappings)
+    _same(lazy, eager)
+
+
+def test_json_direct_mapping_runs_no_spark_job_and_matches_other_cases_of_names(glue_context: Any,
+                                                                                prefix: str) -> None:
+    _put_json(prefix, ['{"OrderId": 1, "Amount": "2.5"}', '{"orderid": 2, "amount": 3}'])
+    source = _read_json(glue_context, prefix)
+    mapped, jobs = _jobs_of(glue_context, f"json-{prefix}", lambda: source.apply_mapping(
+        [("orderid", "long", "id", "long"), ("AMOUNT", "string", "amount", "double")]))
+    assert jobs == 0
+    assert source.pending_typing is not None
+    rows = sorted((r["id"], r["amount"]) for r in mapped.toDF().collect())
+    assert rows == [(1, 2.5), (2, 3.0)]
+    strict = _read_json(glue_context, prefix).apply_mapping([("orderid", "orderid", "long")], case_sensitive=True)
+    assert sorted(r["orderid"] for r in strict.toDF().collect() if r["orderid"] is not None) == [2]
+
+
+def test_json_kept_types_and_nested_sources_type_the_frame_first(glue_context: Any, prefix: str) -> None:
+    _put_json(prefix, ['{"a": {"b": 1}, "c": [1, 2]}', '{"a": {"b": "x"}, "c": []}'])
+    for mappings in ([("a.b", "string", "ab", "string")], [("c", "c")], [("a", "string", "a", "struct")]):
+        lazy = _read_json(glue_context, prefix).apply_mapping(mappings)
+        _same(lazy, _eager(_read_json(glue_context, prefix)).apply_mapping(mappings))
+
+
+def test_json_objects_mapped_to_string_become_their_json_text(glue_context: Any, prefix: str) -> None:
+    _put_json(prefix, ['{"o": {"x": 1, "y": "z"}, "k": 1}', '{"o": [1, 2], "k": 2}', '{"o": 3, "k": 3}'])
+    mapped = _read_json(glue_context, prefix).apply_mapping([("k", "long", "k", "long"), ("o", "string", "o", "string"),
+                                                            ("o", "string", "n", "long")])
+    rows = sorted((r["k"], r["o"], r["n"]) for r in mapped.toDF().collect())
+    assert rows == [(1, '{"x":1,"y":"z"}', None), (2, "[1,2]", None), (3, "3", 3)]
+
+
+def test_json_partitioned_catalog_read_maps_partition_columns_and_record_fields(glue_context: Any,
+                                                                               prefix: str) -> None:
+    _put_json(f"{prefix}/year=2025", ['{"id": 1, "year": "shadowed"}'])
+    _put_json(f"{prefix}/year=2026", ['{"id": 2}'])
+    client = glue_context.glue_client
+    db = f"lazy_{uuid.uuid4().hex[:8]}"
+    client.create_database(DatabaseInput={"Name": db})
+    client.create_table(DatabaseName=db, TableInput={
+        "Name": "events", "PartitionKeys": [{"Name": "year", "Type": "int"}],
+        "Parameters": {"classification": "json"},
+        "StorageDescriptor": {"Location": prefix, "Columns": [{"Name": "id", "Type": "bigint"}]}})
+    client.batch_create_partition(DatabaseName=db, TableName="events", PartitionInputList=[
+        {"Values": [y], "StorageDescriptor": {"Location": f"{prefix}/year={y}"}} for y in ("2025", "2026")])
+    mappings = [("id", "string", "id", "long"), ("year", "int", "year", "string")]
+
+    def read() -> DynamicFrame:
+        frame: DynamicFrame = glue_context.create_dynamic_frame.from_catalog(database=db, table_name="events")
+        return frame
+
+    lazy_source = read()
+    assert lazy_source.pending_typing is not None
+    _same(lazy_source.apply_mapping(mappings), _eager(read()).apply_mapping(mappings))
+
+
+# -- resolveChoice over pending CSV columns ---------------------------------------------------------------
+
+CAST_TARGETS = [("long", ALL), ("int", ALL), ("double", ALL), ("float", ALL), ("decimal(10,2)", ALL),
+                ("timestamp", ALL[:-1]), ("boolean", ALL)]
+
+
+@pytest.mark.parametrize(("target", "columns"), CAST_TARGETS)
+def test_resolve_choice_casts_of_pending_columns_equal_the_eager_result(glue_context: Any, prefix: str,
+                                                                        target: str,
+                                                                        columns: tuple[str, ...]) -> None:
+    _put(prefix)
+    specs = [(c, f"cast:{target}") for c in columns]
+    source = _read(glue_context, prefix)
+    lazy, jobs = _jobs_of(glue_context, f"cast-{target}-{prefix}", lambda: source.resolveChoice(specs=specs))
+    assert jobs == 0
+    assert lazy.pending_typing is not None
+    _same(lazy, _eager(_read(glue_context, prefix)).resolveChoice(specs=specs))
+
+
+def test_a_partial_cast_leaves_the_other_columns_pending_and_types_them_as_the_eager_read(
+        glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    specs = [("I", "cast:long"), ("ts", "cast:timestamp")]
+    lazy = _read(glue_context, prefix).resolveChoice(specs=specs)
+    assert lazy.pending_typing is not None
+    assert set(lazy.pending_typing.columns) == {"f", "m", "t", "b", "n", "big"}
+    eager = _eager(_read(glue_context, prefix)).resolveChoice(specs=specs)
+    _same(lazy, eager)
+    mappings = [("m", "string", "m", "string"), ("i", "string", "i", "double")]
+    _same(_read(glue_context, prefix).resolveChoice(specs=specs).apply_mapping(mappings),
+          _eager(_read(glue_context, prefix)).resolveChoice(specs=specs).apply_mapping(mappings))
+
+
+def test_resolve_choice_match_catalog_casts_pending_columns_to_the_declared_types(glue_context: Any,
+                                                                                 prefix: str) -> None:
+    _put(prefix)
+    client = glue_context.glue_client
+    db = f"lazy_{uuid.uuid4().hex[:8]}"
+    client.create_database(DatabaseInput={"Name": db})
+    client.create_table(DatabaseName=db, TableInput={"Name": "declared", "StorageDescriptor": {
+        "Location": prefix, "Columns": [{"Name": "i", "Type": "bigint"}, {"Name": "m", "Type": "double"},
+                                        {"Name": "ts", "Type": "timestamp"}]}})
+    specs = [("i", "match_catalog"), ("m", "match_catalog"), ("ts", "match_catalog")]
+    source = _read(glue_context, prefix)
+    lazy = source.resolveChoice(specs=specs, database=db, table_name="declared")
+    assert lazy.pending_typing is not None
+    eager = _eager(_read(glue_context, prefix)).resolveChoice(specs=specs, database=db, table_name="declared")
+    _same(lazy, eager)
+    assert dict(lazy.toDF().dtypes)["m"] == "double"
+    with pytest.raises(GlueRuntimeError, match="has no column 'nope'"):
+        _read(glue_context, prefix).resolveChoice(specs=[("nope", "match_catalog")], database=db,
+                                                  table_name="declared")
+
+
+def test_resolve_choice_over_a_pending_frame_rejects_what_the_eager_frame_rejects(glue_context: Any,
+                                                                                 prefix: str) -> None:
+    _put(prefix)
+    with pytest.raises(GlueRuntimeError, match="Unknown resolveChoice action"):
+        _read(glue_context, prefix).resolveChoice(specs=[("i", "widen")])
+    with pytest.raises(GlueRuntimeError, match="no field 'zz'"):
+        _read(glue_context, prefix).resolveChoice(specs=[("zz", "cast:long")])
+    # actions the lazy path does not serve type the frame first, with the same result
+    specs = [("m", "make_cols"), ("t", "cast:string")]
+    _same(_read(glue_context, prefix).resolveChoice(specs=specs),
+          _eager(_read(glue_context, prefix)).resolveChoice(specs=specs))
+
+
+def test_json_inference_settles_top_level_conflicts_of_atomic_kinds_in_one_pass(glue_context: Any) -> None:
+    from glueball.runtime.inference import infer
+    from glueball.runtime.jsonrecords import json_records
+
+    spark = glue_context.spark_session
+    lines = ['{"a": 1, "b": 1.5, "c": "x", "o": {"p": 1}}', '{"a": 2.5, "b": 2, "c": 3, "o": {"p": 2}}',
+             '{"a": null, "c": true}']
+    parsed = json_records(spark.createDataFrame([(line,) for line in lines], "value string"))
+    node, passes, _ = infer(parsed.docs, parsed.branches)
+    assert passes == 1
+    assert node is not None
+    assert {name: sorted(child.members) if child.kind == "choice" else child.name
+            for name, child in node.fields.items() if name != "o"} == {
+        "a": ["double", "long"], "b": ["double", "long"], "c": ["boolean", "long", "string"]}
+    # a conflict between an object and a number still needs the second pass, for the object's schema
+    conflict = json_records(spark.createDataFrame([('{"a": {"x": 1}}',), ('{"a": 2}',)], "value string"))
+    node, passes, _ = infer(conflict.docs, conflict.branches)
+    assert passes == 2
+    assert node is not None and sorted(node.fields["a"].members) == ["long", "struct"]

@@ -117,10 +117,11 @@ def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
     """Type string columns per value as Glue's CSV reader does: long, double, or a choice with string.
 
     One aggregation pass finds which kinds of values each column holds (like Spark's
-    ``inferSchema``); the columns are then cast lazily. Columns named in ``keep`` pass through as they are.
+    ``inferSchema``); the columns are then cast lazily, in their order. Columns named in ``keep`` pass
+    through as they are.
     """
     names = [c for c in df.columns if c not in keep]
     if not names:
         return df
     kinds = column_kinds(df, names)
-    return df.select(*[typed_column(name, kinds[name]) for name in names], *[column_ref(name) for name in keep])
+    return df.select(*[typed_column(name, kinds[name]) if name in kinds else column_ref(name) for name in df.columns])

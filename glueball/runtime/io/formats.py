@@ -34,6 +34,7 @@ from glueball.runtime.errors import GlueRuntimeError, error_schema
 from glueball.runtime.gluetypes import CHOICE_METADATA
 from glueball.runtime.io.csvtypes import type_csv_columns
 from glueball.runtime.io.files import InputFile
+from glueball.runtime.pending import PendingTyping
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -88,14 +89,22 @@ def error_records(df: DataFrame, message: str, stage: str, input_col: Column, so
 class FileRead:
     """What ``read_files`` returns: the records and the error records (None: none possible).
 
-    ``pending`` names the columns of ``df`` still raw text whose typing was left to the caller
-    (``read_files(..., lazy_typing=True)`` of csv); ``type_pending`` types them.
+    ``pending``: the typing left to the caller (``read_files(..., lazy_typing=True)`` of csv and
+    json); ``df`` then holds the raw records (see ``glueball.runtime.pending``).
     """
 
-    def __init__(self, df: DataFrame, errors: DataFrame | None, pending: tuple[str, ...] = ()) -> None:
+    def __init__(self, df: DataFrame, errors: DataFrame | None, pending: PendingTyping | None = None) -> None:
         self.df = df
         self.errors = errors
-        self.pending = pending
+        self.pending = pending.with_raw(df) if pending is not None else None
+
+    def with_df(self, df: DataFrame) -> FileRead:
+        """The same read with its (raw) records replaced by ``df`` (coalesced, with columns added)."""
+        return FileRead(df, self.errors, self.pending)
+
+    def typed(self) -> DataFrame:
+        """The typed records (runs the pending typing, if any)."""
+        return self.pending.resolve() if self.pending is not None else self.df
 
 
 def type_pending(raw: DataFrame, pending: tuple[str, ...]) -> DataFrame:
@@ -120,7 +129,8 @@ def read_files(spark: SparkSession, glue_ctx: Any, files: list[InputFile], fmt: 
         header_lines: csv header lines to skip (catalog ``skip.header.line.count``).
         partition_fields: typed partition columns to add (catalog reads).
         partition_of: per file ``spark_path``, the partition values for ``partition_fields``.
-        lazy_typing: leave csv columns as text, named in ``FileRead.pending``, for the caller to type.
+        lazy_typing: leave csv columns as text and json records as variants, their typing in
+            ``FileRead.pending``, for the caller to run when needed.
     """
     partition_fields = partition_fields or []
     partition_of = partition_of or {}
@@ -132,7 +142,8 @@ def read_files(spark: SparkSession, glue_ctx: Any, files: list[InputFile], fmt: 
                                   {f.spark_path: partition_of.get(f.spark_path, ()) for f in files}), None)
     spark_paths = [f.spark_path for f in files]
     if fmt == "json":
-        return _read_json(spark, glue_ctx, files, format_options, stage, partition_fields, partition_of)
+        read = _read_json(spark, files, format_options, partition_fields, partition_of)
+        return read if lazy_typing else FileRead(read.typed(), read.errors)
     if fmt == "csv":
         read = _read_csv(spark, spark_paths, format_options, stage, column_names, header_lines)
     elif fmt in ("parquet", "glueparquet"):
@@ -142,9 +153,9 @@ def read_files(spark: SparkSession, glue_ctx: Any, files: list[InputFile], fmt: 
     else:
         read = _read_xml(spark, spark_paths, format_options, stage)
     if partition_fields:
-        read.df = attach_partitions(spark, read.df, files, partition_fields, partition_of)
-    if read.pending and not lazy_typing:
-        return FileRead(type_pending(read.df, read.pending), read.errors)
+        read = read.with_df(attach_partitions(spark, read.df, files, partition_fields, partition_of))
+    if read.pending is not None and not lazy_typing:
+        return FileRead(read.typed(), read.errors)
     return read
 
 
@@ -238,7 +249,7 @@ def _read_csv(spark: SparkSession, spark_paths: list[str], options: Mapping[str,
     bad = raw.where(F.col(CORRUPT).isNotNull() & _reads(names[0]))
     errors = error_records(bad, "Malformed CSV record: the number of fields differs from the header",
                            stage or "read", F.coalesce(F.col(CORRUPT), F.col(names[0])), F.input_file_name())
-    return FileRead(records, errors, pending=tuple(names))
+    return FileRead(records, errors, PendingTyping(records, tuple(names), type_pending))
 
 
 def _reads(name: str) -> Column:
@@ -248,12 +259,12 @@ def _reads(name: str) -> Column:
     return F.length(F.coalesce(F.col(f"`{name}`").cast("string"), F.lit(""))) >= 0
 
 
-def _read_json(spark: SparkSession, glue_ctx: Any, files: list[InputFile], options: Mapping[str, Any],
-               stage: str, partition_fields: list[StructField],
-               partition_of: Mapping[str, tuple[Any, ...]]) -> FileRead:
+def _read_json(spark: SparkSession, files: list[InputFile], options: Mapping[str, Any],
+               partition_fields: list[StructField], partition_of: Mapping[str, tuple[Any, ...]]) -> FileRead:
+    """Records of JSON files, typing pending: each a variant, the inference left to ``FileRead.typed``."""
     from pyspark.sql import functions as F
 
-    from glueball.runtime.inference import frame_from_json_texts
+    from glueball.runtime.jsonrecords import RECORD, json_records
 
     multiline = as_bool(_get(options, "multiline", "multiLine"))
     json_path = _get(options, "jsonPath")
@@ -279,8 +290,9 @@ def _read_json(spark: SparkSession, glue_ctx: Any, files: list[InputFile], optio
         texts = parts[0]
         for part in parts[1:]:
             texts = texts.unionByName(part)
-    records, errors = frame_from_json_texts(glue_ctx, texts, json_path)
-    return FileRead(records, errors)
+    parsed = json_records(texts, json_path)
+    return FileRead(parsed.rows, parsed.errors,
+                    PendingTyping(parsed.rows, (), lambda raw, _columns: parsed.typed(raw), record=RECORD))
 
 
 def _read_xml(spark: SparkSession, spark_paths: list[str], options: Mapping[str, Any], stage: str) -> FileRead:

@@ -58,9 +58,9 @@ def _paths(options: Mapping[str, Any]) -> list[str]:
 
 
 def _frame(glue_ctx: Any, df: DataFrame, errors: DataFrame | None, transformation_ctx: str,
-           kwargs: Mapping[str, Any], pending: tuple[str, ...] = ()) -> DynamicFrame:
-    """The frame of a read; with ``pending`` csv columns, ``df`` is raw and its typing is left lazy."""
-    typing = PendingTyping(df, pending, formats.type_pending) if pending else None
+           kwargs: Mapping[str, Any], pending: PendingTyping | None = None) -> DynamicFrame:
+    """The frame of a read; with ``pending`` typing, ``df`` is raw and its typing is left lazy."""
+    typing = pending.with_raw(df) if pending is not None else None
     return DynamicFrame(None if typing else df, glue_ctx, transformation_ctx or "frame", stage_errors=errors,
                         transformation_ctx=transformation_ctx,
                         stage_threshold=int(kwargs.get("stageThreshold", 0) or 0),
@@ -98,7 +98,7 @@ def _attach_file_columns(df: DataFrame, fmt: str, options: Mapping[str, Any]) ->
 def read_files_frame(glue_ctx: Any, uris: list[str], fmt: str | None, format_options: Mapping[str, Any],
                      options: Mapping[str, Any], transformation_ctx: str, kwargs: Mapping[str, Any],
                      recurse_default: bool = False) -> formats.FileRead:
-    """List and read files of ``uris``: the records, error records and csv columns whose typing is pending."""
+    """List and read files of ``uris``: the records, error records and the typing left pending (csv, json)."""
     name = formats.normalize_format(fmt)
     spark = glue_ctx.spark_session
     listed = file_listing.list_files(uris, recurse=formats.as_bool(options.get("recurse"), recurse_default),
@@ -111,7 +111,7 @@ def read_files_frame(glue_ctx: Any, uris: list[str], fmt: str | None, format_opt
     read = formats.read_files(spark, glue_ctx, listed, name, format_options, stage=transformation_ctx,
                               lazy_typing=True)
     df = _attach_file_columns(read.df, name, options)
-    return formats.FileRead(_group(df, listed, options), read.errors, read.pending)
+    return read.with_df(_group(df, listed, options))
 
 
 def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: dict[str, Any],
@@ -143,8 +143,7 @@ def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: 
     df, pending = read.df, read.pending
     if push_down_predicate:
         # the predicate compares typed values: the typing cannot wait
-        df, pending = (formats.type_pending(df, pending) if pending else df), ()
-        df = df.where(push_down_predicate)
+        df, pending = read.typed().where(push_down_predicate), None
     return _frame(glue_ctx, df, read.errors, transformation_ctx, kwargs, pending)
 
 
@@ -215,10 +214,10 @@ def read_catalog_frame(glue_ctx: Any, database: str | None, table_name: str | No
     read = formats.read_files(spark, glue_ctx, listed, fmt, format_options, stage=transformation_ctx,
                               column_names=column_names, header_lines=header_lines,
                               partition_fields=key_fields, partition_of=partition_of, lazy_typing=True)
-    df, pending = _group(read.df, listed, additional_options), read.pending
+    read = read.with_df(_group(read.df, listed, additional_options))
+    df, pending = read.df, read.pending
     if push_down_predicate and not key_fields:
-        df, pending = (formats.type_pending(df, pending) if pending else df), ()
-        df = df.where(push_down_predicate)
+        df, pending = read.typed().where(push_down_predicate), None
     return _frame(glue_ctx, df, read.errors, transformation_ctx, kwargs, pending)
 
 

@@ -21,6 +21,7 @@ from glueball.runtime.gluetypes import (
     spark_type_from_glue_name,
     to_spark_type,
 )
+from glueball.runtime.ops.pending_mapping import pending_resolve
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -431,26 +432,44 @@ def resolve_choice(frame: DynamicFrame, specs: list[tuple[str, str]] | None, cho
     if isinstance(specs, tuple) and len(specs) == 2 and all(isinstance(s, str) for s in specs):
         specs = [specs]
     pairs = [(str(path), str(action)) for path, action in (specs or [])]
+    catalog: st.StructType | None = None
+    explicit = {path for path, _ in (specs or [])}
+
+    def catalog_action(path: str, action: str) -> str | None:
+        """``action``, with match_catalog as the cast to the catalog column's type (None: no such column)."""
+        nonlocal catalog
+        if action.strip().lower() != "match_catalog":
+            return action
+        if catalog is None:
+            catalog = _catalog_schema(frame.glue_ctx, database, table_name, catalog_id)
+        target = _type_at(catalog, parse_path(path))
+        if target is None:
+            if path in explicit:
+                raise GlueRuntimeError(f"resolveChoice match_catalog: table {database}.{table_name} has no "
+                                       f"column {path!r}")
+            return None
+        return f"cast:{_ddl(target)}"
+
+    kw: dict[str, Any] = {"transformation_ctx": transformation_ctx, "stage_threshold": stage_threshold,
+                          "total_threshold": total_threshold}
+    pending = frame.pending_typing
+    if pending is not None and not choice:
+        casts = [(path, catalog_action(path, action)) for path, action in pairs]
+        for path, action in casts:
+            if action is not None:
+                _Action(action, path)  # an unknown action or type fails as it does over the typed frame
+        cast = pending_resolve(pending, [(path, action) for path, action in casts if action is not None])
+        if cast is not None:
+            return frame.derive_pending(cast, **kw)
     df = frame._df
     named = {tuple(parse_path(path)) for path, _ in pairs}
     if choice:
         pairs += [(path, choice) for path in choice_paths(df.schema) if tuple(parse_path(path)) not in named]
-    catalog: st.StructType | None = None
-    explicit = {path for path, _ in (specs or [])}
     for path, action in pairs:
-        if action.strip().lower() == "match_catalog":
-            if catalog is None:
-                catalog = _catalog_schema(frame.glue_ctx, database, table_name, catalog_id)
-            target = _type_at(catalog, parse_path(path))
-            if target is None:
-                if path in explicit:
-                    raise GlueRuntimeError(f"resolveChoice match_catalog: table {database}.{table_name} has no "
-                                           f"column {path!r}")
-                continue
-            action = f"cast:{_ddl(target)}"
-        df = resolve_path(df, path, action)
-    return frame.derive(df, transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
-                        total_threshold=total_threshold)
+        resolved_action = catalog_action(path, action)
+        if resolved_action is not None:
+            df = resolve_path(df, path, resolved_action)
+    return frame.derive(df, **kw)
 
 
 # -- unbox ------------------------------------------------------------------------------------------------------

@@ -1,25 +1,29 @@
-"""ApplyMapping over a frame whose typing is pending (a raw CSV read): the inference pass skipped.
+"""ApplyMapping over a frame whose typing is pending (a raw CSV or JSON read): the inference pass skipped.
 
-Each mapping whose source is a top-level pending column and whose target type
-``direct_cast`` supports reads the raw text and converts it in the mapping's one
-projection. Sources mapped to other targets (``string``, ``date``, the type kept)
-need their column's kinds: one aggregation over those columns only, instead of
-typing every column of the frame. The mapping itself (nesting, renames, missing
-sources) is ``mapping_projection``'s, over a source frame of one column per mapping.
+Each mapping whose source is a top-level pending column (CSV) or field (JSON) and whose
+target type is given converts the raw value in the mapping's one projection: CSV text by
+``direct_cast``, a JSON value from its own kind (``json_field_as``). CSV sources mapped to
+other targets (``string``, ``date``, the type kept) need their column's kinds: one
+aggregation over those columns only, instead of typing every column of the frame; a JSON
+source whose type is kept needs the inferred schema, and the frame is typed first. The
+mapping itself (nesting, renames, missing sources) is ``mapping_projection``'s, over a
+source frame of one column per mapping.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from glueball.runtime.inference import json_field_path
 from glueball.runtime.io.csvtypes import as_type, column_kinds, column_ref, is_long, is_number, typed_column
-from glueball.runtime.ops.mapping import convert, declared_type, mapping_projection, parse_mapping
+from glueball.runtime.io.jsontypes import direct_target, other_case_value
+from glueball.runtime.ops.mapping import convert, declared_type, mapping_projection, parse_mapping, spark_type
 from glueball.runtime.ops.paths import parse_path, resolve_path, select_as
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import DataType, StructType
 
     from glueball.runtime.dynamicframe import DynamicFrame
     from glueball.runtime.pending import PendingTyping
@@ -31,39 +35,155 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
                     case_sensitive: bool) -> DataFrame | None:
     """ApplyMapping's result over ``pending``'s raw records, equal to mapping the eagerly typed frame.
 
-    Returns None when a mapping's source is nested (``a.b``, ``items[]``): the caller then types the
-    frame and maps it as usual.
+    Returns None when a mapping's source is nested (``a.b``, ``items[]``), or is a JSON field whose
+    type is kept: the caller then types the frame and maps it as usual.
     """
+    from pyspark.sql.types import StructType
+
     specs = [parse_mapping(m) for m in mappings]
     raw = pending.raw
-    schema = raw.schema
+    typed_schema = raw.schema
+    if pending.record is not None:
+        typed_schema = StructType([f for f in typed_schema.fields if f.name != pending.record])
     sources: list[tuple[str, str, Column | None]] = []  # (new name, raw column, value; None: typed by kinds)
+    json_sources: list[tuple[str, str, DataType]] = []  # (new name, field of the record, target type)
     kinds_needed: list[str] = []
     rewritten: list[tuple[str, str, str, str]] = []
     for index, spec in enumerate(specs):
         segments = parse_path(spec.source)
         if len(segments) != 1 or segments[0].array:
             return None
-        resolved = resolve_path(schema, segments, case_sensitive)
+        resolved = resolve_path(typed_schema, segments, case_sensitive)
         name = resolved.steps[0] if resolved is not None else None
-        source_name = spec.source if name is None else _SOURCE.format(index)
-        rewritten.append((source_name, spec.source_type or "", spec.target, spec.target_type or ""))
-        if name is None:
-            continue  # no such field: the mapping yields nulls, as over the typed frame
-        if name not in pending.columns:
-            sources.append((source_name, name, _ref(name)))
-            continue
+        source_name = _SOURCE.format(index)
         target = declared_type(spec.target_type)
-        value = direct_cast(name, target) if target is not None else None
-        if value is None:
-            kinds_needed.append(name)
-        sources.append((source_name, name, value))
+        if name is None and pending.record is not None:
+            if not direct_target(target):
+                return None
+            assert target is not None
+            json_sources.append((source_name, segments[0].name, target))
+        elif name is None:
+            source_name = spec.source  # no such column: the mapping yields nulls, as over the typed frame
+        elif name not in pending.columns:
+            sources.append((source_name, name, _ref(name)))
+        else:
+            value = direct_cast(name, target) if target is not None else None
+            if value is None:
+                kinds_needed.append(name)
+            sources.append((source_name, name, value))
+        rewritten.append((source_name, spec.source_type or "", spec.target, spec.target_type or ""))
     kinds = column_kinds(raw, list(dict.fromkeys(kinds_needed)))
     columns = [(value if value is not None else typed_column(name, kinds[name])).alias(source_name)
                for source_name, name, value in sources]
-    source = raw.select(*columns)
+    if json_sources:
+        source = _json_source(raw, pending.record or "", columns, json_sources, case_sensitive)
+    else:
+        source = raw.select(*columns)
     # every source column is named exactly, so the match is case-sensitive
     return select_as(source, mapping_projection(source.schema, rewritten, case_sensitive=True))
+
+
+def _json_source(raw: DataFrame, record: str, columns: list[Column], fields: list[tuple[str, str, DataType]],
+                 case_sensitive: bool) -> DataFrame:
+    """The source frame of a mapping over JSON records: each field read from the record and converted."""
+    record_column = column_ref(record)
+    return raw.select(*columns, *[json_field_as(record_column, field, target, case_sensitive).alias(name)
+                                  for name, field, target in fields])
+
+
+def json_field_as(record: Column, name: str, target: DataType, case_sensitive: bool) -> Column:
+    """Top-level field ``name`` of each record variant as ApplyMapping converts its eagerly typed value.
+
+    Unless ``case_sensitive``, a record without the exact key reads its first key (in name order) equal
+    to ``name`` ignoring case (``jsontypes.other_case_value``).
+    """
+    from pyspark.sql import functions as F
+
+    path = json_field_path(name)
+    exact = direct_convert(lambda ddl: F.try_variant_get(record, path, ddl),
+                           lambda: F.variant_get(record, path, "variant"), target)
+    if case_sensitive:
+        return exact
+    other = other_case_value(record, name)
+    other_value = direct_convert(lambda ddl: F.try_variant_get(other, "$", ddl), lambda: other, target)
+    return F.when(F.variant_get(record, path, "variant").isNotNull(), exact).otherwise(other_value)
+
+
+def direct_convert(get: Callable[[str], Column], variant: Callable[[], Column], target: DataType) -> Column:
+    """A JSON value as ApplyMapping converts it to ``target`` from its eager type, which is its own kind's.
+
+    ``get(ddl)`` reads the value as a Spark type (``try_variant_get``), ``variant()`` is the value itself.
+    Integral and double targets read the value as the target (Spark's cast from the value's own type,
+    which the eager conversion also is); other targets tell text, booleans and numbers apart by
+    ``schema_of_variant`` and convert numbers from their double, as the eager typing reads fractions.
+    Longs convert exactly through a double up to 2**53; beyond that, and for fractions with more
+    digits than a double holds, the result is the more exact one. Objects and arrays become their
+    JSON text for ``string``, null otherwise; a kind Spark has no cast for (a boolean to a timestamp,
+    a number to a date) becomes null: mapping the eagerly typed field fails in both cases.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as st
+
+    if isinstance(target, st.ByteType | st.ShortType | st.IntegerType | st.LongType | st.DoubleType):
+        return get(target.simpleString())
+    schema = F.schema_of_variant(variant())
+    is_string = schema == F.lit("STRING")
+    from_string = convert(get("string"), st.StringType(), target)
+    if isinstance(target, st.StringType):
+        precision = F.substring_index(F.substring_index(schema, ",", 1), "(", -1).cast("int")
+        big_integer = schema.endswith(",0)") & (precision >= 19)
+        number = F.when(big_integer, get("decimal(38,0)").cast("string")).otherwise(get("double").cast("string"))
+        return (F.when(is_string, from_string).when(schema.startswith("DECIMAL"), number)
+                .when(schema.startswith("OBJECT") | schema.startswith("ARRAY"), F.to_json(variant()))
+                .otherwise(get("string")))
+    if isinstance(target, st.DateType):
+        return F.when(is_string, from_string)
+    if isinstance(target, st.BooleanType):
+        return F.when(is_string, from_string).otherwise(get("boolean"))
+    is_boolean = schema == F.lit("BOOLEAN")
+    from_boolean = (convert(get("boolean"), st.BooleanType(), target) if not isinstance(target, st.TimestampType)
+                    else F.lit(None).cast(target))
+    return F.when(is_string, from_string).when(is_boolean, from_boolean).otherwise(
+        convert(get("double"), st.DoubleType(), target))
+
+
+def pending_resolve(pending: PendingTyping, casts: Sequence[tuple[str, str]]) -> PendingTyping | None:
+    """resolveChoice ``cast:<type>`` specs over pending CSV columns: each column converted from its text.
+
+    The result is still pending for the columns not cast, and equals resolving the eagerly typed frame.
+    None (the caller types the frame and resolves it as usual) for JSON records, nested or unknown paths,
+    actions other than ``cast``, columns typed already or cast twice, and targets ``direct_cast`` does
+    not serve (``string``, ``date``: they depend on the column's kinds).
+    """
+
+    if pending.record is not None:
+        return None
+    raw = pending.raw
+    values: dict[str, Column] = {}
+    for path, action in casts:
+        name, _, argument = action.strip().partition(":")
+        segments = parse_path(path)
+        if name.strip().lower() != "cast" or len(segments) != 1 or segments[0].array:
+            return None
+        column = _one_column(raw.schema, segments[0].name)
+        if column is None or column not in pending.columns or column in values:
+            return None
+        value = direct_cast(column, spark_type(argument.strip()))
+        if value is None:
+            return None
+        values[column] = value
+    if not values:
+        return None
+    cast = raw.select(*[values[c].alias(c) if c in values else _ref(c) for c in raw.columns])
+    return pending.with_raw(cast, tuple(c for c in pending.columns if c not in values))
+
+
+def _one_column(schema: StructType, name: str) -> str | None:
+    """The column resolveChoice takes for ``name``: the exact one, else the only one equal ignoring case."""
+    if name in schema.fieldNames():
+        return name
+    matches = [n for n in schema.fieldNames() if n.lower() == name.lower()]
+    return matches[0] if len(matches) == 1 else None
 
 
 def _ref(name: str) -> Column:
@@ -110,8 +230,8 @@ def apply_mapping(frame: DynamicFrame, mappings: Sequence[Sequence[str]], case_s
     with dots are back-quoted; sources match case-insensitively unless
     ``case_sensitive``; values that do not convert become null (not errors); a source
     that is not there gives a null target; a choice source is cast to the target type.
-    Over a raw CSV read whose typing is pending, top-level sources are converted from
-    their text without the inference pass (:func:`pending_mapping`).
+    Over a raw CSV or JSON read whose typing is pending, top-level sources are converted from
+    their raw values without the inference pass (:func:`pending_mapping`).
     """
     if isinstance(mappings, tuple) and mappings and isinstance(mappings[0], str):
         mappings = [mappings]

@@ -14,7 +14,7 @@ error counting does.
 **Schema of Map results.** Map and mapPartitions may change fields and types, so the result
 schema is inferred from the returned records (schema-on-read, like Glue): the records become
 JSON text, materialized once (memory, spilling to disk) so the function runs once per record,
-and are read back with ``glueball.runtime.inference.frame_from_json_texts`` (choice types for
+and are read back with ``glueball.runtime.jsonrecords.frame_from_json_texts`` (choice types for
 mixed types; two aggregate passes when ``map`` is called). Fields that kept their name and held
 a timestamp, date, binary or decimal in the input are read back as that type (JSON has no such
 types).
@@ -242,7 +242,7 @@ def _frame_from_json(glue_ctx: Any, texts: DataFrame) -> DataFrame:
     The texts are ``json.dumps`` of mappings, so inference never meets a malformed
     document: its error records are not consulted (that would cost another pass).
     """
-    from glueball.runtime.inference import frame_from_json_texts
+    from glueball.runtime.jsonrecords import frame_from_json_texts
 
     records, _ = frame_from_json_texts(glue_ctx, texts, None)
     return records

@@ -230,7 +230,7 @@ def _decode(glue_ctx: Any, raw: DataFrame, spec: DecodeSpec, framed: bool) -> tu
     texts, carried = _payloads(raw, spec)
     if spec.classification == "json":
         if spec.schema is None:
-            from glueball.runtime.inference import frame_from_json_texts
+            from glueball.runtime.jsonrecords import frame_from_json_texts
 
             return frame_from_json_texts(glue_ctx, texts)
         return _json_with_schema(texts, spec.schema, carried)

@@ -2,7 +2,7 @@
 
 ``ApplyMapping.apply(frame=..., mappings=[...])`` and friends delegate to the
 DynamicFrame methods, which run the lazy DataFrame operations in
-``glueball.runtime.ops.mapping``. ``FillMissingValues`` is upstream's
+``glueball.runtime.ops``. ``FillMissingValues`` is upstream's
 ``awsglueml.transforms.FillMissingValues``.
 """
 
@@ -248,7 +248,7 @@ class FillMissingValues(GlueTransform):
     def __call__(self, frame: DynamicFrame, missing_values_column: str, output_column: str = "",
                  transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
                  totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.mapping import fill_missing_values
+        from glueball.runtime.ops.null_fields import fill_missing_values
 
         return fill_missing_values(frame, missing_values_column, output_column, transformation_ctx, stageThreshold,
                                    totalThreshold)
