@@ -1,5 +1,6 @@
-from awsglue import DynamicFrame
 from pyspark.sql import functions as F
+
+from awsglue import DynamicFrame
 
 
 def synthetic_data_generator(self, numRows, seed=42, categories=None):
