@@ -140,7 +140,14 @@ def _fill(node: Node, columns: Columns) -> Columns:
     return None if columns is None else [*columns, filled]
 
 
+def _pii(node: Node, columns: Columns) -> Columns:
+    if columns is None or node.body.get("PiiType") != "RowAudit":
+        return columns
+    return [*columns, node.body.get("OutputColumnName") or "DetectedEntities"]
+
+
 SINGLE: dict[str, Callable[[Node, Columns], Columns]] = {
+    "PIIDetection": _pii,
     "ApplyMapping": _apply_mapping, "SelectFields": _select, "DropFields": _drop, "RenameField": _rename,
     "Spigot": lambda node, columns: columns, "DropDuplicates": _keep("Columns"), "Aggregate": _aggregate,
     "FillMissingValues": _fill, "DynamicTransform": _dynamic, "DropNullFields": lambda node, columns: None,

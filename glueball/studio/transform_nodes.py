@@ -6,6 +6,7 @@ import ast
 import json
 from typing import Any
 
+from glueball.runtime.pii_entities import PII_TYPES, PiiDetectionError, entity_patterns
 from glueball.studio.emitting import Script, call, emitter, lit, path_name
 from glueball.studio.job_graph import Node
 from glueball.studio.visual import dynamic_transform_call
@@ -322,6 +323,28 @@ def evaluate_data_quality_multi(script: Script, node: Node, var: str) -> list[st
     if sources != "{}":
         keywords["additional_data_sources"] = sources
     return [f"{var} = " + call("EvaluateDataQuality.apply", **keywords)]
+
+
+@emitter("PIIDetection")
+def pii_detection(script: Script, node: Node, var: str) -> list[str]:
+    body = node.body
+    try:
+        entity_patterns(body["EntityTypesToDetect"])
+    except PiiDetectionError as exc:
+        raise node.refuse(str(exc)) from exc
+    if body["PiiType"] not in PII_TYPES:
+        raise node.refuse(f"PiiType {body['PiiType']} is not supported by glueball ({', '.join(PII_TYPES)})")
+    _dynamic(script)
+    script.need("from glueball.runtime.visual.pii import detect_pii")
+    keywords = {"output_column": lit(body.get("OutputColumnName") or "DetectedEntities")}
+    if body.get("MaskValue"):
+        keywords["mask_value"] = lit(body["MaskValue"])
+    for member, keyword in (("SampleFraction", "sample_fraction"), ("ThresholdFraction", "threshold_fraction")):
+        if body.get(member) is not None:
+            keywords[keyword] = lit(float(body[member]))
+    detected = call("detect_pii", f"{_frame(script, node)}.toDF()", lit(body["PiiType"]),
+                    lit(list(body["EntityTypesToDetect"])), **keywords)
+    return [f"{var} = DynamicFrame.fromDF({detected}, glueContext, {lit(var)})"]
 
 
 @emitter("Recipe")

@@ -155,3 +155,25 @@ def test_lookup_against_a_catalog_table(glue_context: Any, trades: Any) -> None:
 def test_refusals_name_the_transform_and_value(trades: Any, call: Any, message: str) -> None:
     with pytest.raises(VisualTransformError, match=message):
         call(trades)
+
+
+def test_pii_detection(spark: Any) -> None:
+    from glueball.runtime.pii_entities import PiiDetectionError
+    from glueball.runtime.visual.pii import detect_pii
+
+    df = spark.createDataFrame([(1, "mail ada@example.com now", "10.0.0.1"), (2, "nothing here", "host"),
+                                (3, "call 202-555-0143", "192.168.1.20")], "id int, text string, ip string")
+    audit = detect_pii(df, "RowAudit", ["EMAIL", "PHONE_NUMBER", "IP_ADDRESS"])
+    found = {r.id: r.DetectedEntities for r in audit.collect()}
+    assert found == {1: {"text": ["EMAIL"], "ip": ["IP_ADDRESS"]}, 2: {}, 3: {"text": ["PHONE_NUMBER"],
+                                                                              "ip": ["IP_ADDRESS"]}}
+    masked = {r.id: r.text for r in detect_pii(df, "RowMasking", ["EMAIL"], mask_value="***").collect()}
+    assert masked == {1: "mail *** now", 2: "nothing here", 3: "call 202-555-0143"}
+    hashed = {r.id: r.text for r in detect_pii(df, "RowHashing", ["USA_SNN", "EMAIL"]).collect()}
+    assert len(hashed[1]) == 64 and hashed[2] == "nothing here"
+    columns = detect_pii(df, "ColumnMasking", ["IP_ADDRESS"], threshold_fraction=0.5).collect()
+    assert {r.ip for r in columns} == {"*******"} and {r.text for r in columns} == {r.text for r in df.collect()}
+    with pytest.raises(PiiDetectionError, match="entity type PASSPORT is not one glueball detects"):
+        detect_pii(df, "RowAudit", ["PASSPORT"])
+    with pytest.raises(PiiDetectionError, match="PiiType ColumnAudit is not supported"):
+        detect_pii(df, "ColumnAudit", ["EMAIL"])
