@@ -75,6 +75,9 @@ from glueball.objects import upload_handlers as _uploads  # noqa: F401
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
 from glueball.objects.store import ObjectStore
+from glueball.recipes import handlers as _recipes  # noqa: F401
+from glueball.recipes.area import OPERATIONS as RECIPE_OPERATIONS
+from glueball.recipes.area import RecipeNeeds
 from glueball.runtime.client import boto3_session
 from glueball.sessions import handlers as _sessions  # noqa: F401
 from glueball.sessions.area import INTERNAL_OPERATIONS as SESSION_INTERNAL_OPERATIONS
@@ -183,6 +186,7 @@ class Glueball:
         edge.add_rest_service("s3", guard=self.authorizer.s3_guard if enforce else None,
                               protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
                               spool=self.objects.spool, unsigned=True)
+        edge.add_rest_service("databrew", guard=self.authorizer.databrew_guard if enforce else None)
         store_only = CatalogNeeds(self.store)
         edge.mount(CATALOG_OPERATIONS, store_only)
         edge.mount(CONNECTION_OPERATIONS, ConnectionNeeds(self.store))
@@ -206,6 +210,7 @@ class Glueball:
         session_needs = SessionNeeds(self.store, self.sessions)
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
+        edge.mount(RECIPE_OPERATIONS, RecipeNeeds(self.store))
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))

@@ -180,3 +180,12 @@ def s3_asks(operation: str, request: Mapping[str, Any]) -> list[Ask]:
         source = str(request.get("CopySource") or "").partition("?")[0]
         asks.append(Ask("s3:GetObject", (f"arn:aws:s3:::{unquote(source).lstrip('/')}",)))
     return asks
+
+
+def databrew_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
+    """What a DataBrew recipe ``operation`` asks: ``databrew:<Operation>`` on the recipe it names
+    (``arn:aws:databrew:<region>:<account>:recipe/<name>``), ``*`` for the listings of all recipes;
+    CreateRecipe's tags set ``aws:RequestTag/*`` and ``aws:TagKeys``."""
+    name = request.get("Name")
+    resource = f"arn:aws:databrew:{region}:{account_id}:recipe/{name}" if name else "*"
+    return Ask(f"databrew:{operation}", (resource,), _tag_context(request.get("Tags")))

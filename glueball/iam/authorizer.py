@@ -16,9 +16,9 @@ from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
-from glueball.iam.actions import Ask, glue_ask, iam_ask, s3_asks
+from glueball.iam.actions import Ask, databrew_ask, glue_ask, iam_ask, s3_asks
 from glueball.iam.credentials import Identities
-from glueball.iam.errors import IamAccessDenied, S3AccessDenied
+from glueball.iam.errors import DataBrewAccessDenied, IamAccessDenied, S3AccessDenied
 from glueball.iam.evaluation import Decision, Outcome, Request, authorize, context_of
 from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
@@ -167,6 +167,11 @@ class Authorizer:
         owner = self.bucket_owner(str(bucket)) if bucket and self.bucket_owner is not None else None
         for ask in s3_asks(operation, request):
             self.check(caller, ask, owner or caller.account_id, S3AccessDenied)
+
+    def databrew_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        """A DataBrew request: ``databrew:<Operation>`` on the recipe it names, in the caller's account."""
+        self.check(caller, databrew_ask(operation, request, caller.account_id, caller.region), caller.account_id,
+                   DataBrewAccessDenied)
 
     def iam_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
         def path_of(kind: str, name: str) -> str | None:

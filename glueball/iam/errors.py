@@ -45,6 +45,12 @@ class S3AccessDenied(IamError):
     code, status = "AccessDenied", 403
 
 
+class DataBrewAccessDenied(IamError):
+    """DataBrew's ``AccessDeniedException`` (403 in DataBrew's model), for requests the policies refuse."""
+
+    code, status = "AccessDeniedException", 403
+
+
 class IamAccessDenied(IamError):
     """IAM's ``AccessDenied``: a protocol-level code, not a modelled shape."""
 

@@ -55,6 +55,12 @@ def internal_client() -> Any:
     return _client(INTERNAL_SERVICE)
 
 
+def service_client(service: str) -> Any:
+    """The process's client of another service the installation serves (``databrew``, ``s3`` ...), made
+    as the Glue client is: embedded, or against ``GLUEBALL_ENDPOINT`` with the run's credentials."""
+    return _client(service)
+
+
 def reset_client() -> None:
     """Forget the process's clients, closing an embedded installation (tests switch homes and endpoints)."""
     with _lock:

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2] / "glueball"
 # entry points: the CLI, ``python -m glueball``, the demo; the composition root itself
 ENTRY_POINTS = ("glueball.cli", "glueball.__main__", "glueball.demo", "glueball.app")
 # the service areas: the edge knows none of them, and none of them knows the edge
-AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "tagging", "usage",
+AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "recipes", "tagging", "usage",
          "workflows")
 
 
@@ -190,7 +190,8 @@ SHARED_NAMES = {
     "service": "area layout", "handlers": "area layout", "store": "area layout",
     # one concept on two sides of the server/driver line, or two layers of the runtime
     "bookmarks": "jobs.bookmarks keeps them (server); runtime.bookmarks uses them (driver)",
-    "errors": "glueball.errors are the API's errors; runtime.errors the script's",
+    "errors": "glueball.errors are the API's errors; runtime.errors the script's; iam.errors and recipes.errors their "
+              "services' codes",
     "choice": "runtime.ops.choice implements resolveChoice; runtime.transforms.choice is upstream's class",
     "mapping": "runtime.ops.mapping implements ApplyMapping; runtime.transforms.mapping is upstream's class",
     "base": "the base class of each package (protocols, transforms)",

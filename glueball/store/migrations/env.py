@@ -7,6 +7,7 @@ from sqlalchemy import create_engine
 
 from glueball.store import (
     identity_tables,  # noqa: F401 - registers the identity tables on Base
+    recipe_tables,  # noqa: F401 - registers the DataBrew recipe tables on Base
     session_tables,  # noqa: F401 - registers the session tables on Base
 )
 from glueball.store.schema import Base
