@@ -27,7 +27,7 @@ from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
 from glueball.jobs.service import JobRunService, JobService, job_spec, refuse_local_files
 from glueball.runtime.streaming.metrics import read_stream_metrics, stream_summary
 from glueball.store.scoped import Scope
-from glueball.studio.service import StagedScript, published_recipes, stage_script
+from glueball.studio.service import StagedScript, stage_script
 
 GET_JOB_RUNS_DEFAULT, GET_JOB_RUNS_MAX = 100, 200
 _RUN_MEMBERS = ("Timeout", "MaxCapacity", "AllocatedCapacity", "WorkerType", "NumberOfWorkers", "GlueVersion",
@@ -93,8 +93,7 @@ def _visual(needs: JobNeeds, caller: Caller, spec: dict[str, Any], name: str) ->
                                                                                       StagedScript | None]:
     """A job with a graph (``CodeGenConfigurationNodes``): its checked graph's script, to write once stored."""
     settings = needs.jobs.settings
-    return stage_script(spec, name, caller.account_id, caller.region, settings.object_store,
-                        published_recipes())
+    return stage_script(spec, name, caller.account_id, caller.region, settings.object_store)
 
 
 @OPERATIONS.operation("CreateJob")

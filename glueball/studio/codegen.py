@@ -16,7 +16,7 @@ from typing import Any
 import glueball.studio.io_nodes  # noqa: F401 - registers the sources and targets
 import glueball.studio.transform_nodes  # noqa: F401 - registers the transforms
 from glueball.studio.columns import check_columns
-from glueball.studio.emitting import EMITTERS, CustomTransforms, RecipeSteps, Script, variable_of
+from glueball.studio.emitting import EMITTERS, CustomTransforms, Script, variable_of
 from glueball.studio.job_graph import ordered, parse
 
 
@@ -25,12 +25,10 @@ def supported_kinds() -> list[str]:
     return sorted(EMITTERS)
 
 
-def generate(nodes: Mapping[str, Mapping[str, Any]], recipe_steps: RecipeSteps | None = None,
-             custom_transforms: CustomTransforms | None = None) -> Script:
+def generate(nodes: Mapping[str, Mapping[str, Any]], custom_transforms: CustomTransforms | None = None) -> Script:
     """The script of ``nodes`` (a ``CodeGenConfigurationNodes`` map), checked and ordered.
 
-    ``recipe_steps`` resolves Recipe nodes' references, ``custom_transforms`` reads custom visual
-    transforms (see :mod:`glueball.studio.custom`).
+    ``custom_transforms`` reads custom visual transforms (see :mod:`glueball.studio.custom`).
 
     Raises:
         InvalidInputException: the graph is invalid or uses a node type glueball cannot run; the
@@ -43,7 +41,7 @@ def generate(nodes: Mapping[str, Mapping[str, Any]], recipe_steps: RecipeSteps |
             raise node.refuse(f"{node.kind} nodes are not supported by glueball (supported: "
                               f"{', '.join(sorted(EMITTERS))})")
     check_columns(order)
-    script = Script(graph, recipe_steps=recipe_steps, custom_transforms=custom_transforms)
+    script = Script(graph, custom_transforms=custom_transforms)
     taken: set[str] = set()
     for node in order:
         name = variable_of(node)

@@ -15,8 +15,6 @@ from typing import Any
 from glueball.studio.custom import Definition
 from glueball.studio.job_graph import Node
 
-# a published DataBrew recipe's steps by (name, version); raises LookupError when there is none
-RecipeSteps = Callable[[str, "str | None"], list[dict[str, Any]]]
 # a custom visual transform's checked definition by the .py path a DynamicTransform names (raises
 # glueball.studio.custom.TransformFileError)
 CustomTransforms = Callable[[str], "Definition"]
@@ -77,7 +75,6 @@ class Script:
     helpers: dict[str, str] = field(default_factory=dict)
     blocks: list[list[str]] = field(default_factory=list)
     extra_py_files: list[str] = field(default_factory=list)
-    recipe_steps: RecipeSteps | None = None
     custom_transforms: CustomTransforms | None = None
     counters: dict[str, int] = field(default_factory=dict)
 

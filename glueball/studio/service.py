@@ -22,7 +22,6 @@ from glueball.errors import InvalidInputException
 from glueball.objects import locations
 from glueball.studio.codegen import generate
 from glueball.studio.custom import TRANSFORMS_PREFIX, Definition, TransformFileError, assets_bucket, read_transform
-from glueball.studio.emitting import RecipeSteps
 
 Spec = dict[str, Any]
 
@@ -58,25 +57,12 @@ def custom_transform_reader(account_id: str, region: str, store_root: Path) -> C
     return read
 
 
-def published_recipes() -> RecipeSteps | None:
-    """DataBrew's published recipes, when glueball serves them (``glueball.recipes``)."""
-    try:
-        from glueball.recipes.engine import recipe_steps
-    except ImportError:
-        return None
-
-    def steps(name: str, version: str | None) -> list[dict[str, Any]]:
-        found = recipe_steps(name, version)
-        return [dict(step) for step in found]
-    return steps
-
-
 def default_script_location(account_id: str, region: str, job_name: str) -> str:
     return f"s3://{assets_bucket(account_id, region)}/scripts/{job_name}.py"
 
 
-def stage_script(spec: Spec, job_name: str, account_id: str, region: str, store_root: Path,
-                 recipe_steps: RecipeSteps | None = None) -> tuple[Spec, StagedScript | None]:
+def stage_script(spec: Spec, job_name: str, account_id: str, region: str,
+                 store_root: Path) -> tuple[Spec, StagedScript | None]:
     """The job's stored definition and, for a job with a graph, its generated script (not yet written).
 
     Raises:
@@ -86,8 +72,7 @@ def stage_script(spec: Spec, job_name: str, account_id: str, region: str, store_
     nodes = spec.get("CodeGenConfigurationNodes")
     if not nodes:
         return spec, None
-    script = generate(nodes, recipe_steps=recipe_steps,
-                      custom_transforms=custom_transform_reader(account_id, region, store_root))
+    script = generate(nodes, custom_transforms=custom_transform_reader(account_id, region, store_root))
     stored = copy.deepcopy(spec)
     command = stored["Command"]
     location = command.get("ScriptLocation") or default_script_location(account_id, region, job_name)

@@ -347,33 +347,41 @@ def pii_detection(script: Script, node: Node, var: str) -> list[str]:
     return [f"{var} = DynamicFrame.fromDF({detected}, glueContext, {lit(var)})"]
 
 
+def _recipe_name(arn: str, node: Node) -> str:
+    name = arn.rsplit(":recipe/", 1)[-1] if ":recipe/" in arn else ""
+    if not name or "/" in name:
+        raise node.refuse(f"RecipeReference.RecipeArn {arn!r} is not a DataBrew recipe ARN "
+                          "(arn:aws:databrew:<region>:<account>:recipe/<name>)")
+    return name
+
+
 @emitter("Recipe")
 def recipe(script: Script, node: Node, var: str) -> list[str]:
+    from glueball.recipes.steps import RecipeStepError, check_steps
+
     steps = node.body.get("RecipeSteps")
     reference = node.body.get("RecipeReference")
-    if steps is None and reference is None:
-        raise node.refuse("a Recipe node needs RecipeSteps or a RecipeReference")
-    if reference is not None and steps is None:
-        arn, version = reference["RecipeArn"], reference.get("RecipeVersion")
-        name = arn.rsplit("recipe/", 1)[-1] if "recipe/" in arn else arn
-        if script.recipe_steps is None:
-            raise node.refuse(f"recipe {arn} cannot be read: glueball serves no DataBrew recipes here")
-        try:
-            steps = script.recipe_steps(name, version)
-        except LookupError as exc:
-            raise node.refuse(f"RecipeReference {arn} version {version}: {exc}") from exc
-        label = f"# Recipe {name}, version {version}"
-    else:
-        label = f"# Recipe steps: {len(steps or [])}"
-    if not steps:
-        raise node.refuse("the recipe has no steps")
+    if (steps is None) == (reference is None):
+        raise node.refuse("a Recipe node needs either RecipeSteps or a RecipeReference")
     _dynamic(script)
-    script.need("import json")
-    script.need("from glueball.recipes.engine import apply_recipe")
-    rendered = json.dumps(steps, indent=4, sort_keys=True).replace("'", "\\u0027")
-    return [label, f"RecipeSteps_{var} = json.loads(r'''{rendered}''')",
-            f"{var} = DynamicFrame.fromDF(apply_recipe({_frame(script, node)}.toDF(), RecipeSteps_{var}), "
-            f"glueContext, {lit(var)})"]
+    script.need("from glueball.recipes import apply_recipe, recipe_steps" if reference else
+                "from glueball.recipes import apply_recipe")
+    if reference is not None:  # fetched when the job runs, with the run's identity, as Studio reads it
+        name = _recipe_name(reference["RecipeArn"], node)
+        version = reference["RecipeVersion"]
+        lines = [f"# Recipe {name}, version {version}",
+                 f"RecipeSteps_{var} = recipe_steps({lit(name)}, {lit(version)})"]
+    else:
+        steps = list(steps or [])
+        try:
+            check_steps(steps)
+        except RecipeStepError as exc:
+            raise node.refuse(str(exc)) from exc
+        script.need("import json")
+        rendered = json.dumps(steps, indent=4, sort_keys=True).replace("'", "\\u0027")
+        lines = [f"# Recipe steps: {len(steps)}", f"RecipeSteps_{var} = json.loads(r'''{rendered}''')"]
+    return [*lines, f"{var} = DynamicFrame.fromDF(apply_recipe({_frame(script, node)}.toDF(), RecipeSteps_{var}), "
+                    f"glueContext, {lit(var)})"]
 
 
 @emitter("DynamicTransform")
