@@ -79,7 +79,9 @@ def catalog_source(script: Script, node: Node, var: str) -> list[str]:
 @emitter("DirectJDBCSource")
 def direct_jdbc(script: Script, node: Node, var: str) -> list[str]:
     body = node.body
-    table = f"{body['Database']}.{body['Table']}" if body.get("Database") else body["Table"]
+    # the connection's URL names the database; MySQL's database is also the table's qualifier
+    qualify = body["ConnectionType"] == "mysql" and "." not in body["Table"]
+    table = f"{body['Database']}.{body['Table']}" if qualify else body["Table"]
     options = {"useConnectionProperties": "true", "dbtable": table, "connectionName": body["ConnectionName"]}
     return [f"{var} = " + call("glueContext.create_dynamic_frame.from_options",
                                connection_type=lit(body["ConnectionType"]), connection_options=lit(options),

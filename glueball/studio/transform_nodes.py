@@ -46,6 +46,8 @@ AGG_FUNCTIONS = {"avg": "avg", "countDistinct": "countDistinct", "count": "count
                  "kurtosis": "kurtosis", "max": "max", "min": "min", "skewness": "skewness",
                  "stddev_samp": "stddev_samp", "stddev_pop": "stddev_pop", "sum": "sum", "sumDistinct": "sum_distinct",
                  "var_samp": "var_samp", "var_pop": "var_pop"}
+PII_UNSUPPORTED = ("RedactText", "RedactChar", "MatchPattern", "NumLeftCharsToExclude", "NumRightCharsToExclude",
+                   "DetectionParameters", "DetectionSensitivity")
 FILTER_OPERATORS = {"EQ": "==", "LT": "<", "GT": ">", "LTE": "<=", "GTE": ">="}
 
 
@@ -332,6 +334,10 @@ def pii_detection(script: Script, node: Node, var: str) -> list[str]:
         entity_patterns(body["EntityTypesToDetect"])
     except PiiDetectionError as exc:
         raise node.refuse(str(exc)) from exc
+    unsupported = [m for m in PII_UNSUPPORTED if body.get(m) is not None]
+    if unsupported:
+        raise node.refuse(f"{', '.join(unsupported)} of PIIDetection are not supported by glueball (regular "
+                          "expressions per entity type; see docs/studio.md)")
     if body["PiiType"] not in PII_TYPES:
         raise node.refuse(f"PiiType {body['PiiType']} is not supported by glueball ({', '.join(PII_TYPES)})")
     _dynamic(script)

@@ -77,9 +77,14 @@ def _visual(name: str, transform: str, parent: int, **parameters: Any) -> dict[s
 INPUT_COLUMNS = ("order_id", "symbol", "instrument", "currency", "price", "exchange", "sold", "bought")
 
 
-def graph(output: str = "s3://stock-results") -> dict[str, Any]:
-    """The stock-options job graph: 15 nodes, the ten visual transforms among them."""
+def graph(output: str = "s3://stock-results", update_catalog: bool = True) -> dict[str, Any]:
+    """The stock-options job graph: 15 nodes, the ten visual transforms among them.
+
+    Without ``update_catalog`` the history is written to S3 only (no catalog table).
+    """
     n = NODE.format
+    policy = {"SchemaChangePolicy": {"EnableUpdateCatalog": True, "UpdateBehavior": "UPDATE_IN_DATABASE",
+                                     "Database": "stocks", "Table": "option_history"}} if update_catalog else {}
     return {
         n(1): {"S3JsonSource": {"Name": "Stock options", "Paths": ["s3://stock-data/options/"],
                                 "OutputSchemas": [{"Columns": [{"Name": c} for c in INPUT_COLUMNS]}]}},
@@ -99,10 +104,7 @@ def graph(output: str = "s3://stock-results") -> dict[str, Any]:
         n(10): {"DropFields": {"Name": "Drop Fields", "Inputs": [n(9)], "Paths": [["instrument_tokens"]]}},
         n(11): _visual("Autobalance Processing", "gs_repartition", 10, numPartitionsStr="2"),
         n(12): {"S3DirectTarget": {"Name": "Option history", "Inputs": [n(11)], "Path": f"{output}/history/",
-                                   "Format": "parquet", "PartitionKeys": [["action"]],
-                                   "SchemaChangePolicy": {"EnableUpdateCatalog": True,
-                                                          "UpdateBehavior": "UPDATE_IN_DATABASE",
-                                                          "Database": "stocks", "Table": "option_history"}}},
+                                   "Format": "parquet", "PartitionKeys": [["action"]], **policy}},
         n(13): {"SelectFields": {"Name": "Summary columns", "Inputs": [n(10)],
                                  "Paths": [["symbol"], ["action"], ["contracts"]]}},
         n(14): _visual("Pivot Rows To Columns", "gs_pivot", 13, aggCol="contracts", aggFunction="sum",

@@ -176,6 +176,15 @@ def test_bad_nodes_are_refused(studio_server: ServerProcess) -> None:
     missing = json.loads(json.dumps(bad_parameter).replace('"numPartitionsStr"', '"partitions"'))
     code, message, _ = _refused(glue, missing)
     assert "has no such parameter" in message and "numPartitionsStr" in message
+    pii = {"node-1": SOURCE, "node-2": {"PIIDetection": {"Name": "PII", "Inputs": ["node-1"], "PiiType": "RowAudit",
+                                                         "EntityTypesToDetect": ["PASSPORT"]}}}
+    code, message, _ = _refused(glue, pii)
+    assert "'PII' (node-2)" in message and "entity type PASSPORT is not one glueball detects" in message
+    pii["node-2"]["PIIDetection"].update(EntityTypesToDetect=["EMAIL"], RedactChar="#")
+    assert "RedactChar of PIIDetection are not supported" in _refused(glue, pii)[1]
+    pii["node-2"]["PIIDetection"].pop("RedactChar")
+    pii["node-2"]["PIIDetection"]["PiiType"] = "ColumnAudit"
+    assert "PiiType ColumnAudit is not supported" in _refused(glue, pii)[1]
     assert _refused(glue, {"node-1": {}})[:2] == (
         "InvalidInputException", "CodeGenConfigurationNodes: node node-1 must set exactly one node type, got none")
 
