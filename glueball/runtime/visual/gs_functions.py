@@ -170,11 +170,16 @@ def gs_pivot(df: DataFrame, aggCol: str, aggFunction: str, colList: str | Sequen
         raise VisualTransformError("gs_pivot: colList names no column")
     measure = _column(df, aggCol, "gs_pivot", "aggCol")
     keys = [_column(df, p, "gs_pivot", "colList") for p in pivots]
-    groups = [c for c in df.columns if c not in pivots and c != aggCol]
+    groups = [F.col(f"`{c}`") for c in df.columns if c not in pivots and c != aggCol]
     pivot: Column = keys[0] if len(keys) == 1 else F.concat_ws("_", *[k.cast("string") for k in keys])
-    values = [row[0] for row in df.select(pivot.alias("__pivot")).distinct().orderBy("__pivot").collect()]
-    return (df.withColumn("__pivot", pivot).groupBy(*[F.col(f"`{g}`") for g in groups])
-            .pivot("__pivot", values).agg(_aggregate(aggFunction, measure, "gs_pivot")))
+    # aggregate once per (group, pivot value) and keep those cells (no more rows than the result has cells):
+    # the pivot values are read from them, so the input is computed once, not once for its values and
+    # again for the pivot
+    cells = (df.groupBy(*groups, pivot.alias("__pivot"))
+             .agg(_aggregate(aggFunction, measure, "gs_pivot").alias("__value")).persist())
+    values = [row[0] for row in cells.select("__pivot").distinct().orderBy("__pivot").collect()]
+    kept = [F.col(f"`{c}`") for c in cells.columns if c not in ("__pivot", "__value")]
+    return cells.groupBy(*kept).pivot("__pivot", values).agg(F.first("__value"))
 
 
 def gs_unpivot(df: DataFrame, unpivotColName: str, unpivotValueColName: str,  # noqa: N803
