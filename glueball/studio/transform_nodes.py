@@ -296,18 +296,30 @@ def _dq_options(body: Any) -> dict[str, Any]:
     return options
 
 
+def _stop_on_failure(node: Node, outcomes: str) -> list[str]:
+    timing = (node.body.get("StopJobOnFailureOptions") or {}).get("StopJobOnFailureTiming")
+    if timing is None:
+        return []
+    if timing != "Immediate":
+        raise node.refuse(f"StopJobOnFailureTiming {timing} is not supported by glueball (Immediate is)")
+    failed = f"{outcomes}_failed"
+    return [f"{failed} = [r.Rule for r in {outcomes}.toDF().where(\"Outcome = 'Failed'\").collect()]",
+            f"if {failed}:",
+            f"    raise Exception({lit(f'Data quality rules failed in node {node.name}: ')} "
+            f"+ \", \".join({failed}))"]
+
+
 @emitter("EvaluateDataQuality")
 def evaluate_data_quality(script: Script, node: Node, var: str) -> list[str]:
     script.need("from awsgluedq.transforms import EvaluateDataQuality")
     frame = _frame(script, node)
     keywords = {"frame": frame, "ruleset": lit(node.body["Ruleset"]),
                 "publishing_options": lit(_dq_options(node.body))}
-    stop = (node.body.get("StopJobOnFailureOptions") or {}).get("StopJobOnFailureTiming")
-    if stop:
-        keywords["additional_options"] = lit({"observations.scope": "ALL", "stopJobOnFailureTiming": stop})
     if node.body.get("Output") == "EvaluationResults":
-        return [f"{var} = " + call("EvaluateDataQuality.apply", **keywords)]
-    return [call("EvaluateDataQuality().process_rows", **keywords), f"{var} = {frame}"]
+        return [f"{var} = " + call("EvaluateDataQuality.apply", **keywords), *_stop_on_failure(node, var)]
+    outcomes = f"{var}_outcomes"
+    return [f"{outcomes} = " + call("EvaluateDataQuality.apply", **keywords), *_stop_on_failure(node, outcomes),
+            f"{var} = {frame}"]
 
 
 @emitter("EvaluateDataQualityMultiFrame")
@@ -324,7 +336,9 @@ def evaluate_data_quality_multi(script: Script, node: Node, var: str) -> list[st
                 "publishing_options": lit(_dq_options(node.body))}
     if sources != "{}":
         keywords["additional_data_sources"] = sources
-    return [f"{var} = " + call("EvaluateDataQuality.apply", **keywords)]
+    if node.body.get("AdditionalOptions"):
+        keywords["additional_options"] = lit(dict(sorted(node.body["AdditionalOptions"].items())))
+    return [f"{var} = " + call("EvaluateDataQuality.apply", **keywords), *_stop_on_failure(node, var)]
 
 
 @emitter("PIIDetection")

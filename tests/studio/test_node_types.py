@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from botocore.exceptions import ClientError
+
 from glueball.studio.codegen import generate
-from tests.helpers import ServerProcess, shared_spark, unique, wait_for
+from tests.helpers import ServerProcess, error_of, shared_spark, unique, wait_for
 
 ROLE = "arn:aws:iam::123456789012:role/glue"
 ENDED = ("STOPPED", "SUCCEEDED", "FAILED", "TIMEOUT", "ERROR")
@@ -120,3 +123,33 @@ def test_a_graph_of_many_node_types_runs(studio_server: ServerProcess) -> None:
     outcomes = {r.Rule: r.Outcome for r in spark.read.json(str(out / "dq")).collect()}
     assert outcomes == {"RowCount = 5": "Passed", 'IsComplete "city"': "Passed"}
     assert any(p.name.startswith("part-") for p in (out / "spigot").rglob("*"))
+
+
+def test_a_failing_rule_stops_the_job(studio_server: ServerProcess) -> None:
+    glue = studio_server.client()
+    root = studio_server.home / "s3"
+    (root / "sink-in" / "few").mkdir(parents=True, exist_ok=True)
+    (root / "sink-in" / "few" / "part.json").write_text('{"id": 1}\n{"id": 2}\n')
+    nodes = {"node-1": {"S3JsonSource": {"Name": "Few", "Paths": ["s3://sink-in/few/"]}},
+             "node-2": {"EvaluateDataQuality": {
+                 "Name": "Enough rows", "Inputs": ["node-1"], "Ruleset": "Rules = [ RowCount > 5 ]",
+                 "PublishingOptions": {"ResultsPublishingEnabled": False},
+                 "StopJobOnFailureOptions": {"StopJobOnFailureTiming": "Immediate"}}},
+             "node-3": {"S3DirectTarget": {"Name": "Out", "Inputs": ["node-2"], "Path": "s3://sink-out/few/",
+                                           "Format": "json"}}}
+    name = unique("dq_stop")
+    glue.create_job(Name=name, Role=ROLE, Command={"Name": "glueetl"}, CodeGenConfigurationNodes=nodes)
+    run_id = glue.start_job_run(JobName=name)["JobRunId"]
+    run = wait_for(lambda: (r := glue.get_job_run(JobName=name, RunId=run_id)["JobRun"])["JobRunState"] in ENDED
+                   and r, timeout=300, what="the run to end", interval=1.0)
+    assert run["JobRunState"] == "FAILED"
+    assert "Data quality rules failed in node Enough rows: RowCount > 5" in run["ErrorMessage"]
+    assert not (root / "sink-out" / "few").exists()
+    later = dict(nodes)
+    later["node-2"] = {"EvaluateDataQuality": {**nodes["node-2"]["EvaluateDataQuality"],
+                                               "StopJobOnFailureOptions": {"StopJobOnFailureTiming": "AfterDataLoad"}}}
+    with pytest.raises(ClientError) as excinfo:
+        glue.update_job(JobName=name, JobUpdate={"Role": ROLE, "Command": {"Name": "glueetl"},
+                                                 "CodeGenConfigurationNodes": later})
+    assert error_of(excinfo) == ("InvalidInputException", "CodeGenConfigurationNodes: node 'Enough rows' (node-2): "
+                                 "StopJobOnFailureTiming AfterDataLoad is not supported by glueball (Immediate is)")
