@@ -1,6 +1,7 @@
-"""A 19-node visual job exercising the node types the other graphs do not: a catalog source, Merge, Spigot,
-FillMissingValues, DropNullFields, PIIDetection, SplitFields and SelectFromCollection, CustomCode, Union,
-EvaluateDataQuality (both outputs) and a catalog target — created through boto3, run, outputs checked."""
+"""A 20-node visual job exercising the node types the other graphs do not: a catalog source, Merge,
+Spigot, FillMissingValues, DropNullFields, PIIDetection, SplitFields and SelectFromCollection, CustomCode,
+Union, EvaluateDataQuality (both outputs), catalog targets (one partitioned, updating the catalog) —
+created through boto3, run, outputs checked; bookmarks per source node; a failing rule stopping a run."""
 
 from __future__ import annotations
 
@@ -82,6 +83,10 @@ def graph() -> dict[str, Any]:
                                    "Format": "json"}},
         n(19): {"S3DirectTarget": {"Name": "Names out", "Inputs": [n(15)], "Path": "s3://sink-out/names/",
                                    "Format": "json"}},
+        n(20): {"S3CatalogTarget": {"Name": "Names table", "Inputs": [n(9)], "Database": "sink", "Table": "names",
+                                    "PartitionKeys": [["name"]],
+                                    "SchemaChangePolicy": {"EnableUpdateCatalog": True,
+                                                           "UpdateBehavior": "UPDATE_IN_DATABASE"}}},
     }
 
 
@@ -97,6 +102,10 @@ def test_a_graph_of_many_node_types_runs(studio_server: ServerProcess) -> None:
     details["StorageDescriptor"]["Columns"] = [{"Name": c, "Type": t} for c, t in (
         ("email", "string"), ("phone", "string"), ("city", "string"), ("score", "bigint"), ("score_filled", "bigint"))]
     glue.create_table(DatabaseName="sink", TableInput=details)
+    names_table = _table("names", "s3://sink-out/names_table/", "parquet")
+    names_table["StorageDescriptor"]["Columns"] = [{"Name": "id", "Type": "bigint"}]
+    names_table["PartitionKeys"] = [{"Name": "name", "Type": "string"}]
+    glue.create_table(DatabaseName="sink", TableInput=names_table)
     name = unique("many_nodes")
     nodes = graph()
     glue.create_job(Name=name, Role=ROLE, Command={"Name": "glueetl"}, CodeGenConfigurationNodes=nodes)
@@ -123,6 +132,38 @@ def test_a_graph_of_many_node_types_runs(studio_server: ServerProcess) -> None:
     outcomes = {r.Rule: r.Outcome for r in spark.read.json(str(out / "dq")).collect()}
     assert outcomes == {"RowCount = 5": "Passed", 'IsComplete "city"': "Passed"}
     assert any(p.name.startswith("part-") for p in (out / "spigot").rglob("*"))
+    partitions = glue.get_partitions(DatabaseName="sink", TableName="names")["Partitions"]
+    assert sorted(p["Values"][0] for p in partitions) == ["Ada", "Alan", "Grace", "Linus", "Tim"]
+    assert sorted(r.id for r in spark.read.parquet(str(out / "names_table")).collect()) == [1, 2, 3, 4, 5]
+
+
+def test_bookmarks_follow_each_source_node(studio_server: ServerProcess) -> None:
+    """transformation_ctx per node: with bookmarks on, a second run reads only the files that arrived since."""
+    glue = studio_server.client()
+    root = studio_server.home / "s3"
+    inbox = root / "sink-in" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "one.json").write_text('{"id": 1}\n{"id": 2}\n')
+    nodes = {"node-1": {"S3JsonSource": {"Name": "Inbox", "Paths": ["s3://sink-in/inbox/"]}},
+             "node-2": {"S3DirectTarget": {"Name": "Copy", "Inputs": ["node-1"], "Path": "s3://sink-out/inbox/",
+                                           "Format": "json"}}}
+    name = unique("bookmarked")
+    glue.create_job(Name=name, Role=ROLE, Command={"Name": "glueetl"}, CodeGenConfigurationNodes=nodes,
+                    DefaultArguments={"--job-bookmark-option": "job-bookmark-enable"})
+
+    def run() -> None:
+        run_id = glue.start_job_run(JobName=name)["JobRunId"]
+        ended = wait_for(lambda: (r := glue.get_job_run(JobName=name, RunId=run_id)["JobRun"])["JobRunState"]
+                         in ENDED and r, timeout=300, what="the run to end", interval=1.0)
+        assert ended["JobRunState"] == "SUCCEEDED", ended.get("ErrorMessage")
+
+    run()
+    (inbox / "two.json").write_text('{"id": 3}\n')
+    run()
+    ids = sorted(r.id for r in shared_spark().read.json(str(root / "sink-out" / "inbox")).collect())
+    assert ids == [1, 2, 3]  # each file copied once
+    entry = glue.get_job_bookmark(JobName=name)["JobBookmarkEntry"]
+    assert "Inbox_node1" in entry["JobBookmark"]
 
 
 def test_a_failing_rule_stops_the_job(studio_server: ServerProcess) -> None:
