@@ -20,11 +20,6 @@ from glueball.studio.emitting import EMITTERS, CustomTransforms, Script, variabl
 from glueball.studio.job_graph import ordered, parse
 
 
-def supported_kinds() -> list[str]:
-    """The node types glueball turns into code."""
-    return sorted(EMITTERS)
-
-
 def generate(nodes: Mapping[str, Mapping[str, Any]], custom_transforms: CustomTransforms | None = None) -> Script:
     """The script of ``nodes`` (a ``CodeGenConfigurationNodes`` map), checked and ordered.
 

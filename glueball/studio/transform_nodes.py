@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
 
 from glueball.runtime.pii_entities import PII_TYPES, PiiDetectionError, entity_patterns
@@ -48,6 +49,7 @@ AGG_FUNCTIONS = {"avg": "avg", "countDistinct": "countDistinct", "count": "count
                  "var_samp": "var_samp", "var_pop": "var_pop"}
 PII_UNSUPPORTED = ("RedactText", "RedactChar", "MatchPattern", "NumLeftCharsToExclude", "NumRightCharsToExclude",
                    "DetectionParameters", "DetectionSensitivity")
+NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 FILTER_OPERATORS = {"EQ": "==", "LT": "<", "GT": ">", "LTE": "<=", "GTE": ">="}
 
 
@@ -160,11 +162,7 @@ def _filter_operand(value: Any) -> str:
     text = (value.get("Value") or [""])[0]
     if value["Type"] == "COLUMNEXTRACTED":
         return f"row[{lit(text)}]"
-    try:
-        number = float(text)
-    except ValueError:
-        return lit(text)
-    return text if number == number and text.strip() == text else lit(text)
+    return text if NUMBER.fullmatch(text) else lit(text)  # a number compares as a number, as in Studio
 
 
 def _filter_expression(expression: Any, node: Node) -> str:

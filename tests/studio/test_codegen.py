@@ -1,0 +1,89 @@
+"""Script generation without a server or Spark: names, literals that survive any text, determinism."""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+import pytest
+
+from glueball.errors import InvalidInputException
+from glueball.studio.codegen import generate
+from glueball.studio.emitting import lit, variable_of
+from glueball.studio.job_graph import Node
+
+SOURCE = {"S3JsonSource": {"Name": "Amazon S3", "Paths": ["s3://in/"]}}
+
+
+def _block(nodes: dict[str, Any], name: str) -> str:
+    text = generate(nodes).text()
+    ast.parse(text)  # every script is Python
+    start = text.index(f"# Script generated for node {name}\n")
+    return text[start:text.index("\n\n", start)]
+
+
+def test_variable_names_follow_studio() -> None:
+    assert variable_of(Node("node-1700000000001", "S3JsonSource", {"Name": "Amazon S3"})) == \
+        "AmazonS3_node1700000000001"
+    assert variable_of(Node("x-2", "S3JsonSource", {"Name": "1st: source!"})) == "n1stsource_nodex2"
+    nodes = {"node-1": {"S3JsonSource": {"Name": "Same", "Paths": ["s3://a/"]}},
+             "node1": {"S3JsonSource": {"Name": "Same", "Paths": ["s3://b/"]}}}
+    text = generate(nodes).text()
+    assert "Same_node1 = " in text and "Same_node1_ = " in text  # two ids that sanitise alike stay apart
+
+
+def test_literals_survive_quotes_backslashes_and_newlines() -> None:
+    for value in ['a "quoted" \\ back', "line\nbreak", "ünïcödé", ["x", 1, 2.5, True, None], {"k": ("v",)}]:
+        assert ast.literal_eval(lit(value)) == value
+
+
+def test_sql_with_triple_quotes_and_backslashes() -> None:
+    query = "select '\\d+' as pattern, ''' as odd from t"
+    nodes = {"node-1": SOURCE, "node-2": {"SparkSQL": {"Name": "Q", "Inputs": ["node-1"], "SqlQuery": query,
+                                                       "SqlAliases": [{"From": "node-1", "Alias": "t"}]}}}
+    block = _block(nodes, "Q")
+    namespace: dict[str, Any] = {}
+    exec(block.split("\nQ_node2 = ")[0], namespace)  # noqa: S102 - the query assignment alone
+    assert namespace["SqlQuery0"].strip("\n") == query
+
+
+def test_inline_recipe_steps_survive_quotes() -> None:
+    steps = [{"Action": {"Operation": "REPLACE_TEXT",
+                         "Parameters": {"sourceColumn": "name", "pattern": "'\\s+'", "value": "it's"}}}]
+    nodes = {"node-1": SOURCE, "node-2": {"Recipe": {"Name": "R", "Inputs": ["node-1"], "RecipeSteps": steps}}}
+    block = _block(nodes, "R")
+    assignment = next(line for line in block.split("\n") if line.startswith("RecipeSteps_"))
+    rest = block[block.index(assignment):].split("\nR_node2 = ")[0]
+    namespace: dict[str, Any] = {"json": json}
+    exec(rest, namespace)  # noqa: S102
+    assert namespace["RecipeSteps_R_node2"] == steps
+
+
+@pytest.mark.parametrize(("value", "rendered"), [("42", "42"), ("-1.5e3", "-1.5e3"), ("inf", '"inf"'),
+                                                 ("1_000", '"1_000"'), ("cancelled", '"cancelled"')])
+def test_filter_constants(value: str, rendered: str) -> None:
+    nodes = {"node-1": SOURCE, "node-2": {"Filter": {"Name": "F", "Inputs": ["node-1"], "LogicalOperator": "OR",
+                                                     "Filters": [{"Operation": "GT", "Values": [
+                                                         {"Type": "COLUMNEXTRACTED", "Value": ["x"]},
+                                                         {"Type": "CONSTANT", "Value": [value]}]}]}}}
+    assert f'row["x"] > {rendered}' in _block(nodes, "F")
+
+
+def test_join_types_and_keys() -> None:
+    nodes = {"node-1": SOURCE, "node-2": {"S3JsonSource": {"Name": "B", "Paths": ["s3://b/"]}},
+             "node-3": {"Join": {"Name": "J", "Inputs": ["node-1", "node-2"], "JoinType": "leftanti",
+                                 "Columns": [{"From": "node-1", "Keys": [["id"], ["day"]]},
+                                             {"From": "node-2", "Keys": [["key"], ["date"]]}]}}}
+    block = _block(nodes, "J")
+    assert '(AmazonS3_node1DF["id"] == B_node2DF["key"]) & (AmazonS3_node1DF["day"] == B_node2DF["date"])' in block
+    assert '"leftanti"' in block
+    nodes["node-3"]["Join"]["Columns"][1]["Keys"] = [["key"]]
+    with pytest.raises(InvalidInputException, match="as many join keys"):
+        generate(nodes)
+
+
+def test_the_same_graph_gives_the_same_text() -> None:
+    from tests.studio import stock
+
+    assert generate(stock.graph()).text() == generate(json.loads(json.dumps(stock.graph()))).text()
