@@ -57,38 +57,41 @@ def _dynamic(node: Node, columns: Columns) -> Columns:
         values = params.get(name) or []
         return [v.strip() for value in values for v in _list(value)]
 
+    def check(names: list[str | None], member: str) -> None:  # `a.b` is one column, a.b a field of a
+        _require(node, columns, [_top(n) for n in names if n], member)
+
     transform = node.body.get("TransformName", "")
     if transform in ("gs_concat", "gs_now", "gs_derived"):
         if transform == "gs_concat":
-            _require(node, columns, many("colList"), "parameter colList")
+            check(list(many("colList")), "parameter colList")
         new = one("colName")
         return None if columns is None else [*columns, *([new] if new and new not in columns else [])]
     if transform == "gs_split":
-        _require(node, columns, [one("colName") or ""], "parameter colName")
+        check([one("colName")], "parameter colName")
         new = one("newColName")
         return None if columns is None else [*columns, *([new] if new and new not in columns else [])]
     if transform == "gs_array_to_cols":
-        _require(node, columns, [one("colName") or ""], "parameter colName")
+        check([one("colName")], "parameter colName")
         return None if columns is None else [*columns, *[c for c in many("colList") if c not in columns]]
     if transform == "gs_unpivot":
         unpivoted = many("colList")
-        _require(node, columns, unpivoted, "parameter colList")
+        check(list(unpivoted), "parameter colList")
         if columns is None:
             return None
         return [*[c for c in columns if c not in unpivoted], one("unpivotColName") or "",
                 one("unpivotValueColName") or ""]
     if transform == "gs_explode":
-        _require(node, columns, [one("colName") or ""], "parameter colName")
+        check([one("colName")], "parameter colName")
         new = one("newCol")
         return None if columns is None else [*columns, *([new] if new and new not in columns else [])]
     if transform == "gs_repartition":
         return columns
     if transform == "gs_pivot":
-        _require(node, columns, [one("aggCol") or "", *many("colList")], "parameter aggCol/colList")
+        check([one("aggCol"), *many("colList")], "parameter aggCol/colList")
         return None  # the new columns are the data's values
     if transform == "gs_lookup":
         keys = [k.split("=")[0].strip() for k in many("keyColumns")]
-        _require(node, columns, keys, "parameter keyColumns")
+        check(list(keys), "parameter keyColumns")
         return None if columns is None else [*columns, *[c for c in many("columnsToTake") if c not in columns]]
     return _schema(node)
 

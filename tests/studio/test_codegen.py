@@ -87,3 +87,20 @@ def test_the_same_graph_gives_the_same_text() -> None:
     from tests.studio import stock
 
     assert generate(stock.graph()).text() == generate(json.loads(json.dumps(stock.graph()))).text()
+
+
+def _explode(col: str) -> dict[str, Any]:
+    return {"DynamicTransform": {
+        "Name": "Explode", "TransformName": "gs_explode", "Inputs": ["node-1"], "FunctionName": "gs_explode",
+        "Path": "s3://aws-glue-studio-transforms-510798373988-prod-us-east-1/gs_explode.py",
+        "Parameters": [{"Name": "colName", "Type": "str", "Value": [col]},
+                       {"Name": "outer", "Type": "bool", "Value": ["true"]}]}}
+
+
+def test_columns_with_dots_and_nested_fields() -> None:
+    source = {"S3JsonSource": {"Name": "S", "Paths": ["s3://in/"], "OutputSchemas": [
+        {"Columns": [{"Name": "geometry.coordinates"}, {"Name": "address"}]}]}}
+    assert "outer=True" in _block({"node-1": source, "node-2": _explode("`geometry.coordinates`")}, "Explode")
+    generate({"node-1": source, "node-2": _explode("address.lines")})  # a field of the column address
+    with pytest.raises(InvalidInputException, match="names column 'nope'"):
+        generate({"node-1": source, "node-2": _explode("`nope`")})
