@@ -203,3 +203,24 @@ def test_update_to_a_bad_graph_keeps_the_job(studio_server: ServerProcess) -> No
     assert error_of(excinfo)[0] == "InvalidInputException"
     assert glue.get_job(JobName=name)["Job"]["CodeGenConfigurationNodes"] == graph
     assert (studio_server.home / "s3" / "kept" / "job.py").read_text() == before
+
+
+def test_the_aws_cli_creates_a_visual_job(studio_server: ServerProcess, tmp_path: Path) -> None:
+    from tests.api.test_awscli import aws, aws_json
+
+    graph_file = tmp_path / "graph.json"
+    graph_file.write_text(json.dumps(twelve.graph()))
+    name = unique("cli_visual")
+    aws(studio_server, "create-job", "--name", name, "--role", ROLE, "--command", "Name=glueetl",
+        "--code-gen-configuration-nodes", f"file://{graph_file}")
+    job = aws_json(studio_server, "get-job", "--job-name", name)["Job"]
+    assert job["CodeGenConfigurationNodes"] == twelve.graph()
+    bucket_key = job["Command"]["ScriptLocation"].removeprefix("s3://")
+    assert (studio_server.home / "s3" / bucket_key).read_text() == GOLDEN.read_text()
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"node-1": SOURCE, "node-2": {"SelectFields": {
+        "Name": "Pick", "Inputs": ["node-3"], "Paths": [["id"]]}}}))
+    failed = aws(studio_server, "create-job", "--name", unique("cli_bad"), "--role", ROLE, "--command",
+                 "Name=glueetl", "--code-gen-configuration-nodes", f"file://{bad}", check=False)
+    assert failed.returncode != 0
+    assert "InvalidInputException" in failed.stderr and "'Pick' (node-2)" in failed.stderr
