@@ -11,7 +11,8 @@ SEPARATORS = {"comma": ",", "ctrla": "\u0001", "pipe": "|", "semicolon": ";", "t
 QUOTES: dict[str, Any] = {"quote": '"', "quillemet": "\u00ab", "single_quote": "'", "disabled": -1}
 
 
-def _s3_read(var: str, fmt: str, body: Any, format_options: dict[str, Any]) -> list[str]:
+def _s3_read(var: str, fmt: str, node: Node, format_options: dict[str, Any]) -> list[str]:
+    body = node.body
     connection: dict[str, Any] = {"paths": list(body["Paths"])}
     if body.get("Recurse", True):
         connection["recurse"] = True
@@ -19,13 +20,28 @@ def _s3_read(var: str, fmt: str, body: Any, format_options: dict[str, Any]) -> l
         connection["exclusions"] = json_list(body["Exclusions"])
     if body.get("CompressionType") and fmt != "parquet":
         connection["compressionType"] = body["CompressionType"]
-    for member, option in (("GroupFiles", "groupFiles"), ("GroupSize", "groupSize")):
-        if body.get(member):
+    for member, option in (("GroupFiles", "groupFiles"), ("GroupSize", "groupSize"), ("MaxBand", "maxBand"),
+                           ("MaxFilesInBand", "maxFilesInBand")):
+        if body.get(member) is not None:
             connection[option] = body[member]
+    connection.update(_bounded(node))
     keywords = {"format_options": lit(format_options)} if format_options else {}
     keywords.update(connection_type=lit("s3"), format=lit(fmt), connection_options=lit(connection),
                     transformation_ctx=lit(var))
     return [f"{var} = " + call("glueContext.create_dynamic_frame.from_options", **keywords)]
+
+
+def _bounded(node: Node) -> dict[str, Any]:
+    """``AdditionalOptions``' BoundedSize/BoundedFiles as Glue's connection options (sample paths are refused)."""
+    extra = node.body.get("AdditionalOptions") or {}
+    if extra.get("EnableSamplePath") or extra.get("SamplePath"):
+        raise node.refuse("AdditionalOptions.EnableSamplePath/SamplePath (data previews) are not supported by "
+                          "glueball")
+    found = {}
+    for member, option in (("BoundedSize", "boundedSize"), ("BoundedFiles", "boundedFiles")):
+        if extra.get(member) is not None:
+            found[option] = str(extra[member])
+    return found
 
 
 def json_list(values: list[str]) -> str:
@@ -47,7 +63,7 @@ def s3_csv(script: Script, node: Node, var: str) -> list[str]:
         options["multiline"] = True
     if body.get("SkipFirst"):
         options["skipFirst"] = True
-    return _s3_read(var, "csv", body, options)
+    return _s3_read(var, "csv", node, options)
 
 
 @emitter("S3JsonSource")
@@ -57,12 +73,12 @@ def s3_json(script: Script, node: Node, var: str) -> list[str]:
         options["multiline"] = True
     if node.body.get("JsonPath"):
         options["jsonPath"] = node.body["JsonPath"]
-    return _s3_read(var, "json", node.body, options)
+    return _s3_read(var, "json", node, options)
 
 
 @emitter("S3ParquetSource")
 def s3_parquet(script: Script, node: Node, var: str) -> list[str]:
-    return _s3_read(var, "parquet", node.body, {})
+    return _s3_read(var, "parquet", node, {})
 
 
 @emitter("S3CatalogSource", "CatalogSource", "PostgreSQLCatalogSource", "MySQLCatalogSource",
@@ -72,6 +88,9 @@ def catalog_source(script: Script, node: Node, var: str) -> list[str]:
     keywords = {"database": lit(body["Database"]), "table_name": lit(body["Table"])}
     if body.get("PartitionPredicate"):
         keywords["push_down_predicate"] = lit(body["PartitionPredicate"])
+    bounded = _bounded(node)
+    if bounded:
+        keywords["additional_options"] = lit(bounded)
     keywords["transformation_ctx"] = lit(var)
     return [f"{var} = " + call("glueContext.create_dynamic_frame.from_catalog", **keywords)]
 
@@ -79,6 +98,9 @@ def catalog_source(script: Script, node: Node, var: str) -> list[str]:
 @emitter("DirectJDBCSource")
 def direct_jdbc(script: Script, node: Node, var: str) -> list[str]:
     body = node.body
+    if body["ConnectionType"] not in ("postgresql", "mysql") or body.get("RedshiftTmpDir"):
+        raise node.refuse(f"ConnectionType {body['ConnectionType']} is not one glueball reads (postgresql, mysql; "
+                          "the JDBC drivers it has)")
     # the connection's URL names the database; MySQL's database is also the table's qualifier
     qualify = body["ConnectionType"] == "mysql" and "." not in body["Table"]
     table = f"{body['Database']}.{body['Table']}" if qualify else body["Table"]
@@ -86,6 +108,11 @@ def direct_jdbc(script: Script, node: Node, var: str) -> list[str]:
     return [f"{var} = " + call("glueContext.create_dynamic_frame.from_options",
                                connection_type=lit(body["ConnectionType"]), connection_options=lit(options),
                                transformation_ctx=lit(var))]
+
+
+def _no_auto_quality(node: Node) -> None:
+    if (node.body.get("AutoDataQuality") or {}).get("IsEnabled"):
+        raise node.refuse("AutoDataQuality is not supported by glueball; add an EvaluateDataQuality node")
 
 
 def _partition_keys(body: Any) -> list[str]:
@@ -105,6 +132,7 @@ def _target_format(node: Node) -> tuple[str, dict[str, Any]]:
 @emitter("S3DirectTarget", "S3GlueParquetTarget")
 def s3_direct_target(script: Script, node: Node, var: str) -> list[str]:
     body = node.body
+    _no_auto_quality(node)
     source = script.var(node.inputs[0])
     fmt, format_options = _target_format(node)
     keys = _partition_keys(body)
@@ -136,6 +164,7 @@ def s3_direct_target(script: Script, node: Node, var: str) -> list[str]:
 @emitter("S3CatalogTarget", "CatalogTarget", "PostgreSQLCatalogTarget", "MySQLCatalogTarget")
 def catalog_target(script: Script, node: Node, var: str) -> list[str]:
     body = node.body
+    _no_auto_quality(node)
     options: dict[str, Any] = {}
     policy = body.get("SchemaChangePolicy") or {}
     if policy.get("EnableUpdateCatalog"):

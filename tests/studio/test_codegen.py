@@ -104,3 +104,30 @@ def test_columns_with_dots_and_nested_fields() -> None:
     generate({"node-1": source, "node-2": _explode("address.lines")})  # a field of the column address
     with pytest.raises(InvalidInputException, match="names column 'nope'"):
         generate({"node-1": source, "node-2": _explode("`nope`")})
+
+
+def test_source_and_target_members_are_honoured_or_refused() -> None:
+    bounded = {"S3JsonSource": {"Name": "S", "Paths": ["s3://in/"], "MaxBand": 60000, "MaxFilesInBand": 10,
+                                "AdditionalOptions": {"BoundedFiles": 5}}}
+    block = _block({"node-1": bounded}, "S")
+    assert '"maxBand": 60000, "maxFilesInBand": 10, "boundedFiles": "5"' in block
+    sampled = {"S3JsonSource": {"Name": "S", "Paths": ["s3://in/"],
+                                "AdditionalOptions": {"EnableSamplePath": True, "SamplePath": "s3://in/x.json"}}}
+    with pytest.raises(InvalidInputException, match="'S' \\(node-1\\): AdditionalOptions.EnableSamplePath"):
+        generate({"node-1": sampled})
+    catalog = {"S3CatalogSource": {"Name": "C", "Database": "d", "Table": "t",
+                                   "AdditionalOptions": {"BoundedSize": 1024}}}
+    assert 'additional_options={"boundedSize": "1024"}' in _block({"node-1": catalog}, "C")
+    oracle = {"DirectJDBCSource": {"Name": "O", "Database": "d", "Table": "t", "ConnectionName": "c",
+                                   "ConnectionType": "oracle"}}
+    with pytest.raises(InvalidInputException, match="ConnectionType oracle is not one glueball reads"):
+        generate({"node-1": oracle})
+    target = {"S3DirectTarget": {"Name": "T", "Inputs": ["node-1"], "Path": "s3://o/", "Format": "json",
+                                 "AutoDataQuality": {"IsEnabled": True}}}
+    with pytest.raises(InvalidInputException, match="'T' \\(node-2\\): AutoDataQuality is not supported"):
+        generate({"node-1": SOURCE, "node-2": target})
+    target["S3DirectTarget"]["AutoDataQuality"] = {"IsEnabled": False}
+    generate({"node-1": SOURCE, "node-2": target})
+    hudi = {"S3DirectTarget": {"Name": "H", "Inputs": ["node-1"], "Path": "s3://o/", "Format": "hudi"}}
+    with pytest.raises(InvalidInputException, match="Format hudi is not one glueball writes"):
+        generate({"node-1": SOURCE, "node-2": hudi})
