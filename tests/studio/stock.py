@@ -127,9 +127,10 @@ def hand_written(trades_df: Any, exchanges_df: Any) -> tuple[Any, Any]:
                                                    F.col("year")))
     df = df.withColumn("process_time", F.current_timestamp())
     kept = [c for c in df.columns if c not in ("sold", "bought")]
-    sold = df.select(*kept, F.lit("sold").alias("action"), F.explode("sold").alias("contracts"))
-    bought = df.select(*kept, F.lit("bought").alias("action"), F.explode("bought").alias("contracts"))
-    fills = sold.unionByName(bought)
+    sides = F.array(*[F.struct(F.lit(side).alias("action"), F.col(side).alias("counts"))
+                      for side in ("sold", "bought")])
+    fills = (df.select(*kept, F.explode(sides).alias("side"))
+             .select(*kept, F.col("side.action").alias("action"), F.explode("side.counts").alias("contracts")))
     venues = exchanges_df.select(F.col("code").alias("exchange"), "exchange_name")
     history = fills.join(venues, "exchange", "left").withColumn("total_amount", F.col("price") * F.col("contracts"))
     grouped = history.drop("process_time")
