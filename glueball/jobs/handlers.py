@@ -27,6 +27,7 @@ from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
 from glueball.jobs.service import JobRunService, JobService, job_spec, refuse_local_files
 from glueball.runtime.streaming.metrics import read_stream_metrics, stream_summary
 from glueball.store.scoped import Scope
+from glueball.studio.service import StagedScript, stage_script
 
 GET_JOB_RUNS_DEFAULT, GET_JOB_RUNS_MAX = 100, 200
 _RUN_MEMBERS = ("Timeout", "MaxCapacity", "AllocatedCapacity", "WorkerType", "NumberOfWorkers", "GlueVersion",
@@ -88,21 +89,32 @@ def run_wire(run: JobRun) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- jobs
 
+def _visual(needs: JobNeeds, caller: Caller, spec: dict[str, Any], name: str) -> tuple[dict[str, Any],
+                                                                                      StagedScript | None]:
+    """A job with a graph (``CodeGenConfigurationNodes``): its checked graph's script, to write once stored."""
+    settings = needs.jobs.settings
+    return stage_script(spec, name, caller.account_id, caller.region, settings.object_store)
+
+
 @OPERATIONS.operation("CreateJob")
 def create_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
-    spec = job_spec(request)
+    spec, script = _visual(needs, caller, job_spec(request), request["Name"])
     if not needs.jobs.settings.allow_local_scripts:
         refuse_local_files(spec)
     jobs(needs, caller).create(request["Name"], spec, request.get("Tags"))
+    if script is not None:
+        script.write()
     return {"Name": request["Name"]}
 
 
 @OPERATIONS.operation("UpdateJob")
 def update_job(needs: JobNeeds, caller: Caller, request: Request) -> Response:
-    spec = job_spec(request["JobUpdate"])
+    spec, script = _visual(needs, caller, job_spec(request["JobUpdate"]), request["JobName"])
     if not needs.jobs.settings.allow_local_scripts:
         refuse_local_files(spec)
     jobs(needs, caller).update(request["JobName"], spec)
+    if script is not None:
+        script.write()
     return {"JobName": request["JobName"]}
 
 

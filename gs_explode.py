@@ -1,0 +1,9 @@
+"""``import gs_explode``: Glue Studio's Explode Array Or Map Into Rows transform as ``frame.gs_explode(...)``.
+
+Importing any ``gs_*`` module attaches all ten visual transforms to ``DynamicFrame`` and
+``DataFrame`` (see ``glueball.runtime.visual``), as Glue Studio's generated scripts expect.
+"""
+
+from glueball.runtime.visual import enrich_all
+
+enrich_all()

@@ -1,0 +1,9 @@
+"""``import gs_repartition``: Glue Studio's Autobalance Processing transform as ``frame.gs_repartition(...)``.
+
+Importing any ``gs_*`` module attaches all ten visual transforms to ``DynamicFrame`` and
+``DataFrame`` (see ``glueball.runtime.visual``), as Glue Studio's generated scripts expect.
+"""
+
+from glueball.runtime.visual import enrich_all
+
+enrich_all()
