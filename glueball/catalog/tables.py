@@ -181,8 +181,10 @@ class TableService:
             for name in names:
                 try:
                     session.delete(table_row(session, self.scope, database, name, for_update=True))
-                except EntityNotFoundException as err:
-                    errors.append((name, err))
+                except EntityNotFoundException:
+                    # AWS words a batch entry without DeleteTable's final period (seen live with the AWS
+                    # CLI, floci-io/floci issue #1203)
+                    errors.append((name, EntityNotFoundException(f"Table {fold(name)} not found")))
         return errors
 
     # -- versions -------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ class ResourcePolicies:
         with self.store.read() as session:
             row = self._row(session, account_id, region, arn)
             if row is None:
-                raise EntityNotFoundException(f"Policy not found for {arn}")
+                raise EntityNotFoundException("Policy not found")
             return StoredPolicy(row.policy, row.policy_hash, row.create_time, row.update_time)
 
     def listing(self, account_id: str, region: str) -> list[StoredPolicy]:
@@ -108,7 +108,7 @@ class ResourcePolicies:
         with self.iam.writing() as session:
             row = self._row(session, account_id, region, arn)
             if row is None:
-                raise EntityNotFoundException(f"Policy not found for {arn}")
+                raise EntityNotFoundException("Policy not found")
             if hash_condition is not None and row.policy_hash != hash_condition:
                 raise ConditionCheckFailureException(f"PolicyHashCondition {hash_condition} does not match the "
                                                      f"current policy's hash")

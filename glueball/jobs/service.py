@@ -186,8 +186,8 @@ def _capacity_of(spec: Spec) -> tuple[float | None, str | None, int | None]:
     allocated = spec.get("AllocatedCapacity")
     if allocated is not None:
         if max_capacity is not None:
-            raise InvalidInputException("Please do not set both AllocatedCapacity and MaxCapacity; "
-                                        "AllocatedCapacity is deprecated, use MaxCapacity")
+            # AWS's text (a live UpdateJob answer quoted in public tooling; moto's suite agrees)
+            raise InvalidInputException("Please set only Allocated Capacity or Max Capacity")
         max_capacity = float(allocated)
     return (None if max_capacity is None else float(max_capacity)), spec.get("WorkerType"), \
         spec.get("NumberOfWorkers")

@@ -100,6 +100,7 @@ def test_create_get_round_trips_with_glue_defaults(glue: Any) -> None:
     ({"ExecutionClass": "FLEX", "Command": {"Name": "gluestreaming", "ScriptLocation": SCRIPT}},
      "Only jobs with Glue version 3.0 and above and command type glueetl can use ExecutionClass FLEX"),
     ({"ExecutionProperty": {"MaxConcurrentRuns": 0}}, "ExecutionProperty.MaxConcurrentRuns must be at least 1, got 0"),
+    ({"AllocatedCapacity": 2, "MaxCapacity": 5.0}, "Please set only Allocated Capacity or Max Capacity"),
 ])
 def test_invalid_definitions_are_refused_with_the_reason(glue: Any, extra: dict[str, Any], message: str) -> None:
     name = unique("bad")
@@ -171,6 +172,8 @@ def test_run_operations_refuse_unknown_jobs_runs_and_overrides(glue: Any) -> Non
         "InvalidInputException", "Spark jobs (glueetl) accept MaxCapacity of 2 to 100 whole DPUs, got 1.5")
     assert client_error(lambda: glue.start_job_run(JobName=name, Timeout=20000)) == (
         "InvalidInputException", "Timeout must be between 1 and 10080 minutes (less than 7 days), got 20000")
+    assert client_error(lambda: glue.start_job_run(JobName=name, AllocatedCapacity=2, MaxCapacity=5.0)) == (
+        "InvalidInputException", "Please set only Allocated Capacity or Max Capacity")
     assert glue.get_job_runs(JobName=name)["JobRuns"] == []
     stopped = glue.batch_stop_job_run(JobName=name + "_x", JobRunIds=["jr_1"])
     assert stopped["SuccessfulSubmissions"] == []

@@ -181,10 +181,11 @@ def test_delete_and_batch_delete_tables(glue: Any, db: str) -> None:
     glue.delete_table(DatabaseName=db, Name="a")
     with pytest.raises(ClientError) as excinfo:
         glue.delete_table(DatabaseName=db, Name="a")
-    assert error_of(excinfo)[0] == "EntityNotFoundException"
+    assert error_of(excinfo) == ("EntityNotFoundException", "Table a not found.")
     result = glue.batch_delete_table(DatabaseName=db, TablesToDelete=["b", "zz", "c"])
-    assert [(e["TableName"], e["ErrorDetail"]["ErrorCode"]) for e in result["Errors"]] == \
-        [("zz", "EntityNotFoundException")]
+    # AWS's texts: DeleteTable ends with a period, a BatchDeleteTable entry does not
+    assert [(e["TableName"], e["ErrorDetail"]["ErrorCode"], e["ErrorDetail"]["ErrorMessage"])
+            for e in result["Errors"]] == [("zz", "EntityNotFoundException", "Table zz not found")]
     assert glue.get_tables(DatabaseName=db)["TableList"] == []
     glue.create_table(DatabaseName=db, TableInput=table_input("b"))
     assert glue.get_table(DatabaseName=db, Name="b")["Table"]["VersionId"] == "0"
