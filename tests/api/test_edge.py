@@ -65,7 +65,7 @@ def test_protocol_errors_never_500(server: ServerProcess) -> None:
     assert (status, body["__type"]) == (400, "SerializationException")
     status, body = server.raw("GetDatabases", {}, headers={"X-Amz-Target": "Nope.GetDatabases"})
     assert (status, body["__type"]) == (400, "UnknownOperationException")
-    status, body = server.raw("GetMLTransforms", {})
+    status, body = server.raw("GetCustomEntityType", {"Name": "x"})
     assert (status, body["__type"]) == (400, "UnknownOperationException")
     assert "not implemented by glueball" in body["message"]
     status, body = server.raw("GetDatabases", {"MaxResults": 0})
