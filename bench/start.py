@@ -124,7 +124,7 @@ _COMPLETED = re.compile(r"COMPLETED in (?:(\d+) min )?([\d.]+) s")
 def demo_seconds(warm: int) -> tuple[float, float]:
     """The wall time of ``python -m glueball.demo``, and the sum of its two workflow runs' (as the demo prints)."""
     home = Path(tempfile.mkdtemp(prefix=f"glueball-bench-demo-{warm}-"))
-    env = {**os.environ, "GLUEBALL_HOME": str(home), "GLUEBALL_WARM_DRIVERS": str(warm)}
+    env = {**os.environ, "GLUEBALL_HOME": str(home), "GLUEBALL_WARM_DRIVERS": str(warm), "DEMO_SERVE": "0"}
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "glueball.demo"], env=env, check=True, capture_output=True,
                           text=True)
