@@ -406,8 +406,6 @@ class _Checker:
             self.error(analyzer.position, f"{spec.name} takes {spec.arity()}, got {len(analyzer.parameters)}")
             return
         self.parameters(spec, analyzer.parameters, analyzer.parameter_positions, analyzer.position)
-        if analyzer.where is not None and not spec.where:
-            self.error(analyzer.position, f"{spec.name} does not support a where clause")
         self.schema(spec, analyzer.parameters, analyzer.position)
 
 

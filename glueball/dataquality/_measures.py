@@ -26,7 +26,7 @@ from glueball.dataquality._operands import Resolver, satisfies
 from glueball.dataquality.ast import Parameter, Rule, Ruleset
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
 from glueball.dataquality.planner import HELPER, Plan, PlanError, PreconditionFailed
-from glueball.dataquality.rules import RULE_TYPES
+from glueball.dataquality.rules import RULE_TYPES, length_compliance
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -217,7 +217,7 @@ class Measurer:
         assert rule.condition is not None
         predicate = predicates.column_length(self.plan.column(str(params[0])), rule.condition, self.resolver(rule))
         return self._compliance(rule, f"Column.{params[0]}.LengthCompliance", predicate, where,
-                                extra=lengths.metrics, always=False)
+                                extra=lengths.metrics, always=length_compliance(rule))
 
     def _lengths(self, column: str, where: str | None) -> Measure:
         from pyspark.sql import functions as F

@@ -521,21 +521,18 @@ def _side(node: RuleNode) -> str:
 
 @dataclass(frozen=True)
 class Analyzer:
-    """An entry of ``Analyzers = [...]``: a metric to compute without a pass/fail condition."""
+    """An entry of ``Analyzers = [...]``: metrics to compute, without a condition (nor, as in the
+    reference grammar, a where clause)."""
 
     analyzer_type: str
     parameters: tuple[Parameter, ...] = ()
-    where: str | None = None
     position: Position | None = field(default=None, compare=False, repr=False)
     parameter_positions: tuple[Position, ...] = field(default=(), compare=False, repr=False)
     parameter_texts: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_dqdl(self) -> str:
         written = self.parameter_texts or tuple(_format_value(p) for p in self.parameters)
-        parts = [self.analyzer_type, *written]
-        if self.where is not None:
-            parts.append(f"where {quote(self.where)}")
-        return " ".join(parts)
+        return " ".join([self.analyzer_type, *written])
 
 
 @dataclass(frozen=True)

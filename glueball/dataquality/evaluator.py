@@ -162,7 +162,7 @@ def evaluate(
     plan = Plan(frame, additional)
     measurer = Measurer(plan, parsed, now, files)
     tops = [_compile(node, measurer, plan, composite_method.upper() == "ROW") for node in parsed.rules]
-    analyzers = [(a.to_dqdl(), _measure_analyzer(measurer, a.analyzer_type, a.parameters, a.where))
+    analyzers = [(a.to_dqdl(), _measure_analyzer(measurer, a.analyzer_type, a.parameters, None))
                  for a in parsed.analyzers]
     lookup = _History(history, _wanted(tops, parsed))
     with _job_group(plan.spark) as jobs:

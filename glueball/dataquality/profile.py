@@ -155,8 +155,9 @@ def recommend(data_profile: dict[str, Any]) -> list[str]:
                          f"and {_number(math.ceil(deviation * 1.1 * 1e4) / 1e4)}")
         if stats.get("MaximumLength") is not None and not categorical:
             shortest, longest = int(stats["MinimumLength"]), int(stats["MaximumLength"])
-            rules.append(f"ColumnLength {column} between {shortest - 1} and {longest + 1}{threshold}"
-                         if shortest > 0 else f"ColumnLength {column} <= {longest}{threshold}")
+            # no threshold: ColumnLength takes none (the reference's rules configuration)
+            rules.append(f"ColumnLength {column} between {shortest - 1} and {longest + 1}"
+                         if shortest > 0 else f"ColumnLength {column} <= {longest}")
         reads = stats.get("ReadsAs")
         if reads:
             rules.append(f"ColumnDataType {column} = {quote(next(t for n, _, t in _READS_AS if n == reads))}")

@@ -59,7 +59,6 @@ THRESHOLD = {
     "ColumnValues": '"col" > 1',
     "ColumnDataType": '"col" = "Integer"',
     "CustomSql": '"select id from primary"',
-    "ColumnLength": '"col" < 10',
     "FileFreshness": '"s3://b/" > (now() - 1 days)',
     "FileSize": '"s3://b/" > 2 MB',
 }
@@ -349,7 +348,9 @@ def test_constants_are_kept_in_printing() -> None:
     [
         ("n = 10\nRules = [ RowCount > 0 ]", "holds a number"),
         ('n = ["a", 1]\nRules = [ RowCount > 0 ]', "holds a number"),
-        ('_n = "a"\nRules = [ RowCount > 0 ]', "must start with a letter"),
+        ('_n = "a"\nRules = [ RowCount > 0 ]', "must not start with '.' or '_'"),
+        ('.n = "a"\nRules = [ RowCount > 0 ]', "must not start with '.' or '_'"),
+        ('12 = "a"\nRules = [ RowCount > 0 ]', "found '12'"),
         ('n = "a"\nn = "b"\nRules = [ RowCount > 0 ]', "already defined"),
         ('n = "$m"\nRules = [ RowCount > 0 ]', "cannot be nested"),
         ('Rules = [ IsComplete $missing ]', "unknown constant $missing"),
@@ -410,3 +411,58 @@ def test_a_full_document_in_the_reference_order() -> None:
                     'Analyzers = [ AllStatistics "id" ]')
     assert parse(ruleset.to_dqdl()) == ruleset
     assert ruleset.default_labels == {"team": "core"}
+
+
+# ---------------------------------------------------------------- forms the reference grammar refuses
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('Rules = [ IsComplete "a" labels={"k": "v"} ]', 'labels are a list of "key"="value" pairs'),
+        ('DefaultLabels={"k": "v"}\nRules = [ IsComplete "a" ]', 'labels are a list of "key"="value" pairs'),
+        ('Rules = [ ((IsComplete "a") and (IsUnique "a")) labels={"k": "v"} ]', "not a {...} dictionary"),
+        ('DataSources = {"AdditionalDataSources": {"ref": "db.t"}}\nRules = [ RowCount > 0 ]',
+         "DataSources does not take nested dictionaries"),
+        ('Metadata = {"Version": {"a": "1"}}\nRules = [ RowCount > 0 ]', "Metadata does not take nested dictionaries"),
+        ('Analyzers = [ Completeness "a" where "a > 1" ]', "an analyzer takes no where clause"),
+        ('w = "a > 1"\nRules = [ IsComplete "a" where $w ]', "not a constant ($w)"),
+        ('p = "[a-z]+"\nRules = [ ColumnValues "a" matches $p ]', "not a constant ($p)"),
+        ('p = "[a-z]+"\nRules = [ ColumnValues "a" not matches $p ]', "not a constant ($p)"),
+        ('Rules = [ ColumnValues "a" > now() - 1 days ]', "date arithmetic is written in parentheses: (now() - 1 days)"),
+        ('Rules = [ ColumnValues "a" between now() - 2 days and now() ]', "written in parentheses"),
+        ('Rules = [ ColumnValues "a" in [now() + 3 hours] ]', "written in parentheses: (now() + 3 hours)"),
+        ('Rules = [ ColumnValues "a" > ((now() - 1 days)) ]', "date arithmetic takes one pair of parentheses"),
+        ('Rules = [ ColumnLength "a" < 10 with threshold > 0.5 ]', "ColumnLength does not support 'with threshold'"),
+    ],
+)
+def test_forms_the_reference_refuses(text: str, message: str) -> None:
+    assert message in str(refused(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "parameters"),
+    [
+        ("IsComplete 1abc", ("1abc",)),
+        ("Completeness of 1abc > 0.5", ("1abc",)),
+        ("ColumnCorrelation 1a and 2b > 0.5", ("1a", "2b")),
+        ("IsComplete 1.2.3", ("1.2.3",)),
+        ("IsComplete _x", ("_x",)),
+    ],
+)
+def test_parameters_may_start_with_a_digit_as_the_reference_identifier_does(
+        text: str, parameters: tuple[str, ...]) -> None:
+    rule = prints_as_written(text)
+    assert isinstance(rule, Rule) and rule.parameters == parameters
+
+
+def test_constant_names_may_start_with_a_digit_as_the_reference_identifier_does() -> None:
+    ruleset = parse('1col = "a"\nRules = [ IsComplete $1col ]')
+    assert ruleset.rules[0].parameters == ("a",)  # type: ignore[union-attr]
+    assert parse(ruleset.to_dqdl()) == ruleset
+
+
+def test_numbers_stay_numbers_where_the_reference_lexer_reads_them_first() -> None:
+    (rule,) = rules_of("RowCount between 1 and 2.5")
+    assert rule.to_dqdl() == "RowCount between 1 and 2.5"
+    assert "found ']'" in str(refused("Rules = [ RowCount > 1e3 ]"))

@@ -87,15 +87,17 @@ def test_metadata_and_data_sources_with_aliases_as_a_list() -> None:
     round_trips(ruleset)
 
 
-def test_additional_data_sources_map_aliases_to_sources() -> None:
-    ruleset = parse(
+def test_additional_data_sources_are_a_list_never_a_nested_dictionary() -> None:
+    # the reference grammar's dictionaries hold strings and lists of strings, nothing nested
+    assert str(syntax_error(
         'DataSources = { "AdditionalDataSources": { "reference": "db.customers" } }\n'
         'Rules = [ SchemaMatch "reference" = 1.0 ]'
-    )
-    assert ruleset.primary_source is None
-    assert ruleset.additional_sources == {"reference": "db.customers"}
-    assert 'DataSources = {"AdditionalDataSources": {"reference": "db.customers"}}' in ruleset.to_dqdl()
-    round_trips(ruleset)
+    )) == ('line 1, column 42: DataSources does not take nested dictionaries: "AdditionalDataSources" is a string '
+           'or a list of strings, as in "AdditionalDataSources": ["reference"]')
+    assert "Metadata does not take nested dictionaries" in str(syntax_error(
+        'Metadata = { "Version": { "a": "b" } }\nRules = [ RowCount > 0 ]'))
+    assert '"AdditionalDataSources" must be a list of aliases' in str(syntax_error(
+        'DataSources = { "AdditionalDataSources": "reference" }\nRules = [ RowCount > 0 ]'))
 
 
 @pytest.mark.parametrize(
@@ -122,11 +124,11 @@ def test_rejected_sections(text: str, message: str) -> None:
 
 
 def test_analyzers_without_rules() -> None:
-    ruleset = parse('Analyzers = [ RowCount, Completeness "col" where "x > 1", AllStatistics "col" ]')
+    ruleset = parse('Analyzers = [ RowCount, Completeness "col", AllStatistics "col" ]')
     assert ruleset.rules == ()
     assert ruleset.analyzers == (
         Analyzer("RowCount"),
-        Analyzer("Completeness", ("col",), where="x > 1"),
+        Analyzer("Completeness", ("col",)),
         Analyzer("AllStatistics", ("col",)),
     )
     assert "Rules" not in ruleset.to_dqdl()
@@ -282,10 +284,13 @@ def test_default_labels_and_rule_labels() -> None:
     round_trips(ruleset)
 
 
-def test_labels_also_read_as_a_dictionary() -> None:
-    rule = only_rule('IsComplete "id" labels = {"team": "crm"}')
-    assert rule.labels == {"team": "crm"}
-    assert rule.to_dqdl() == 'IsComplete "id" labels=["team"="crm"]'
+def test_labels_are_a_list_never_a_dictionary() -> None:
+    # the reference grammar takes labels=["k"="v"] only, for rules and for DefaultLabels alike
+    assert str(syntax_error('Rules = [ IsComplete "id" labels = {"team": "crm"} ]')) == (
+        'line 1, column 36: labels are a list of "key"="value" pairs, e.g. labels=["team"="core"], '
+        'not a {...} dictionary')
+    assert "not a {...} dictionary" in str(syntax_error('DefaultLabels = {"team": "crm"}\nRules = [ RowCount > 0 ]'))
+    assert "not a {...} dictionary" in str(syntax_error('Rules = [ (RowCount > 0) labels = {"team": "crm"} ]'))
     assert str(syntax_error('Rules = [ IsComplete "id" labels = ["a" = "1", "a" = "2"] ]')) == (
         'line 1, column 48: label "a" is given twice'
     )
@@ -490,7 +495,7 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
         'limit = "100"\n'
         'nothing = NULL\n'
         'Rules = [ CustomSql $sql_query > 0, ColumnValues "country" in $allowed, IsPrimaryKey $keys,'
-        ' ColumnValues "code" matches $pattern, IsComplete "name" where $filter, ColumnValues "c" = $nothing,'
+        ' ColumnValues "code" matches "[A-Z]+", IsComplete "name" where "age > 18", ColumnValues "c" = $nothing,'
         ' ColumnValues "c" in [$limit, "x"], FileSize "s3://b/" > 1 MB with uriRegex = $pattern ]'
     )
     sql, allowed, keys, pattern, where, keyword, mixed, tag = ruleset.rules
@@ -517,15 +522,16 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
         ("Rules = [ CustomSql $q > 1 ]", "line 1, column 21: unknown constant $q (constants: none are defined)"),
         ('a = "x"\nRules = [ RowCount > $b ]', "line 2, column 22: unknown constant $b (constants: $a)"),
         ('a = "x"\na = "y"\nRules = [ RowCount > 0 ]', "line 2, column 1: constant 'a' is already defined"),
-        ('_a = "x"\nRules = [ RowCount > 0 ]', "line 1, column 1: constant name '_a' must start with a letter"),
+        ('_a = "x"\nRules = [ RowCount > 0 ]', "line 1, column 1: constant name '_a' must not start with '.' or '_'"),
         ('a = "x"\nb = "$a"\nRules = [ RowCount > 0 ]',
          "line 2, column 1: constant 'b' refers to another constant; constants cannot be nested"),
         ('a = ["x"]\nRules = [ ColumnValues "c" = $a ]',
          "line 2, column 30: constant $a is a list; use it after 'in', e.g. in $a"),
-        ('a = NULL\nRules = [ IsComplete "c" where $a ]',
-         "line 2, column 32: constant $a is not a string; a where clause is a quoted Spark SQL condition"),
-        ('a = ["x"]\nRules = [ ColumnValues "c" matches $a ]',
-         "line 2, column 36: 'matches' takes a regular expression in double quotes"),
+        ('a = "x > 1"\nRules = [ IsComplete "c" where $a ]',
+         "line 2, column 32: a where clause is a quoted Spark SQL condition, not a constant ($a): write it out, "
+         'e.g. where "age > 18"'),
+        ('a = "[a-z]+"\nRules = [ ColumnValues "c" matches $a ]',
+         "line 2, column 36: 'matches' takes a regular expression in double quotes, not a constant ($a)"),
         ("a = 1\nRules = [ RowCount > 0 ]", "line 1, column 1: constant 'a' holds a number; constants hold "
          "strings, NULL, EMPTY, WHITESPACES_ONLY or lists of them"),
     ],

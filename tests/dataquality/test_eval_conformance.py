@@ -75,8 +75,8 @@ def test_missing_columns_fail_and_unusable_sql_errs(values: Any) -> None:
 
 def test_metric_names_as_aws_publishes_them(spark: Any, values: Any) -> None:
     results = run(values, 'ColumnExists "n"', 'ColumnExists "zz"', 'CustomSql "select n from primary where n > 1"',
-                  'ColumnLength "s" = 1 with threshold > 0.5', 'Variance "n" = 0.25', 'CustomSql "select 3" = 3')
-    assert [r.outcome for r in results] == ["Passed", "Failed", "Failed", "Passed", "Passed", "Passed"]
+                  'ColumnLength "s" in [1]', 'Variance "n" = 0.25', 'CustomSql "select 3" = 3')
+    assert [r.outcome for r in results] == ["Passed", "Failed", "Failed", "Failed", "Passed", "Passed"]
     assert results[0].evaluated_metrics == {"Dataset.n.ColumnExists": 1.0}
     assert results[1].evaluated_metrics == {"Dataset.zz.ColumnExists": 0.0}
     assert results[2].evaluated_metrics == {"Dataset.*.CustomSQL.Compliance": pytest.approx(1 / 3)}
