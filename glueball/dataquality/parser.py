@@ -335,6 +335,7 @@ class _Builder:
         values, positions, quoted, written = self.parameters(params)
         fields: dict[str, Any] = {}
         tags: dict[str, TagValue] = {}
+        tag_texts: dict[str, str] = {}
         for part in tree.children[1:]:
             if not isinstance(part, Tree) or part.data == "param":
                 continue
@@ -353,6 +354,7 @@ class _Builder:
                 if str(key_token) in tags:
                     raise _fail(key_token, f"tag '{key_token}' is given twice")
                 tags[str(key_token)] = self.tag_value(value)
+                tag_texts[str(key_token)] = _tag_text(value)
             elif part.data == "labels_clause":
                 if "labels" in fields:
                     raise _fail(part, "labels are given twice")
@@ -368,6 +370,7 @@ class _Builder:
             parameter_positions=tuple(positions),
             parameter_quoted=tuple(quoted),
             parameter_texts=tuple(written),
+            tag_texts=FrozenMap(tag_texts),
             **fields,
         )
 
@@ -573,6 +576,17 @@ def _written(item: Token | Tree) -> str:
         return parts[0]
     name, *arguments = parts  # call
     return f"{name}({','.join(arguments)})"
+
+
+def _tag_text(item: Token | Tree) -> str:
+    """A tag's value as written (``1.50``, ``-2``, ``"x"``, ``$name``), which the reference prints back."""
+    if isinstance(item, Token):
+        return str(item)
+    if item.data == "keyword":
+        return str(item.children[0]).upper()
+    if item.data == "signed_number":
+        return "".join(str(c) for c in item.children)
+    return "[" + ",".join(str(c) for c in item.children) + "]"  # a list of strings
 
 
 def _condition_text(tree: Tree) -> str:

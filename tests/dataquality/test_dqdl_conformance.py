@@ -297,11 +297,16 @@ def test_rejected_clauses(text: str, message: str) -> None:
          '((IsComplete "a") and (IsUnique "a")) or (RowCount > 1)'),
         ('(IsComplete "a") and ((IsUnique "a") and (RowCount > 1))',
          '(IsComplete "a") and (IsUnique "a") and (RowCount > 1)'),
-        ('((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]', None),
+        # the reference printer leaves a composite's labels out of its text (a rule's own stay in)
+        ('((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]', '(IsComplete "a") and (IsUnique "a")'),
         ('(IsComplete "a") labels=["k"="v"] or (RowCount > 1)',
          '(IsComplete "a" labels=["k"="v"]) or (RowCount > 1)'),
         ('(((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]) or (RowCount > 1)',
-         '((IsComplete "a") and (IsUnique "a")) labels=["k"="v"] or (RowCount > 1)'),
+         '((IsComplete "a") and (IsUnique "a")) or (RowCount > 1)'),
+        ('(((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]) and (RowCount > 1)',
+         '(IsComplete "a") and (IsUnique "a") and (RowCount > 1)'),
+        ('((IsComplete "a" labels=["j"="w"]) or (IsUnique "a")) labels=["k"="v"]',
+         '(IsComplete "a" labels=["j"="w"]) or (IsUnique "a")'),
     ],
 )
 def test_composites(text: str, printed: str | None) -> None:
@@ -466,3 +471,60 @@ def test_numbers_stay_numbers_where_the_reference_lexer_reads_them_first() -> No
     (rule,) = rules_of("RowCount between 1 and 2.5")
     assert rule.to_dqdl() == "RowCount between 1 and 2.5"
     assert "found ']'" in str(refused("Rules = [ RowCount > 1e3 ]"))
+
+
+# ---------------------------------------------------------------- printing as the reference prints
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['FileSize "s3://b/" > 1 MB with recentFiles = 03', "ColumnValues \"c\" > 1 with weight = 0.10",
+     'ColumnValues "c" > 1 with weight = -2.0', 'ColumnValues "c" > 1 with weight = 1.0e', 'ColumnValues "c" = "a" '
+     'with note = "say \\"hi\\""', 'ColumnValues "c" = "a" with ignoreCase = "true" with weight = 007'],
+)
+def test_tag_values_print_as_written(text: str) -> None:
+    if "1.0e" in text:  # not a number: refused as the reference lexer refuses it
+        refused(f"Rules = [ {text} ]")
+        return
+    prints_as_written(text)
+
+
+def test_a_float_tag_keeps_its_value_and_its_digits() -> None:
+    (rule,) = rules_of('ColumnValues "c" > 1 with weight = 1.50')
+    assert isinstance(rule, Rule) and rule.tags == {"weight": 1.5}
+    assert rule == Rule("ColumnValues", ("c",), rule.condition, tags=rule.tags)
+    assert Rule("ColumnValues", ("c",), rule.condition, tags=rule.tags).to_dqdl() == (
+        'ColumnValues "c" > 1 with weight = 1.5')  # built, not parsed: the canonical digits
+
+
+def test_the_document_prints_as_the_reference_prints_it() -> None:
+    ruleset = parse('Metadata = { "Version": "1.0" } DataSources = { "Primary": "orders-table", '
+                    '"AdditionalDataSources": [ "ref-table", "other" ] } Rules = [ IsPrimaryKey "colA" ] '
+                    'Analyzers = [ Completeness "colA", RowCount ]')
+    assert ruleset.to_dqdl() == (
+        'Metadata = {\n    "Version": "1.0"\n}\n\n'
+        'DataSources = {\n    "Primary": "orders-table",\n    "AdditionalDataSources": [ "ref-table", "other" ]\n}\n\n'
+        'Rules = [\n    IsPrimaryKey "colA"\n]\n\n'
+        'Analyzers = [\n    Completeness "colA",\n    RowCount\n]')
+    assert parse(ruleset.to_dqdl()) == ruleset
+
+
+def test_analyzers_alone_print_without_a_rules_section() -> None:
+    ruleset = parse('Analyzers = [ RowCount, Completeness of "col-A" ]')
+    assert ruleset.to_dqdl() == 'Analyzers = [\n    RowCount,\n    Completeness of "col-A"\n]'
+
+
+def test_constants_default_labels_and_composite_labels_are_kept_in_the_document() -> None:
+    # the reference's document text drops these three (its ruleset keeps no constants, and it formats
+    # DefaultLabels but never prints them); glueball prints them so that the document re-parses equal
+    ruleset = parse('cols = ["a", "b"]\nsql = "select 1"\nnothing = NULL\nDefaultLabels=["team"="core"]\n'
+                    'Rules = [ ((IsComplete "a") and (CustomSql $sql > 0)) labels=["k"="v"], '
+                    'ColumnValues "c" in $cols ]')
+    assert ruleset.to_dqdl() == (
+        'cols = ["a", "b"]\nsql = "select 1"\nnothing = NULL\n\n'
+        'DefaultLabels=["team"="core"]\n\n'
+        'Rules = [\n    ((IsComplete "a") and (CustomSql $sql > 0)) labels=["k"="v"],\n'
+        '    ColumnValues "c" in $cols\n]')
+    assert ruleset.rules[0].to_dqdl() == '(IsComplete "a") and (CustomSql $sql > 0)'
+    again = parse(ruleset.to_dqdl())
+    assert again == ruleset and again.rules[0].labels == {"k": "v"}

@@ -138,7 +138,7 @@ def test_analyzers_without_rules() -> None:
 def test_sections_print_in_the_reference_order() -> None:
     ruleset = parse('Metadata = {"Version": "1.0"}\nRules = [ RowCount > 0 ]\nAnalyzers = [ ColumnCount ]')
     assert ruleset.to_dqdl() == (
-        'Metadata = {"Version": "1.0"}\nRules = [\n    RowCount > 0\n]\nAnalyzers = [\n    ColumnCount\n]\n'
+        'Metadata = {\n    "Version": "1.0"\n}\n\nRules = [\n    RowCount > 0\n]\n\nAnalyzers = [\n    ColumnCount\n]'
     )
 
 
