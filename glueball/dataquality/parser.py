@@ -245,7 +245,7 @@ class _Builder:
                 raise _fail(tree, f"Metadata supports only the key \"Version\", not \"{key}\"")
             if not isinstance(value, str):
                 raise _fail(tree, "Metadata \"Version\" must be a string")
-        return FrozenMap(values)
+        return FrozenMap((key, str(value)) for key, value in values.items())
 
     def data_sources(self, tree: Tree | None) -> FrozenMap[str, str | FrozenMap[str, str]]:
         if tree is None:

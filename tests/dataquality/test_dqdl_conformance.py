@@ -434,7 +434,8 @@ def test_a_full_document_in_the_reference_order() -> None:
         ('w = "a > 1"\nRules = [ IsComplete "a" where $w ]', "not a constant ($w)"),
         ('p = "[a-z]+"\nRules = [ ColumnValues "a" matches $p ]', "not a constant ($p)"),
         ('p = "[a-z]+"\nRules = [ ColumnValues "a" not matches $p ]', "not a constant ($p)"),
-        ('Rules = [ ColumnValues "a" > now() - 1 days ]', "date arithmetic is written in parentheses: (now() - 1 days)"),
+        ('Rules = [ ColumnValues "a" > now() - 1 days ]', "date arithmetic is written in parentheses: (now() - 1 days)"
+         ),
         ('Rules = [ ColumnValues "a" between now() - 2 days and now() ]', "written in parentheses"),
         ('Rules = [ ColumnValues "a" in [now() + 3 hours] ]', "written in parentheses: (now() + 3 hours)"),
         ('Rules = [ ColumnValues "a" > ((now() - 1 days)) ]', "date arithmetic takes one pair of parentheses"),
