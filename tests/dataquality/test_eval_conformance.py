@@ -140,7 +140,9 @@ def test_every_rule_type_as_an_analyzer(spark: Any, values: Any) -> None:
     assert evaluation.analyzers["Dataset.ref.RowCountMatch"] == 1.5
     assert evaluation.analyzers["Column.n.AggregateMatch"] == 1.0
     assert evaluation.analyzers["Column.ref.ReferentialIntegrity"] == pytest.approx(2 / 3)
-    assert evaluation.analyzer_results['ColumnDataType "n"'] == {}  # needs a condition: no metric
+    assert evaluation.analyzer_results['ColumnDataType "n"'] == {}  # needs a condition: no metric, and says so
+    assert evaluation.analyzer_messages['ColumnDataType "n"'] == (
+        "ColumnDataType has no metric without a condition: as an analyzer it reports none")
 
 
 def test_many_rules_still_take_two_passes_and_an_erring_one_stays_alone(spark: Any) -> None:
