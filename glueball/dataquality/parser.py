@@ -269,6 +269,8 @@ class _Builder:
         if tree.children and isinstance(tree.children[0], Tree) and tree.children[0].data == "dictionary":
             raise _fail(tree, 'labels are a list of "key"="value" pairs, e.g. labels=["team"="core"], '
                         'not a {...} dictionary')
+        if not tree.children:
+            raise _fail(tree, 'labels need at least one "key"="value" pair')
         result: dict[str, str] = {}
         for label in tree.children:
             assert isinstance(label, Tree)
@@ -312,12 +314,14 @@ class _Builder:
             written.append(" ".join([*(str(c) for c in connector), str(token)]))
             if token.type == "CONST_REF":
                 value = self.reference(token)
-                for part in value if isinstance(value, tuple) else (value,):
-                    if isinstance(part, Keyword):
-                        raise _fail(token, f"constant {token} holds {part.name}; a parameter is a string")
-                    values.append(part)
-                    positions.append(_position(token))
-                    quoted.append(True)
+                if isinstance(value, tuple):  # the reference: "Invalid variable type ... expected STRING"
+                    raise _fail(token, f"constant {token} is a list; a parameter takes a constant holding one "
+                                "string")
+                if isinstance(value, Keyword):
+                    raise _fail(token, f"constant {token} holds {value.name}; a parameter is a string")
+                values.append(value)
+                positions.append(_position(token))
+                quoted.append(True)
                 continue
             if token.type == "STRING":
                 values.append(_unquote(token))

@@ -338,12 +338,12 @@ def test_rejected_composites(text: str) -> None:
 
 
 def test_constants_are_kept_in_printing() -> None:
-    ruleset = parse('cols = ["a", "b"]\nallowed = ["x", NULL]\nsql = "select count(*) from primary"\n'
-                    "Rules = [ IsPrimaryKey $cols, ColumnValues \"c\" in $allowed, CustomSql $sql > 1,"
+    ruleset = parse('col = "a"\nallowed = ["x", NULL]\nsql = "select count(*) from primary"\n'
+                    "Rules = [ IsPrimaryKey $col \"b\", ColumnValues \"c\" in $allowed, CustomSql $sql > 1,"
                     ' ColumnValues "c" not in $allowed, ColumnValues "c" in [$sql,"y"] ]')
     assert [r.to_dqdl() for r in ruleset.rules] == [
-        "IsPrimaryKey $cols", 'ColumnValues "c" in $allowed', "CustomSql $sql > 1", 'ColumnValues "c" not in $allowed',
-        'ColumnValues "c" in [$sql,"y"]']
+        'IsPrimaryKey $col "b"', 'ColumnValues "c" in $allowed', "CustomSql $sql > 1",
+        'ColumnValues "c" not in $allowed', 'ColumnValues "c" in [$sql,"y"]']
     assert parse(ruleset.to_dqdl()) == ruleset
     assert ruleset.rules[0].parameters == ("a", "b")  # type: ignore[union-attr]
 
@@ -359,6 +359,9 @@ def test_constants_are_kept_in_printing() -> None:
         ('n = "a"\nn = "b"\nRules = [ RowCount > 0 ]', "already defined"),
         ('n = "$m"\nRules = [ RowCount > 0 ]', "cannot be nested"),
         ('Rules = [ IsComplete $missing ]', "unknown constant $missing"),
+        # a parameter takes a string constant; the reference: "Invalid variable type ... expected STRING"
+        ('cols = ["a", "b"]\nRules = [ IsPrimaryKey $cols ]', "constant $cols is a list; a parameter takes"),
+        ('q = ["x"]\nRules = [ CustomSql $q ]', "constant $q is a list"),
         ('Rules = [ RowCount > 0 ]\nn = "a"', "found 'n'"),
     ],
 )
@@ -440,6 +443,8 @@ def test_a_full_document_in_the_reference_order() -> None:
         ('Rules = [ ColumnValues "a" in [now() + 3 hours] ]', "written in parentheses: (now() + 3 hours)"),
         ('Rules = [ ColumnValues "a" > ((now() - 1 days)) ]', "date arithmetic takes one pair of parentheses"),
         ('Rules = [ ColumnLength "a" < 10 with threshold > 0.5 ]', "ColumnLength does not support 'with threshold'"),
+        ('Rules = [ IsComplete "a" labels=[] ]', 'labels need at least one "key"="value" pair'),
+        ('DefaultLabels=[]\nRules = [ IsComplete "a" ]', 'labels need at least one "key"="value" pair'),
     ],
 )
 def test_forms_the_reference_refuses(text: str, message: str) -> None:

@@ -489,12 +489,12 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
     ruleset = parse(
         'sql_query = "select count(*) from primary"\n'
         'allowed = ["US", "CA"]\n'
-        'keys = ["colA", "colB"]\n'
+        'keys = "colA"\n'
         'pattern = "[A-Z]+"\n'
         'filter = "age > 18"\n'
         'limit = "100"\n'
         'nothing = NULL\n'
-        'Rules = [ CustomSql $sql_query > 0, ColumnValues "country" in $allowed, IsPrimaryKey $keys,'
+        'Rules = [ CustomSql $sql_query > 0, ColumnValues "country" in $allowed, IsPrimaryKey $keys "colB",'
         ' ColumnValues "code" matches "[A-Z]+", IsComplete "name" where "age > 18", ColumnValues "c" = $nothing,'
         ' ColumnValues "c" in [$limit, "x"], FileSize "s3://b/" > 1 MB with uriRegex = $pattern ]'
     )
@@ -507,10 +507,10 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
     assert keyword == Rule("ColumnValues", ("c",), Comparison("=", Keyword("NULL")))
     assert mixed == Rule("ColumnValues", ("c",), InList((StringLiteral("100"), StringLiteral("x"))))
     assert [r.to_dqdl() for r in ruleset.rules[:3]] == [
-        "CustomSql $sql_query > 0", 'ColumnValues "country" in $allowed', "IsPrimaryKey $keys"]
+        "CustomSql $sql_query > 0", 'ColumnValues "country" in $allowed', 'IsPrimaryKey $keys "colB"']
     assert isinstance(tag, Rule) and tag.tags == {"uriRegex": "[A-Z]+"}
     assert ruleset.constants == {
-        "sql_query": "select count(*) from primary", "allowed": ("US", "CA"), "keys": ("colA", "colB"),
+        "sql_query": "select count(*) from primary", "allowed": ("US", "CA"), "keys": "colA",
         "pattern": "[A-Z]+", "filter": "age > 18", "limit": "100", "nothing": Keyword("NULL"),
     }
     round_trips(ruleset)
