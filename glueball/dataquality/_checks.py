@@ -67,7 +67,7 @@ MAX_LABEL_VALUE = 256
 
 _NUMERIC_TYPES = re.compile(r"(tinyint|smallint|int|integer|bigint|long|short|byte|float|double|real|decimal)\b", re.I)
 _REFERENCE_COLUMNS = re.compile(r"([^.{}]+)\.(?:\{([^{}]+)\}|([^{}]+))")
-_AGGREGATION = re.compile(r"\s*(sum|avg)\(\s*([^()]+?)\s*\)\s*")
+_AGGREGATION = re.compile(r"\s*(sum|avg)\(\s*([^()]+?)\s*\)\s*", re.I)
 _HASH_ALGORITHMS = ("MD5", "SHA-1", "SHA-256")
 _FILE_FILTERS = ("recentFiles", "uriRegex")
 

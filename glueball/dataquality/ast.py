@@ -501,15 +501,16 @@ class CompositeRule:
                    for c in self.rules)
 
     def to_dqdl(self) -> str:
-        """The composite as the reference prints it: each side in parentheses, a chain of one operator
-        flattened, and no labels of composites (a plain rule's own labels stay inside its parentheses)."""
+        """The composite as the reference prints it: each side in parentheses, ``AND``/``OR`` in capitals
+        (the reference prints its operator enum's name), a chain of one operator flattened, and no labels
+        of composites (a plain rule's own labels stay inside its parentheses)."""
         sides = list(self.leaves()) if self.same_operator() else list(self.rules)
-        return f" {self.operator} ".join(f"({side.to_dqdl()})" for side in sides)
+        return f" {self.operator.upper()} ".join(f"({side.to_dqdl()})" for side in sides)
 
     def written(self) -> str:
         """The composite as the document printer writes it: as :meth:`to_dqdl`, but a composite's labels
         kept after its parentheses, ``((A) and (B)) labels=["k"="v"]``."""
-        body = f" {self.operator} ".join(_side(child) for child in self.rules)
+        body = f" {self.operator.upper()} ".join(_side(child) for child in self.rules)
         return f"({body}) labels={_format_labels(self.labels)}" if self.labels else body
 
     def leaves(self) -> Iterator[Rule]:

@@ -447,6 +447,12 @@ class _Builder:
                 values = tuple(self.value_operand(v, source) for v in items)
             else:
                 values = tuple(self.operand(c) for c in source.children)
+                found = ("strings" if isinstance(c, Token) and c.type == "CONST_REF" else _list_kind(v)
+                         for c, v in zip(source.children, values, strict=True))
+                kinds = {kind for kind in found if kind is not None}
+                if len(kinds) > 1:  # the reference's lists are of numbers, strings, dates, durations or sizes
+                    raise _fail(source, f"a list after 'in' holds one kind of value, not {' and '.join(sorted(kinds))}"
+                                f" together: {text}")
             if not values:
                 raise _fail(tree, "empty list after 'in': give at least one value")
             return InList(values, negated, text)
@@ -551,6 +557,21 @@ class _Builder:
                 and _is_whole(args[1], minimum=0)):
             return IndexOf(args[0], int(cast(NumberLiteral, args[1]).value))
         return FunctionCall(name, tuple(args))
+
+
+def _list_kind(operand: Operand) -> str | None:
+    """What kind of list an ``in [...]`` item belongs in (None: NULL, which any list may hold)."""
+    if isinstance(operand, Keyword):
+        return None if operand.name == "NULL" else "strings"
+    if isinstance(operand, StringLiteral):
+        return "strings"
+    if isinstance(operand, DateLiteral | TimeLiteral | Now | DateArithmetic):
+        return "dates"
+    if isinstance(operand, Duration):
+        return "durations"
+    if isinstance(operand, Size):
+        return "sizes"
+    return "numbers"
 
 
 def _is_whole(operand: Operand, minimum: int) -> bool:

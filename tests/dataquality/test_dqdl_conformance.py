@@ -287,26 +287,29 @@ def test_rejected_clauses(text: str, message: str) -> None:
 @pytest.mark.parametrize(
     ("text", "printed"),
     [
-        ('(IsComplete "a") and (IsUnique "a")', None),
-        ('(IsComplete "a") or (IsUnique "a") or (RowCount > 1)', None),
-        ('(IsComplete "a") AND (IsUnique "a")', '(IsComplete "a") and (IsUnique "a")'),
-        ('IsComplete "a" or IsUnique "a"', '(IsComplete "a") or (IsUnique "a")'),
-        ('RowCount > 1 and IsComplete "a"', '(RowCount > 1) and (IsComplete "a")'),
-        ('(RowCount > 1) and ((IsComplete "a") or (IsUnique "a"))', None),
+        ('(IsComplete "a") and (IsUnique "a")', '(IsComplete "a") AND (IsUnique "a")'),
+        ('(IsComplete "a") or (IsUnique "a") or (RowCount > 1)',
+         '(IsComplete "a") OR (IsUnique "a") OR (RowCount > 1)'),
+        ('(IsComplete "a") AND (IsUnique "a")', '(IsComplete "a") AND (IsUnique "a")'),
+        ('IsComplete "a" or IsUnique "a"', '(IsComplete "a") OR (IsUnique "a")'),
+        ('RowCount > 1 and IsComplete "a"', '(RowCount > 1) AND (IsComplete "a")'),
+        ('(RowCount > 1) and ((IsComplete "a") or (IsUnique "a"))',
+         '(RowCount > 1) AND ((IsComplete "a") OR (IsUnique "a"))'),
         ('(IsComplete "a") and (IsUnique "a") or (RowCount > 1)',
-         '((IsComplete "a") and (IsUnique "a")) or (RowCount > 1)'),
+         '((IsComplete "a") AND (IsUnique "a")) OR (RowCount > 1)'),
         ('(IsComplete "a") and ((IsUnique "a") and (RowCount > 1))',
-         '(IsComplete "a") and (IsUnique "a") and (RowCount > 1)'),
-        # the reference printer leaves a composite's labels out of its text (a rule's own stay in)
-        ('((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]', '(IsComplete "a") and (IsUnique "a")'),
+         '(IsComplete "a") AND (IsUnique "a") AND (RowCount > 1)'),
+        # the reference prints AND/OR in capitals, and leaves a composite's labels out of its text
+        # (a rule's own labels stay in)
+        ('((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]', '(IsComplete "a") AND (IsUnique "a")'),
         ('(IsComplete "a") labels=["k"="v"] or (RowCount > 1)',
-         '(IsComplete "a" labels=["k"="v"]) or (RowCount > 1)'),
+         '(IsComplete "a" labels=["k"="v"]) OR (RowCount > 1)'),
         ('(((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]) or (RowCount > 1)',
-         '((IsComplete "a") and (IsUnique "a")) or (RowCount > 1)'),
+         '((IsComplete "a") AND (IsUnique "a")) OR (RowCount > 1)'),
         ('(((IsComplete "a") and (IsUnique "a")) labels=["k"="v"]) and (RowCount > 1)',
-         '(IsComplete "a") and (IsUnique "a") and (RowCount > 1)'),
+         '(IsComplete "a") AND (IsUnique "a") AND (RowCount > 1)'),
         ('((IsComplete "a" labels=["j"="w"]) or (IsUnique "a")) labels=["k"="v"]',
-         '(IsComplete "a" labels=["j"="w"]) or (IsUnique "a")'),
+         '(IsComplete "a" labels=["j"="w"]) OR (IsUnique "a")'),
     ],
 )
 def test_composites(text: str, printed: str | None) -> None:
@@ -444,6 +447,10 @@ def test_a_full_document_in_the_reference_order() -> None:
         ('Rules = [ ColumnValues "a" > ((now() - 1 days)) ]', "date arithmetic takes one pair of parentheses"),
         ('Rules = [ ColumnLength "a" < 10 with threshold > 0.5 ]', "ColumnLength does not support 'with threshold'"),
         ('Rules = [ IsComplete "a" labels=[] ]', 'labels need at least one "key"="value" pair'),
+        ('Rules = [ ColumnValues "a" in [1,"2"] ]',
+         """a list after 'in' holds one kind of value, not numbers and strings together: in [1,"2"]"""),
+        ('Rules = [ ColumnValues "a" not in ["2022-01-01","x"] ]', "not dates and strings together"),
+        ('Rules = [ DataFreshness "a" in [1 days,2] ]', "not durations and numbers together"),
         ('DefaultLabels=[]\nRules = [ IsComplete "a" ]', 'labels need at least one "key"="value" pair'),
     ],
 )
@@ -529,8 +536,18 @@ def test_constants_default_labels_and_composite_labels_are_kept_in_the_document(
     assert ruleset.to_dqdl() == (
         'cols = ["a", "b"]\nsql = "select 1"\nnothing = NULL\n\n'
         'DefaultLabels=["team"="core"]\n\n'
-        'Rules = [\n    ((IsComplete "a") and (CustomSql $sql > 0)) labels=["k"="v"],\n'
+        'Rules = [\n    ((IsComplete "a") AND (CustomSql $sql > 0)) labels=["k"="v"],\n'
         '    ColumnValues "c" in $cols\n]')
-    assert ruleset.rules[0].to_dqdl() == '(IsComplete "a") and (CustomSql $sql > 0)'
+    assert ruleset.rules[0].to_dqdl() == '(IsComplete "a") AND (CustomSql $sql > 0)'
     again = parse(ruleset.to_dqdl())
     assert again == ruleset and again.rules[0].labels == {"k": "v"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['AggregateMatch "SUM(col-A)" "SUM(reference.colA)" >= 0.95', 'AggregateMatch "Avg(a)" "sum(b)" > 0.1',
+     '(RowCount > 0) OR ((IsComplete "colA") AND (IsUnique "colA"))',
+     '(ColumnValues "col-A" in [NULL,EMPTY,WHITESPACES_ONLY]) AND (ColumnValues "col-B" != WHITESPACES_ONLY)'],
+)
+def test_reference_rules_print_back_as_the_reference_prints_them(text: str) -> None:
+    prints_as_written(text)

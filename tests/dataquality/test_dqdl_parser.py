@@ -196,7 +196,7 @@ def test_uppercase_and_or_and_redundant_parentheses() -> None:
     composite, single = ruleset.rules
     assert isinstance(composite, CompositeRule) and composite.operator == "and"
     assert single == Rule("RowCount", (), Comparison(">", NumberLiteral(1)))
-    assert composite.to_dqdl() == '(ColumnValues "Age" != 21) and (ColumnValues "Age" != NULL)'
+    assert composite.to_dqdl() == '(ColumnValues "Age" != 21) AND (ColumnValues "Age" != NULL)'  # as the reference
 
 
 def test_and_binds_tighter_than_or_as_in_the_reference_grammar() -> None:
@@ -204,7 +204,7 @@ def test_and_binds_tighter_than_or_as_in_the_reference_grammar() -> None:
     assert mixed == CompositeRule("or", (
         CompositeRule("and", (Rule("IsComplete", ("a",)), Rule("IsUnique", ("b",)))),
         Rule("RowCount", (), Comparison(">", NumberLiteral(1)))))
-    assert mixed.to_dqdl() == '((IsComplete "a") and (IsUnique "b")) or (RowCount > 1)'
+    assert mixed.to_dqdl() == '((IsComplete "a") AND (IsUnique "b")) OR (RowCount > 1)'
     other = parse('Rules = [ (RowCount > 1) or (IsComplete "a") and (IsUnique "b") ]').rules[0]
     assert isinstance(other, CompositeRule) and other.operator == "or"
     assert isinstance(other.rules[1], CompositeRule) and other.rules[1].operator == "and"
@@ -214,8 +214,8 @@ def test_sides_need_no_parentheses_where_parameters_cannot_run_on() -> None:
     ruleset = parse('Rules = [ RowCount > 0 and IsComplete "a", IsComplete "a" or IsUnique "b",'
                     ' (IsComplete "a") and IsUnique "b", IsComplete "a" and (IsUnique "b") ]')
     assert [r.to_dqdl() for r in ruleset.rules] == [
-        '(RowCount > 0) and (IsComplete "a")', '(IsComplete "a") or (IsUnique "b")',
-        '(IsComplete "a") and (IsUnique "b")', '(IsComplete "a") and (IsUnique "b")']
+        '(RowCount > 0) AND (IsComplete "a")', '(IsComplete "a") OR (IsUnique "b")',
+        '(IsComplete "a") AND (IsUnique "b")', '(IsComplete "a") AND (IsUnique "b")']
     # as in the reference grammar, `and` before a name joins parameters: one rule with three parameters
     error = syntax_error('Rules = [ IsComplete "a" and IsUnique "b" ]')
     assert str(error) == "line 1, column 30: expected ',' before the next rule after IsComplete \"a\", found 'IsUnique'"

@@ -125,8 +125,9 @@ def test_composites_without_brackets_and_with_labels(values: Any) -> None:
             '((IsComplete "s") or (RowCount = 3)) labels=["team"="crm"], (IsComplete "n") labels=["x"="y"] ]')
     evaluation = evaluate(values, text, now=NOW)
     first, second, third = evaluation.rules
-    assert (first.rule, first.outcome) == ('(RowCount > 0) and (IsComplete "n")', "Failed")
+    assert (first.rule, first.outcome) == ('(RowCount > 0) AND (IsComplete "n")', "Failed")
     assert (second.outcome, second.labels) == ("Passed", {"team": "crm"})
+    assert second.rule == '(IsComplete "s") OR (RowCount = 3)'  # the composite's labels are not in its text
     assert third.rule == 'IsComplete "n" labels=["x"="y"]' and third.labels == {"team": "core", "x": "y"}
 
 
