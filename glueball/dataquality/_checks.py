@@ -67,7 +67,7 @@ MAX_LABEL_VALUE = 256
 
 _NUMERIC_TYPES = re.compile(r"(tinyint|smallint|int|integer|bigint|long|short|byte|float|double|real|decimal)\b", re.I)
 _REFERENCE_COLUMNS = re.compile(r"([^.{}]+)\.(?:\{([^{}]+)\}|([^{}]+))")
-_AGGREGATION = re.compile(r"\s*(sum|avg)\(\s*([^()]+?)\s*\)\s*")
+_AGGREGATION = re.compile(r"\s*(sum|avg)\(\s*([^()]+?)\s*\)\s*", re.I)
 _HASH_ALGORITHMS = ("MD5", "SHA-1", "SHA-256")
 _FILE_FILTERS = ("recentFiles", "uriRegex")
 
@@ -406,8 +406,6 @@ class _Checker:
             self.error(analyzer.position, f"{spec.name} takes {spec.arity()}, got {len(analyzer.parameters)}")
             return
         self.parameters(spec, analyzer.parameters, analyzer.parameter_positions, analyzer.position)
-        if analyzer.where is not None and not spec.where:
-            self.error(analyzer.position, f"{spec.name} does not support a where clause")
         self.schema(spec, analyzer.parameters, analyzer.position)
 
 

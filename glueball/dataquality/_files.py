@@ -33,7 +33,7 @@ from glueball.dataquality.ast import Comparison, InList, Rule, StringLiteral
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
 from glueball.dataquality.planner import PlanError
 
-__all__ = ["checksum", "file_measure", "list_files"]
+__all__ = ["checksum", "file_analyzer", "file_measure", "list_files"]
 
 _HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256"}
 
@@ -141,6 +141,28 @@ def file_measure(rule: Rule, given: Sequence[FileInfo] | None, now: dt.datetime,
         return None if ok else constraint_not_met(compliance)
 
     return Measure(metrics, compared=name, decide=decide)
+
+
+def file_analyzer(kind: str, parameters: tuple[str, ...], given: Sequence[FileInfo] | None) -> Measure:
+    """A File* analyzer: the metrics its rule reports that need no condition.
+
+    ``Dataset.*.FileCount`` for each; FileSize adds ``MaximumFileSize`` and ``MinimumFileSize``,
+    FileUniqueness ``FileUniquenessRatio`` (MD5 checksums: an analyzer takes no tags).
+    """
+    files = _files(Rule(kind, parameters), given, parameters[0] if parameters else None)
+    count = float(len(files))
+
+    def metrics() -> Metrics:
+        found: Metrics = {"Dataset.*.FileCount": count}
+        if kind == "FileSize" and files:
+            found["Dataset.*.MaximumFileSize"] = float(max(f.size for f in files))
+            found["Dataset.*.MinimumFileSize"] = float(min(f.size for f in files))
+        if kind == "FileUniqueness" and files:
+            sums = Counter(checksum(f) for f in files)
+            found["Dataset.*.FileUniquenessRatio"] = sum(1 for n in sums.values() if n == 1) / len(files)
+        return found
+
+    return Measure(metrics)
 
 
 def _match_checksums(rule: Rule, files: list[FileInfo]) -> Measure:

@@ -20,13 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from glueball.dataquality import _predicates as predicates
-from glueball.dataquality._files import file_measure
+from glueball.dataquality._files import file_analyzer, file_measure
 from glueball.dataquality._measure_types import Measure, MetricError, Metrics, NoRows
 from glueball.dataquality._operands import Resolver, satisfies
 from glueball.dataquality.ast import Parameter, Rule, Ruleset
 from glueball.dataquality.outcomes import FileInfo, constraint_not_met
 from glueball.dataquality.planner import HELPER, Plan, PlanError, PreconditionFailed
-from glueball.dataquality.rules import RULE_TYPES
+from glueball.dataquality.rules import RULE_TYPES, length_compliance
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -76,8 +76,10 @@ class Measurer:
             return self._all_statistics(parameters, where)
         if analyzer_type == "ColumnValues":
             return self._value_range(str(parameters[0]), where)
-        if analyzer_type in ("ColumnDataType", "DataFreshness", "FileFreshness", "FileSize", "FileMatch",
-                             "FileUniqueness"):
+        if analyzer_type in ("FileFreshness", "FileSize", "FileMatch", "FileUniqueness"):
+            return file_analyzer(analyzer_type, tuple(str(p) for p in parameters), self.files)
+        if analyzer_type in ("ColumnDataType", "DataFreshness"):
+            self.plan.field(str(parameters[0]))
             raise PlanError(f"{analyzer_type} has no metric without a condition: as an analyzer it reports none")
         if analyzer_type == "ColumnLength":
             return self._lengths(str(parameters[0]), where)
@@ -217,7 +219,7 @@ class Measurer:
         assert rule.condition is not None
         predicate = predicates.column_length(self.plan.column(str(params[0])), rule.condition, self.resolver(rule))
         return self._compliance(rule, f"Column.{params[0]}.LengthCompliance", predicate, where,
-                                extra=lengths.metrics, always=False)
+                                extra=lengths.metrics, always=length_compliance(rule))
 
     def _lengths(self, column: str, where: str | None) -> Measure:
         from pyspark.sql import functions as F

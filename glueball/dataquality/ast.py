@@ -458,6 +458,7 @@ class Rule:
     parameter_positions: tuple[Position, ...] = field(default=(), compare=False, repr=False)
     parameter_quoted: tuple[bool, ...] = field(default=(), compare=False, repr=False)
     parameter_texts: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    tag_texts: FrozenMap[str, str] = field(default_factory=FrozenMap, compare=False, repr=False)
     condition_position: Position | None = field(default=None, compare=False, repr=False)
     where_position: Position | None = field(default=None, compare=False, repr=False)
     threshold_position: Position | None = field(default=None, compare=False, repr=False)
@@ -472,7 +473,8 @@ class Rule:
             parts.append(f"where {quote(self.where)}")
         if self.threshold is not None:
             parts.append(f"with threshold {self.threshold.to_dqdl()}")
-        parts.extend(f"with {key} = {_format_value(value)}" for key, value in self.tags.items())
+        parts.extend(f"with {key} = {self.tag_texts.get(key) or _format_value(value)}"
+                     for key, value in self.tags.items())
         if self.labels:
             parts.append(f"labels={_format_labels(self.labels)}")
         return " ".join(parts)
@@ -483,7 +485,9 @@ class CompositeRule:
     """``(A) and (B) and ...`` or ``(A) or (B) or ...``; children may nest further composites.
 
     ``labels`` are those written after the parentheses around the composite,
-    ``((A) and (B)) labels=["k"="v"]``.
+    ``((A) and (B)) labels=["k"="v"]``. The reference printer leaves them out of the rule's text
+    (:meth:`to_dqdl`); the document printer keeps them (:meth:`written`), so that a document re-parses
+    to the same ruleset.
     """
 
     operator: Literal["and", "or"]
@@ -491,14 +495,23 @@ class CompositeRule:
     position: Position | None = field(default=None, compare=False, repr=False)
     labels: FrozenMap[str, str] = field(default_factory=FrozenMap)
 
-    def body(self) -> str:
-        """The composite without its labels: each side in parentheses, as the reference prints it."""
-        return f" {self.operator} ".join(_side(child) for child in self.rules)
+    def same_operator(self) -> bool:
+        """Whether every composite inside joins with this one's operator (the reference then flattens)."""
+        return all(not isinstance(c, CompositeRule) or (c.operator == self.operator and c.same_operator())
+                   for c in self.rules)
 
     def to_dqdl(self) -> str:
-        if not self.labels:
-            return self.body()
-        return f"({self.body()}) labels={_format_labels(self.labels)}"
+        """The composite as the reference prints it: each side in parentheses, ``AND``/``OR`` in capitals
+        (the reference prints its operator enum's name), a chain of one operator flattened, and no labels
+        of composites (a plain rule's own labels stay inside its parentheses)."""
+        sides = list(self.leaves()) if self.same_operator() else list(self.rules)
+        return f" {self.operator.upper()} ".join(f"({side.to_dqdl()})" for side in sides)
+
+    def written(self) -> str:
+        """The composite as the document printer writes it: as :meth:`to_dqdl`, but a composite's labels
+        kept after its parentheses, ``((A) and (B)) labels=["k"="v"]``."""
+        body = f" {self.operator.upper()} ".join(_side(child) for child in self.rules)
+        return f"({body}) labels={_format_labels(self.labels)}" if self.labels else body
 
     def leaves(self) -> Iterator[Rule]:
         """Every plain rule inside, depth first."""
@@ -513,29 +526,30 @@ RuleNode = Rule | CompositeRule
 
 
 def _side(node: RuleNode) -> str:
-    """One side of ``and``/``or``: in parentheses, a labelled composite's labels after them."""
-    if isinstance(node, CompositeRule) and node.labels:
-        return node.to_dqdl()
+    """One side of ``and``/``or`` in a document: in parentheses, a labelled composite's labels after them."""
+    if isinstance(node, CompositeRule):
+        return node.written() if node.labels else f"({node.written()})"
     return f"({node.to_dqdl()})"
+
+
+def _written(node: RuleNode) -> str:
+    return node.written() if isinstance(node, CompositeRule) else node.to_dqdl()
 
 
 @dataclass(frozen=True)
 class Analyzer:
-    """An entry of ``Analyzers = [...]``: a metric to compute without a pass/fail condition."""
+    """An entry of ``Analyzers = [...]``: metrics to compute, without a condition (nor, as in the
+    reference grammar, a where clause)."""
 
     analyzer_type: str
     parameters: tuple[Parameter, ...] = ()
-    where: str | None = None
     position: Position | None = field(default=None, compare=False, repr=False)
     parameter_positions: tuple[Position, ...] = field(default=(), compare=False, repr=False)
     parameter_texts: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_dqdl(self) -> str:
         written = self.parameter_texts or tuple(_format_value(p) for p in self.parameters)
-        parts = [self.analyzer_type, *written]
-        if self.where is not None:
-            parts.append(f"where {quote(self.where)}")
-        return " ".join(parts)
+        return " ".join([self.analyzer_type, *written])
 
 
 @dataclass(frozen=True)
@@ -577,21 +591,35 @@ class Ruleset:
         return FrozenMap({**self.default_labels, **node.labels})
 
     def to_dqdl(self) -> str:
-        """The canonical text of the whole document (sections in a fixed order)."""
-        lines: list[str] = []
+        """The whole document as the reference prints it: ``Metadata`` and ``DataSources`` one pair a line,
+        then ``Rules`` and ``Analyzers`` one entry a line, sections apart by a blank line, no final newline.
+
+        The reference's document keeps neither constants nor ``DefaultLabels`` nor a composite's labels,
+        so its text does not re-parse to the same ruleset; here constants (one a line, as the reference
+        prints a constant: ``name = "value"``) and ``DefaultLabels=[...]`` (as the reference formats it)
+        come before ``Rules``, and a composite's labels after its parentheses.
+        """
+        sections: list[str] = []
         if self.metadata:
-            pairs = ", ".join(f"{quote(k)}: {quote(v)}" for k, v in self.metadata.items())
-            lines.append(f"Metadata = {{{pairs}}}")
+            pairs = ",\n".join(f"    {quote(k)}: {quote(v)}" for k, v in self.metadata.items())
+            sections.append(f"Metadata = {{\n{pairs}\n}}")
         if self.data_sources:
-            lines.append(f"DataSources = {{{_format_sources(self.data_sources)}}}")
-        lines.extend(f"{name} = {_format_value(value)}" for name, value in self.constants.items())
+            sections.append(f"DataSources = {{\n{_format_sources(self.data_sources)}\n}}")
+        if self.constants:
+            sections.append("\n".join(f"{name} = {_format_constant(value)}" for name, value in self.constants.items()))
         if self.default_labels:
-            lines.append(f"DefaultLabels = {_format_labels(self.default_labels)}")
+            sections.append(f"DefaultLabels={_format_labels(self.default_labels)}")
         if self.rules or not self.analyzers:
-            lines.append(_format_section("Rules", [r.to_dqdl() for r in self.rules]))
+            sections.append(_format_section("Rules", [_written(r) for r in self.rules]))
         if self.analyzers:
-            lines.append(_format_section("Analyzers", [a.to_dqdl() for a in self.analyzers]))
-        return "\n".join(lines) + "\n"
+            sections.append(_format_section("Analyzers", [a.to_dqdl() for a in self.analyzers]))
+        return "\n\n".join(sections)
+
+
+def _format_constant(value: ConstantValue) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_format_value(v) for v in value) + "]"
+    return _format_value(value)
 
 
 def _format_section(name: str, entries: list[str]) -> str:
@@ -602,14 +630,12 @@ def _format_section(name: str, entries: list[str]) -> str:
 
 
 def _format_sources(sources: Mapping[str, str | FrozenMap[str, str]]) -> str:
+    """The pairs of ``DataSources``, one a line: ``"AdditionalDataSources": [ "a", "b" ]``."""
     pairs = []
     for key, value in sources.items():
         if isinstance(value, Mapping):
-            if all(alias == source for alias, source in value.items()):
-                text = "[" + ", ".join(quote(alias) for alias in value) + "]"
-            else:
-                text = "{" + ", ".join(f"{quote(a)}: {quote(s)}" for a, s in value.items()) + "}"
+            text = "[ " + ", ".join(quote(alias) for alias in value) + " ]"
         else:
             text = quote(value)
-        pairs.append(f"{quote(key)}: {text}")
-    return ", ".join(pairs)
+        pairs.append(f"    {quote(key)}: {text}")
+    return ",\n".join(pairs)

@@ -97,6 +97,7 @@ class _Composite:
     failing: str | None = None  # ROW method: the plan's count of rows the composite fails
     rows: str | None = None
     prepares: list[Callable[[DataFrame], DataFrame]] = field(default_factory=list)
+    row_method: bool = False  # CompositeRuleEvaluationMethod ROW: an erring child makes it err
 
     def leaves(self) -> Iterator[_Leaf]:
         for child in self.children:
@@ -162,7 +163,7 @@ def evaluate(
     plan = Plan(frame, additional)
     measurer = Measurer(plan, parsed, now, files)
     tops = [_compile(node, measurer, plan, composite_method.upper() == "ROW") for node in parsed.rules]
-    analyzers = [(a.to_dqdl(), _measure_analyzer(measurer, a.analyzer_type, a.parameters, a.where))
+    analyzers = [(a.to_dqdl(), _measure_analyzer(measurer, a.analyzer_type, a.parameters, None))
                  for a in parsed.analyzers]
     lookup = _History(history, _wanted(tops, parsed))
     with _job_group(plan.spark) as jobs:
@@ -171,8 +172,16 @@ def evaluate(
     judge = _Judge(plan, lookup, now)
     outcomes = [judge.node(node, parsed) for node in tops]
     analyzer_results: dict[str, dict[str, float]] = {}
-    for text, (measure, _error) in analyzers:
-        analyzer_results[text] = _finite(judge.metrics(measure)) if measure is not None else {}
+    analyzer_messages: dict[str, str] = {}
+    for text, (measure, error) in analyzers:
+        analyzer_results[text] = {}
+        try:
+            if measure is not None:
+                analyzer_results[text] = _finite(judge.metrics(measure))
+        except Exception as failure:  # noqa: BLE001 - an analyzer that cannot be computed reports why, alone
+            error = _reason(failure)
+        if error is not None:
+            analyzer_messages[text] = error
     flat = {name: value for metrics in analyzer_results.values() for name, value in metrics.items()}
     metrics = {**judge.all_metrics, **flat}
     found = judge.observations
@@ -194,6 +203,7 @@ def evaluate(
         started_on=started,
         completed_on=dt.datetime.now(dt.UTC),
         analyzer_results=analyzer_results,
+        analyzer_messages=analyzer_messages,
     )
 
 
@@ -210,7 +220,8 @@ def _measure_analyzer(measurer: Measurer, kind: str, parameters: tuple[Any, ...]
 
 def _compile(node: RuleNode, measurer: Measurer, plan: Plan, row_method: bool) -> _Leaf | _Composite:
     if isinstance(node, CompositeRule):
-        composite = _Composite(node, [_compile(child, measurer, plan, row_method) for child in node.rules])
+        composite = _Composite(node, [_compile(child, measurer, plan, row_method) for child in node.rules],
+                               row_method=row_method)
         leaves = list(composite.leaves())
         combined = composite.row
         if row_method and combined is not None and all(is_row_level(leaf.rule) for leaf in leaves):
@@ -341,6 +352,9 @@ class _Judge:
         metrics = {name: value for child in children for name, value in child.evaluated_metrics.items()}
         text = node.node.to_dqdl()
         labels = dict(ruleset.labels_for(node.node))
+        erring = [f"{c.rule}: {c.failure_reason}" for c in children if c.outcome == ERROR]
+        if node.row_method and erring:  # rows cannot be judged without every child's per-row outcome
+            return RuleOutcome(text, ERROR, "; ".join(erring), metrics, labels)
         if node.failing is not None and node.rows is not None:
             try:
                 failing, rows = self.plan.value(node.failing), self.plan.value(node.rows)

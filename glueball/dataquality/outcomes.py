@@ -128,6 +128,8 @@ class Evaluation:
     observations: list[dict[str, Any]] = field(default_factory=list)
     passes: int = 0
     analyzer_results: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: why an analyzer reports no metrics (its ``EvaluationMessage``), by its text
+    analyzer_messages: dict[str, str] = field(default_factory=dict)
     started_on: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     completed_on: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
 
@@ -187,7 +189,9 @@ def data_quality_result(
         result["DataSource"] = dict(data_source)
     if evaluation.analyzer_results:
         result["AnalyzerResults"] = [
-            {"Name": f"Analyzer_{i}", "Description": name[:MAX_TEXT], "EvaluatedMetrics": _finite(metrics)}
+            {"Name": f"Analyzer_{i}", "Description": name[:MAX_TEXT], "EvaluatedMetrics": _finite(metrics),
+             **({"EvaluationMessage": evaluation.analyzer_messages[name][:MAX_TEXT]}
+                if name in evaluation.analyzer_messages else {})}
             for i, (name, metrics) in enumerate(evaluation.analyzer_results.items(), 1)
         ]
     if evaluation.observations:

@@ -116,7 +116,7 @@ _RESERVED = frozenset({"and", "AND", "or", "OR", "of", "OF", "null", "NULL", "em
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _TIME_12H = re.compile(r"([0-9]{1,2}):([0-9]{2}) ?([AP]M)")
 _TIME_24H = re.compile(r"([0-9]{2}):([0-9]{2})")
-_CONSTANT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
+_CONSTANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.]*")
 _CONSTANT_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_.]*")
 _AGGREGATES = ("avg", "min", "max", "sum", "median", "std")
 _SECTION_NAMES = {
@@ -194,7 +194,7 @@ class _Builder:
         name_token, value = tree.children
         name = str(name_token)
         if not _CONSTANT_NAME.fullmatch(name):
-            raise _fail(name_token, f"constant name '{name}' must start with a letter")
+            raise _fail(name_token, f"constant name '{name}' must not start with '.' or '_'")
         if name in self.constants:
             raise _fail(name_token, f"constant '{name}' is already defined")
         resolved = self.literal(value)
@@ -216,8 +216,9 @@ class _Builder:
             return -number if len(item.children) == 2 else number
         return tuple(cast(Any, self.literal(c)) for c in item.children)
 
-    def dictionary(self, tree: Tree) -> dict[str, Any]:
-        result: dict[str, Any] = {}
+    def dictionary(self, tree: Tree, section: str) -> dict[str, str | tuple[str, ...]]:
+        """A ``{"key": value}`` of a section: values are strings or lists of strings, never dictionaries."""
+        result: dict[str, str | tuple[str, ...]] = {}
         if not tree.children:
             raise _fail(tree, "empty dictionary: give at least one \"key\": value pair")
         for pair in tree.children:
@@ -231,50 +232,45 @@ class _Builder:
             elif value.data == "string_list":
                 result[key] = tuple(_unquote(cast(Token, t)) for t in value.children)
             else:
-                result[key] = (value, self.dictionary(value))
+                raise _fail(value, f'{section} does not take nested dictionaries: "{key}" is a string or a list '
+                            'of strings, as in "AdditionalDataSources": ["reference"]')
         return result
 
     def metadata(self, tree: Tree | None) -> FrozenMap[str, str]:
         if tree is None:
             return FrozenMap()
-        values = self.dictionary(cast(Tree, tree.children[0]))
+        values = self.dictionary(cast(Tree, tree.children[0]), "Metadata")
         for key, value in values.items():
             if key != "Version":
                 raise _fail(tree, f"Metadata supports only the key \"Version\", not \"{key}\"")
             if not isinstance(value, str):
                 raise _fail(tree, "Metadata \"Version\" must be a string")
-        return FrozenMap(values)
+        return FrozenMap((key, str(value)) for key, value in values.items())
 
     def data_sources(self, tree: Tree | None) -> FrozenMap[str, str | FrozenMap[str, str]]:
         if tree is None:
             return FrozenMap()
         result: dict[str, str | FrozenMap[str, str]] = {}
-        for key, value in self.dictionary(cast(Tree, tree.children[0])).items():
+        for key, value in self.dictionary(cast(Tree, tree.children[0]), "DataSources").items():
             if key == "Primary":
                 if not isinstance(value, str):
                     raise _fail(tree, 'DataSources "Primary" must be a string naming the primary source')
                 result[key] = value
             elif key == "AdditionalDataSources":
-                if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
-                    result[key] = FrozenMap((alias, alias) for alias in value)
-                elif isinstance(value, tuple) and isinstance(value[1], dict):
-                    mapping = value[1]
-                    if not all(isinstance(v, str) for v in mapping.values()):
-                        raise _fail(value[0], "each additional data source maps an alias to a source name")
-                    result[key] = FrozenMap(mapping)
-                else:
-                    raise _fail(tree, '"AdditionalDataSources" must be a list of aliases or {"alias": "source"}')
+                if not isinstance(value, tuple):
+                    raise _fail(tree, '"AdditionalDataSources" must be a list of aliases, e.g. ["reference"]')
+                result[key] = FrozenMap((alias, alias) for alias in value)
             else:
                 raise _fail(tree, f'DataSources supports "Primary" and "AdditionalDataSources", not "{key}"')
         return FrozenMap(result)
 
     def labels(self, tree: Tree) -> FrozenMap[str, str]:
-        """``["key" = "value", ...]`` (or ``{"key": "value"}``) as a mapping."""
+        """``["key" = "value", ...]`` as a mapping (the reference takes no other form)."""
         if tree.children and isinstance(tree.children[0], Tree) and tree.children[0].data == "dictionary":
-            pairs = self.dictionary(tree.children[0])
-            if not all(isinstance(v, str) for v in pairs.values()):
-                raise _fail(tree, "label values must be strings")
-            return FrozenMap(pairs)
+            raise _fail(tree, 'labels are a list of "key"="value" pairs, e.g. labels=["team"="core"], '
+                        'not a {...} dictionary')
+        if not tree.children:
+            raise _fail(tree, 'labels need at least one "key"="value" pair')
         result: dict[str, str] = {}
         for label in tree.children:
             assert isinstance(label, Tree)
@@ -318,12 +314,14 @@ class _Builder:
             written.append(" ".join([*(str(c) for c in connector), str(token)]))
             if token.type == "CONST_REF":
                 value = self.reference(token)
-                for part in value if isinstance(value, tuple) else (value,):
-                    if isinstance(part, Keyword):
-                        raise _fail(token, f"constant {token} holds {part.name}; a parameter is a string")
-                    values.append(part)
-                    positions.append(_position(token))
-                    quoted.append(True)
+                if isinstance(value, tuple):  # the reference: "Invalid variable type ... expected STRING"
+                    raise _fail(token, f"constant {token} is a list; a parameter takes a constant holding one "
+                                "string")
+                if isinstance(value, Keyword):
+                    raise _fail(token, f"constant {token} holds {value.name}; a parameter is a string")
+                values.append(value)
+                positions.append(_position(token))
+                quoted.append(True)
                 continue
             if token.type == "STRING":
                 values.append(_unquote(token))
@@ -341,6 +339,7 @@ class _Builder:
         values, positions, quoted, written = self.parameters(params)
         fields: dict[str, Any] = {}
         tags: dict[str, TagValue] = {}
+        tag_texts: dict[str, str] = {}
         for part in tree.children[1:]:
             if not isinstance(part, Tree) or part.data == "param":
                 continue
@@ -359,6 +358,7 @@ class _Builder:
                 if str(key_token) in tags:
                     raise _fail(key_token, f"tag '{key_token}' is given twice")
                 tags[str(key_token)] = self.tag_value(value)
+                tag_texts[str(key_token)] = _tag_text(value)
             elif part.data == "labels_clause":
                 if "labels" in fields:
                     raise _fail(part, "labels are given twice")
@@ -374,6 +374,7 @@ class _Builder:
             parameter_positions=tuple(positions),
             parameter_quoted=tuple(quoted),
             parameter_texts=tuple(written),
+            tag_texts=FrozenMap(tag_texts),
             **fields,
         )
 
@@ -382,10 +383,11 @@ class _Builder:
         params = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "param"]
         values, positions, _, written = self.parameters(params)
         where = [c for c in tree.children[1:] if isinstance(c, Tree) and c.data == "where_clause"]
+        if where:
+            raise _fail(where[0], f"an analyzer takes no where clause ({type_token} ... where ...): only rules do")
         return Analyzer(
             analyzer_type=str(type_token),
             parameters=tuple(values),
-            where=self.where(where[0]) if where else None,
             position=_position(type_token),
             parameter_positions=tuple(positions),
             parameter_texts=tuple(written),
@@ -393,9 +395,10 @@ class _Builder:
 
     def where(self, tree: Tree) -> str:
         item = cast(Token, tree.children[0])
-        text = self.reference(item) if item.type == "CONST_REF" else _unquote(item)
-        if not isinstance(text, str):
-            raise _fail(item, f"constant {item} is not a string; a where clause is a quoted Spark SQL condition")
+        if item.type == "CONST_REF":
+            raise _fail(item, f'a where clause is a quoted Spark SQL condition, not a constant ({item}): '
+                        'write it out, e.g. where "age > 18"')
+        text = _unquote(item)
         if not text.strip():
             raise _fail(tree, 'empty where clause: give a Spark SQL condition such as where "age > 18"')
         return text
@@ -444,14 +447,20 @@ class _Builder:
                 values = tuple(self.value_operand(v, source) for v in items)
             else:
                 values = tuple(self.operand(c) for c in source.children)
+                found = ("strings" if isinstance(c, Token) and c.type == "CONST_REF" else _list_kind(v)
+                         for c, v in zip(source.children, values, strict=True))
+                kinds = {kind for kind in found if kind is not None}
+                if len(kinds) > 1:  # the reference's lists are of numbers, strings, dates, durations or sizes
+                    raise _fail(source, f"a list after 'in' holds one kind of value, not {' and '.join(sorted(kinds))}"
+                                f" together: {text}")
             if not values:
                 raise _fail(tree, "empty list after 'in': give at least one value")
             return InList(values, negated, text)
         pattern_item = cast(Token, children[0])
-        pattern = self.reference(pattern_item) if pattern_item.type == "CONST_REF" else _unquote(pattern_item)
-        if not isinstance(pattern, str):
-            raise _fail(pattern_item, "'matches' takes a regular expression in double quotes")
-        return Matches(pattern, negated, text)
+        if pattern_item.type == "CONST_REF":
+            raise _fail(pattern_item, f"'matches' takes a regular expression in double quotes, not a constant "
+                        f"({pattern_item})")
+        return Matches(_unquote(pattern_item), negated, text)
 
     def value_operand(self, value: str | int | float | Keyword, where: Token | Tree) -> Operand:
         if isinstance(value, Keyword):
@@ -493,7 +502,15 @@ class _Builder:
             return self.value_operand(value, item)
         kind = item.data
         if kind == "paren":
-            return self.operand(item.children[0])
+            inner = item.children[0]
+            if isinstance(inner, Tree) and inner.data == "binop":
+                shifted = self.date_arithmetic(inner)
+                if shifted is not None:
+                    return shifted
+            operand = self.operand(inner)
+            if isinstance(operand, DateArithmetic):
+                raise _fail(item, f"date arithmetic takes one pair of parentheses: {operand.to_dqdl()}")
+            return operand
         if kind == "keyword":
             return Keyword(cast(Any, str(item.children[0]).upper()))
         if kind in ("duration", "size"):
@@ -512,9 +529,18 @@ class _Builder:
             left, operator, right = item.children
             lhs, rhs = self.operand(left), self.operand(right)
             if isinstance(lhs, Now) and isinstance(rhs, Duration) and str(operator) in "+-":
-                return DateArithmetic(cast(Any, str(operator)), rhs)
+                raise _fail(item, f"date arithmetic is written in parentheses: (now() {operator} "
+                            f"{rhs.to_dqdl()}), not now() {operator} {rhs.to_dqdl()}")
             return BinaryOp(cast(Any, str(operator)), lhs, rhs)
         return self.call(item)
+
+    def date_arithmetic(self, tree: Tree) -> DateArithmetic | None:
+        """``now() - 3 days`` inside parentheses (the only place the reference takes it), else None."""
+        left, operator, right = tree.children
+        lhs, rhs = self.operand(left), self.operand(right)
+        if isinstance(lhs, Now) and isinstance(rhs, Duration) and str(operator) in "+-":
+            return DateArithmetic(cast(Any, str(operator)), rhs)
+        return None
 
     def call(self, tree: Tree) -> Operand:
         """A function of a dynamic expression; a call glueball cannot use stays a FunctionCall (fails at run)."""
@@ -531,6 +557,21 @@ class _Builder:
                 and _is_whole(args[1], minimum=0)):
             return IndexOf(args[0], int(cast(NumberLiteral, args[1]).value))
         return FunctionCall(name, tuple(args))
+
+
+def _list_kind(operand: Operand) -> str | None:
+    """What kind of list an ``in [...]`` item belongs in (None: NULL, which any list may hold)."""
+    if isinstance(operand, Keyword):
+        return None if operand.name == "NULL" else "strings"
+    if isinstance(operand, StringLiteral):
+        return "strings"
+    if isinstance(operand, DateLiteral | TimeLiteral | Now | DateArithmetic):
+        return "dates"
+    if isinstance(operand, Duration):
+        return "durations"
+    if isinstance(operand, Size):
+        return "sizes"
+    return "numbers"
 
 
 def _is_whole(operand: Operand, minimum: int) -> bool:
@@ -560,6 +601,17 @@ def _written(item: Token | Tree) -> str:
         return parts[0]
     name, *arguments = parts  # call
     return f"{name}({','.join(arguments)})"
+
+
+def _tag_text(item: Token | Tree) -> str:
+    """A tag's value as written (``1.50``, ``-2``, ``"x"``, ``$name``), which the reference prints back."""
+    if isinstance(item, Token):
+        return str(item)
+    if item.data == "keyword":
+        return str(item.children[0]).upper()
+    if item.data == "signed_number":
+        return "".join(str(c) for c in item.children)
+    return "[" + ",".join(str(c) for c in item.children) + "]"  # a list of strings
 
 
 def _condition_text(tree: Tree) -> str:

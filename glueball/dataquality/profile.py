@@ -155,8 +155,11 @@ def recommend(data_profile: dict[str, Any]) -> list[str]:
                          f"and {_number(math.ceil(deviation * 1.1 * 1e4) / 1e4)}")
         if stats.get("MaximumLength") is not None and not categorical:
             shortest, longest = int(stats["MinimumLength"]), int(stats["MaximumLength"])
-            rules.append(f"ColumnLength {column} between {shortest - 1} and {longest + 1}{threshold}"
-                         if shortest > 0 else f"ColumnLength {column} <= {longest}{threshold}")
+            # ColumnLength takes no threshold (the reference's rules configuration): a nullable column's
+            # length rule keeps to the rows that have a value instead
+            present_only = "" if completeness == 1 else " where " + quote(f"`{name.replace('`', '``')}` is not null")
+            rules.append(f"ColumnLength {column} between {shortest - 1} and {longest + 1}{present_only}"
+                         if shortest > 0 else f"ColumnLength {column} <= {longest}{present_only}")
         reads = stats.get("ReadsAs")
         if reads:
             rules.append(f"ColumnDataType {column} = {quote(next(t for n, _, t in _READS_AS if n == reads))}")

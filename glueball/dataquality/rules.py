@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from glueball.dataquality.ast import Analyzer, FrozenMap, Parameter, Rule
+from glueball.dataquality.ast import Analyzer, Between, FrozenMap, InList, Parameter, Rule
 
 __all__ = [
     "ANOMALY_RULE_TYPES",
@@ -32,6 +32,7 @@ __all__ = [
     "Signature",
     "ValueKind",
     "is_row_level",
+    "length_compliance",
     "metric_names",
     "rule_type",
     "unsupported_tags",
@@ -198,9 +199,16 @@ def _primary_key(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]
     return tuple(f"Column.{p}.Completeness" for p in params) + _uniqueness(params, node)
 
 
+def length_compliance(rule: Rule) -> bool:
+    """Whether a ColumnLength rule reports ``LengthCompliance``: for ``in``, ``not in`` and ``not between``,
+    the conditions the reference evaluator checks row by row rather than by the shortest and longest."""
+    condition = rule.condition
+    return isinstance(condition, InList) or (isinstance(condition, Between) and condition.negated)
+
+
 def _column_length(params: tuple[Parameter, ...], node: object) -> tuple[str, ...]:
     names = [f"Column.{params[0]}.MinimumLength", f"Column.{params[0]}.MaximumLength"]
-    if isinstance(node, Rule) and node.threshold is not None:
+    if isinstance(node, Rule) and length_compliance(node):
         names.append(f"Column.{params[0]}.LengthCompliance")
     return tuple(names)
 
@@ -287,7 +295,7 @@ _SPECS = (
                  ValueKind.COLUMN_VALUES, _column("ColumnValues.Compliance"), where=True, threshold=True,
                  row_level=True, in_analyzers=True),
     RuleTypeSpec("ColumnLength", "Checks the length of each value of a column.", (Signature((_C,)),),
-                 ValueKind.NUMBER, _column_length, where=True, threshold=True, row_level=True,
+                 ValueKind.NUMBER, _column_length, where=True, row_level=True,
                  in_analyzers=True),
     _one_column("Completeness", "Checks the fraction of non-null values.", row_level=True),
     RuleTypeSpec("IsComplete", "Checks that no value of a column is null.", (Signature((_C,), _NONE),),

@@ -87,15 +87,17 @@ def test_metadata_and_data_sources_with_aliases_as_a_list() -> None:
     round_trips(ruleset)
 
 
-def test_additional_data_sources_map_aliases_to_sources() -> None:
-    ruleset = parse(
+def test_additional_data_sources_are_a_list_never_a_nested_dictionary() -> None:
+    # the reference grammar's dictionaries hold strings and lists of strings, nothing nested
+    assert str(syntax_error(
         'DataSources = { "AdditionalDataSources": { "reference": "db.customers" } }\n'
         'Rules = [ SchemaMatch "reference" = 1.0 ]'
-    )
-    assert ruleset.primary_source is None
-    assert ruleset.additional_sources == {"reference": "db.customers"}
-    assert 'DataSources = {"AdditionalDataSources": {"reference": "db.customers"}}' in ruleset.to_dqdl()
-    round_trips(ruleset)
+    )) == ('line 1, column 42: DataSources does not take nested dictionaries: "AdditionalDataSources" is a string '
+           'or a list of strings, as in "AdditionalDataSources": ["reference"]')
+    assert "Metadata does not take nested dictionaries" in str(syntax_error(
+        'Metadata = { "Version": { "a": "b" } }\nRules = [ RowCount > 0 ]'))
+    assert '"AdditionalDataSources" must be a list of aliases' in str(syntax_error(
+        'DataSources = { "AdditionalDataSources": "reference" }\nRules = [ RowCount > 0 ]'))
 
 
 @pytest.mark.parametrize(
@@ -122,11 +124,11 @@ def test_rejected_sections(text: str, message: str) -> None:
 
 
 def test_analyzers_without_rules() -> None:
-    ruleset = parse('Analyzers = [ RowCount, Completeness "col" where "x > 1", AllStatistics "col" ]')
+    ruleset = parse('Analyzers = [ RowCount, Completeness "col", AllStatistics "col" ]')
     assert ruleset.rules == ()
     assert ruleset.analyzers == (
         Analyzer("RowCount"),
-        Analyzer("Completeness", ("col",), where="x > 1"),
+        Analyzer("Completeness", ("col",)),
         Analyzer("AllStatistics", ("col",)),
     )
     assert "Rules" not in ruleset.to_dqdl()
@@ -136,7 +138,7 @@ def test_analyzers_without_rules() -> None:
 def test_sections_print_in_the_reference_order() -> None:
     ruleset = parse('Metadata = {"Version": "1.0"}\nRules = [ RowCount > 0 ]\nAnalyzers = [ ColumnCount ]')
     assert ruleset.to_dqdl() == (
-        'Metadata = {"Version": "1.0"}\nRules = [\n    RowCount > 0\n]\nAnalyzers = [\n    ColumnCount\n]\n'
+        'Metadata = {\n    "Version": "1.0"\n}\n\nRules = [\n    RowCount > 0\n]\n\nAnalyzers = [\n    ColumnCount\n]'
     )
 
 
@@ -194,7 +196,7 @@ def test_uppercase_and_or_and_redundant_parentheses() -> None:
     composite, single = ruleset.rules
     assert isinstance(composite, CompositeRule) and composite.operator == "and"
     assert single == Rule("RowCount", (), Comparison(">", NumberLiteral(1)))
-    assert composite.to_dqdl() == '(ColumnValues "Age" != 21) and (ColumnValues "Age" != NULL)'
+    assert composite.to_dqdl() == '(ColumnValues "Age" != 21) AND (ColumnValues "Age" != NULL)'  # as the reference
 
 
 def test_and_binds_tighter_than_or_as_in_the_reference_grammar() -> None:
@@ -202,7 +204,7 @@ def test_and_binds_tighter_than_or_as_in_the_reference_grammar() -> None:
     assert mixed == CompositeRule("or", (
         CompositeRule("and", (Rule("IsComplete", ("a",)), Rule("IsUnique", ("b",)))),
         Rule("RowCount", (), Comparison(">", NumberLiteral(1)))))
-    assert mixed.to_dqdl() == '((IsComplete "a") and (IsUnique "b")) or (RowCount > 1)'
+    assert mixed.to_dqdl() == '((IsComplete "a") AND (IsUnique "b")) OR (RowCount > 1)'
     other = parse('Rules = [ (RowCount > 1) or (IsComplete "a") and (IsUnique "b") ]').rules[0]
     assert isinstance(other, CompositeRule) and other.operator == "or"
     assert isinstance(other.rules[1], CompositeRule) and other.rules[1].operator == "and"
@@ -212,8 +214,8 @@ def test_sides_need_no_parentheses_where_parameters_cannot_run_on() -> None:
     ruleset = parse('Rules = [ RowCount > 0 and IsComplete "a", IsComplete "a" or IsUnique "b",'
                     ' (IsComplete "a") and IsUnique "b", IsComplete "a" and (IsUnique "b") ]')
     assert [r.to_dqdl() for r in ruleset.rules] == [
-        '(RowCount > 0) and (IsComplete "a")', '(IsComplete "a") or (IsUnique "b")',
-        '(IsComplete "a") and (IsUnique "b")', '(IsComplete "a") and (IsUnique "b")']
+        '(RowCount > 0) AND (IsComplete "a")', '(IsComplete "a") OR (IsUnique "b")',
+        '(IsComplete "a") AND (IsUnique "b")', '(IsComplete "a") AND (IsUnique "b")']
     # as in the reference grammar, `and` before a name joins parameters: one rule with three parameters
     error = syntax_error('Rules = [ IsComplete "a" and IsUnique "b" ]')
     assert str(error) == "line 1, column 30: expected ',' before the next rule after IsComplete \"a\", found 'IsUnique'"
@@ -282,10 +284,13 @@ def test_default_labels_and_rule_labels() -> None:
     round_trips(ruleset)
 
 
-def test_labels_also_read_as_a_dictionary() -> None:
-    rule = only_rule('IsComplete "id" labels = {"team": "crm"}')
-    assert rule.labels == {"team": "crm"}
-    assert rule.to_dqdl() == 'IsComplete "id" labels=["team"="crm"]'
+def test_labels_are_a_list_never_a_dictionary() -> None:
+    # the reference grammar takes labels=["k"="v"] only, for rules and for DefaultLabels alike
+    assert str(syntax_error('Rules = [ IsComplete "id" labels = {"team": "crm"} ]')) == (
+        'line 1, column 36: labels are a list of "key"="value" pairs, e.g. labels=["team"="core"], '
+        'not a {...} dictionary')
+    assert "not a {...} dictionary" in str(syntax_error('DefaultLabels = {"team": "crm"}\nRules = [ RowCount > 0 ]'))
+    assert "not a {...} dictionary" in str(syntax_error('Rules = [ (RowCount > 0) labels = {"team": "crm"} ]'))
     assert str(syntax_error('Rules = [ IsComplete "id" labels = ["a" = "1", "a" = "2"] ]')) == (
         'line 1, column 48: label "a" is given twice'
     )
@@ -484,13 +489,13 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
     ruleset = parse(
         'sql_query = "select count(*) from primary"\n'
         'allowed = ["US", "CA"]\n'
-        'keys = ["colA", "colB"]\n'
+        'keys = "colA"\n'
         'pattern = "[A-Z]+"\n'
         'filter = "age > 18"\n'
         'limit = "100"\n'
         'nothing = NULL\n'
-        'Rules = [ CustomSql $sql_query > 0, ColumnValues "country" in $allowed, IsPrimaryKey $keys,'
-        ' ColumnValues "code" matches $pattern, IsComplete "name" where $filter, ColumnValues "c" = $nothing,'
+        'Rules = [ CustomSql $sql_query > 0, ColumnValues "country" in $allowed, IsPrimaryKey $keys "colB",'
+        ' ColumnValues "code" matches "[A-Z]+", IsComplete "name" where "age > 18", ColumnValues "c" = $nothing,'
         ' ColumnValues "c" in [$limit, "x"], FileSize "s3://b/" > 1 MB with uriRegex = $pattern ]'
     )
     sql, allowed, keys, pattern, where, keyword, mixed, tag = ruleset.rules
@@ -502,10 +507,10 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
     assert keyword == Rule("ColumnValues", ("c",), Comparison("=", Keyword("NULL")))
     assert mixed == Rule("ColumnValues", ("c",), InList((StringLiteral("100"), StringLiteral("x"))))
     assert [r.to_dqdl() for r in ruleset.rules[:3]] == [
-        "CustomSql $sql_query > 0", 'ColumnValues "country" in $allowed', "IsPrimaryKey $keys"]
+        "CustomSql $sql_query > 0", 'ColumnValues "country" in $allowed', 'IsPrimaryKey $keys "colB"']
     assert isinstance(tag, Rule) and tag.tags == {"uriRegex": "[A-Z]+"}
     assert ruleset.constants == {
-        "sql_query": "select count(*) from primary", "allowed": ("US", "CA"), "keys": ("colA", "colB"),
+        "sql_query": "select count(*) from primary", "allowed": ("US", "CA"), "keys": "colA",
         "pattern": "[A-Z]+", "filter": "age > 18", "limit": "100", "nothing": Keyword("NULL"),
     }
     round_trips(ruleset)
@@ -517,15 +522,16 @@ def test_constants_are_resolved_everywhere_and_kept_for_printing() -> None:
         ("Rules = [ CustomSql $q > 1 ]", "line 1, column 21: unknown constant $q (constants: none are defined)"),
         ('a = "x"\nRules = [ RowCount > $b ]', "line 2, column 22: unknown constant $b (constants: $a)"),
         ('a = "x"\na = "y"\nRules = [ RowCount > 0 ]', "line 2, column 1: constant 'a' is already defined"),
-        ('_a = "x"\nRules = [ RowCount > 0 ]', "line 1, column 1: constant name '_a' must start with a letter"),
+        ('_a = "x"\nRules = [ RowCount > 0 ]', "line 1, column 1: constant name '_a' must not start with '.' or '_'"),
         ('a = "x"\nb = "$a"\nRules = [ RowCount > 0 ]',
          "line 2, column 1: constant 'b' refers to another constant; constants cannot be nested"),
         ('a = ["x"]\nRules = [ ColumnValues "c" = $a ]',
          "line 2, column 30: constant $a is a list; use it after 'in', e.g. in $a"),
-        ('a = NULL\nRules = [ IsComplete "c" where $a ]',
-         "line 2, column 32: constant $a is not a string; a where clause is a quoted Spark SQL condition"),
-        ('a = ["x"]\nRules = [ ColumnValues "c" matches $a ]',
-         "line 2, column 36: 'matches' takes a regular expression in double quotes"),
+        ('a = "x > 1"\nRules = [ IsComplete "c" where $a ]',
+         "line 2, column 32: a where clause is a quoted Spark SQL condition, not a constant ($a): write it out, "
+         'e.g. where "age > 18"'),
+        ('a = "[a-z]+"\nRules = [ ColumnValues "c" matches $a ]',
+         "line 2, column 36: 'matches' takes a regular expression in double quotes, not a constant ($a)"),
         ("a = 1\nRules = [ RowCount > 0 ]", "line 1, column 1: constant 'a' holds a number; constants hold "
          "strings, NULL, EMPTY, WHITESPACES_ONLY or lists of them"),
     ],

@@ -75,8 +75,8 @@ def test_missing_columns_fail_and_unusable_sql_errs(values: Any) -> None:
 
 def test_metric_names_as_aws_publishes_them(spark: Any, values: Any) -> None:
     results = run(values, 'ColumnExists "n"', 'ColumnExists "zz"', 'CustomSql "select n from primary where n > 1"',
-                  'ColumnLength "s" = 1 with threshold > 0.5', 'Variance "n" = 0.25', 'CustomSql "select 3" = 3')
-    assert [r.outcome for r in results] == ["Passed", "Failed", "Failed", "Passed", "Passed", "Passed"]
+                  'ColumnLength "s" in [1]', 'Variance "n" = 0.25', 'CustomSql "select 3" = 3')
+    assert [r.outcome for r in results] == ["Passed", "Failed", "Failed", "Failed", "Passed", "Passed"]
     assert results[0].evaluated_metrics == {"Dataset.n.ColumnExists": 1.0}
     assert results[1].evaluated_metrics == {"Dataset.zz.ColumnExists": 0.0}
     assert results[2].evaluated_metrics == {"Dataset.*.CustomSQL.Compliance": pytest.approx(1 / 3)}
@@ -125,8 +125,9 @@ def test_composites_without_brackets_and_with_labels(values: Any) -> None:
             '((IsComplete "s") or (RowCount = 3)) labels=["team"="crm"], (IsComplete "n") labels=["x"="y"] ]')
     evaluation = evaluate(values, text, now=NOW)
     first, second, third = evaluation.rules
-    assert (first.rule, first.outcome) == ('(RowCount > 0) and (IsComplete "n")', "Failed")
+    assert (first.rule, first.outcome) == ('(RowCount > 0) AND (IsComplete "n")', "Failed")
     assert (second.outcome, second.labels) == ("Passed", {"team": "crm"})
+    assert second.rule == '(IsComplete "s") OR (RowCount = 3)'  # the composite's labels are not in its text
     assert third.rule == 'IsComplete "n" labels=["x"="y"]' and third.labels == {"team": "core", "x": "y"}
 
 
@@ -140,7 +141,9 @@ def test_every_rule_type_as_an_analyzer(spark: Any, values: Any) -> None:
     assert evaluation.analyzers["Dataset.ref.RowCountMatch"] == 1.5
     assert evaluation.analyzers["Column.n.AggregateMatch"] == 1.0
     assert evaluation.analyzers["Column.ref.ReferentialIntegrity"] == pytest.approx(2 / 3)
-    assert evaluation.analyzer_results['ColumnDataType "n"'] == {}  # needs a condition: no metric
+    assert evaluation.analyzer_results['ColumnDataType "n"'] == {}  # needs a condition: no metric, and says so
+    assert evaluation.analyzer_messages['ColumnDataType "n"'] == (
+        "ColumnDataType has no metric without a condition: as an analyzer it reports none")
 
 
 def test_many_rules_still_take_two_passes_and_an_erring_one_stays_alone(spark: Any) -> None:

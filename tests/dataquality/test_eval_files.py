@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from glueball.dataquality.evaluator import evaluate
-from glueball.dataquality.outcomes import FileInfo
+from glueball.dataquality.outcomes import FileInfo, data_quality_result
 
 pytestmark = pytest.mark.spark
 
@@ -100,3 +100,31 @@ def test_file_rules_on_the_data_files(people: Any) -> None:
     ]""", files=files, now=NOW)
     assert [r.outcome for r in evaluation.rules] == ["Passed", "Failed", "Passed", "Passed", "Passed"]
     assert evaluation.rules[1].evaluated_metrics["Dataset.*.FileFreshness.Compliance"] == 0.5
+
+
+def test_file_analyzers_report_the_metrics_that_need_no_condition(spark: Any, landing: str) -> None:
+    frame = spark.createDataFrame([(1,)], "n int")
+    text = (f'Analyzers = [ FileFreshness "{landing}", FileSize "{landing}", FileMatch "{landing}", '
+            f'FileUniqueness "{landing}", FileSize, DataFreshness "n", ColumnDataType "n" ]')
+    evaluation = evaluate(frame, text, now=NOW)
+    results = evaluation.analyzer_results
+    assert results[f'FileFreshness "{landing}"'] == {"Dataset.*.FileCount": 3.0}
+    assert results[f'FileSize "{landing}"'] == {"Dataset.*.FileCount": 3.0, "Dataset.*.MaximumFileSize": 3072.0,
+                                                "Dataset.*.MinimumFileSize": 1024.0}
+    assert results[f'FileMatch "{landing}"'] == {"Dataset.*.FileCount": 3.0}
+    # b.csv and c.json hold the same bytes: only a.csv is unique
+    assert results[f'FileUniqueness "{landing}"'] == {"Dataset.*.FileUniquenessRatio": pytest.approx(1 / 3),
+                                                      "Dataset.*.FileCount": 3.0}
+    # no path and no files given; no metric without a condition: each says why, in EvaluationMessage
+    assert results["FileSize"] == {}
+    assert "needs the data's files" in evaluation.analyzer_messages["FileSize"]
+    assert evaluation.analyzer_messages['DataFreshness "n"'] == (
+        "DataFreshness has no metric without a condition: as an analyzer it reports none")
+    assert results['ColumnDataType "n"'] == {}
+    given = evaluate(frame, "Analyzers = [ FileSize ]", now=NOW, files=[FileInfo("s3://x/a", 10, NOW)])
+    assert given.analyzer_results["FileSize"] == {"Dataset.*.FileCount": 1.0, "Dataset.*.MaximumFileSize": 10.0,
+                                                   "Dataset.*.MinimumFileSize": 10.0}
+    wire = data_quality_result(evaluation, evaluation_context="ctx")["AnalyzerResults"]
+    assert [r["Description"] for r in wire if "EvaluationMessage" in r] == [
+        "FileSize", 'DataFreshness "n"', 'ColumnDataType "n"']
+    assert "EvaluationMessage" not in wire[0] and wire[0]["EvaluatedMetrics"] == {"Dataset.*.FileCount": 3.0}

@@ -17,7 +17,7 @@ RULES_25 = [
     'StandardDeviation "age" < 20', 'ColumnCorrelation "age" "score" > 0', 'ColumnValues "age" between 20 and 60 '
     'with threshold > 0.8', 'ColumnValues "city" in ["paris", "rome", "oslo", NULL]',
     'ColumnValues "email" matches "[a-z]+@[a-z]+\\\\.com" with threshold > 0.5', 'ColumnValues "name" != EMPTY '
-    'with threshold > 0.5', 'ColumnLength "city" <= 5 with threshold > 0.8', 'ColumnDataType "joined" = "DATE" '
+    'with threshold > 0.5', 'ColumnLength "city" <= 5 where "city is not null"', 'ColumnDataType "joined" = "DATE" '
     'with threshold > 0.8', 'DataFreshness "joined" <= 10000 days where "id in (1, 2, 3, 6)"',
     'Mean "score" > 1 where "city = \'paris\'"', 'ColumnValues "id" > 0', 'IsComplete "name"',
     'IsUnique "id"', 'Uniqueness "city" < 0.5', 'DistinctValuesCount "city" = 3', 'Entropy "city" > 0.5',

@@ -49,6 +49,7 @@ def test_recommendations_parse_and_hold_on_the_data(people: Any, spark: Any) -> 
     assert 'ColumnValues "city" in ["oslo", "paris", "rome", NULL]' in rules
     assert 'ColumnValues "age" between 24 and 53 with threshold >= 0.83' in rules
     assert 'ColumnLength "name" <= 5' in rules
+    assert 'ColumnLength "email" between 8 and 13 where "`email` is not null"' in rules  # no threshold
     assert any(r.startswith('StandardDeviation "age" between ') for r in rules)
     text = "Rules = [\n    " + ",\n    ".join(rules) + "\n]\n"
     parse(text)

@@ -95,10 +95,11 @@ def test_composite_column_and_row_methods(people: Any) -> None:
     assert column.rules[1].evaluated_metrics == {"Column.id.Completeness": 1.0,
                                                  "Column.age.ColumnValues.Compliance": 5 / 6}
     rows = by_id(row.row_level)
-    assert COMPOSITE in rows[1]["DataQualityRulesPass"]
-    assert COMPOSITE in rows[3]["DataQualityRulesSkip"]  # NULL age: both sides skip the row
-    assert '(IsComplete "id") and (ColumnValues "age" > 20)' in rows[3]["DataQualityRulesFail"]
-    assert '(IsComplete "id") and (RowCount = 6)' in rows[1]["DataQualityRulesSkip"]
+    printed = COMPOSITE.replace(") or (", ") OR (")  # rules are named by their text as the reference prints it
+    assert printed in rows[1]["DataQualityRulesPass"]
+    assert printed in rows[3]["DataQualityRulesSkip"]  # NULL age: both sides skip the row
+    assert '(IsComplete "id") AND (ColumnValues "age" > 20)' in rows[3]["DataQualityRulesFail"]
+    assert '(IsComplete "id") AND (RowCount = 6)' in rows[1]["DataQualityRulesSkip"]
 
 
 def test_row_method_with_window_and_join_rules_runs_its_own_pass(people: Any, spark: Any) -> None:
@@ -113,3 +114,18 @@ def test_row_method_with_window_and_join_rules_runs_its_own_pass(people: Any, sp
     assert row.passes == column.passes + 1
     with pytest.raises(ValueError, match="COLUMN or ROW"):
         evaluate(people, text, composite_method="DIAGONAL")
+
+
+def test_a_row_composite_with_an_erring_child_errs_and_skips_every_row(people: Any) -> None:
+    erring = 'ColumnValues "age" > 20 with weight = "x"'  # a tag ColumnValues does not honour: Error
+    text = f'Rules = [ (IsComplete "id") or ({erring}), ((IsComplete "id") and ({erring})) or (RowCount > 0) ]'
+    column = evaluate(people, text)
+    row = evaluate(people, text, composite_method="ROW", row_level=True)
+    assert [r.outcome for r in column.rules] == ["Passed", "Passed"]  # COLUMN: the other side decides
+    assert [r.outcome for r in row.rules] == ["Error", "Error"]  # ROW: no per-row verdict without it
+    assert row.rules[0].failure_reason == (
+        f"{erring}: ColumnValues does not support the tag(s) weight (tags it supports: ignoreCase, timeZone)")
+    assert row.rules[1].failure_reason is not None and erring in row.rules[1].failure_reason
+    first = by_id(row.row_level)[1]
+    assert first["DataQualityRulesSkip"] == [r.rule for r in row.rules]
+    assert first["DataQualityRulesPass"] == first["DataQualityRulesFail"] == []

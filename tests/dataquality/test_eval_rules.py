@@ -161,8 +161,8 @@ def test_length_type_and_freshness(people: Any) -> None:
     rules = run(
         people,
         'ColumnLength "name" between 2 and 6',
-        'ColumnLength "name" between 2 and 6 with threshold > 0.8',
-        'ColumnLength "city" = 4 with threshold >= 0.5',
+        'ColumnLength "name" not between 2 and 6',
+        'ColumnLength "city" in [4,5]',
         'ColumnLength "name" < 6',
         'ColumnDataType "joined" = "DATE"',
         'ColumnDataType "joined" = "DATE" with threshold > 0.8',
@@ -177,8 +177,9 @@ def test_length_type_and_freshness(people: Any) -> None:
     )
     # lengths 5, 3, 5, 4, 0, 3: the empty name is not longer than 2
     check(rules[0], "Failed", {"Column.name.MinimumLength": 0, "Column.name.MaximumLength": 5})
-    check(rules[1], "Passed", {"Column.name.LengthCompliance": 5 / 6})
-    check(rules[2], "Passed", {"Column.city.LengthCompliance": 0.5})
+    # LengthCompliance for in / not in / not between, as the reference evaluator reports it
+    check(rules[1], "Failed", {"Column.name.LengthCompliance": 1 / 6})  # only the empty name
+    check(rules[2], "Failed", {"Column.city.LengthCompliance": 5 / 6})  # NULL is length 0
     check(rules[3], "Passed")
     check(rules[4], "Failed", {"Column.joined.ColumnDataType.Compliance": 5 / 6})  # NULL conforms
     check(rules[5], "Passed")
