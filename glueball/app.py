@@ -187,6 +187,11 @@ class Glueball:
         for shape in shapes:
             self.warm.want(shape)
 
+    def await_warm_driver(self, timeout: float = 180.0) -> bool:
+        """Wait until a warm driver of a default Glue job's shape is ready (False: none within ``timeout``, or the
+        installation keeps none)."""
+        return self.warm.wait_ready(default_shape(self.settings.home), timeout)
+
     def reconcile(self) -> None:
         """Settle what a stopped process left running: crawls end FAILED, job runs are watched again or FAILED.
 

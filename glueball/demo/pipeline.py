@@ -194,9 +194,9 @@ def serve_console(app: Glueball) -> bool:
 
 
 def main() -> int:
-    # GLUEBALL_WARM_DRIVERS=1 starts a Spark driver ahead for the pipeline's jobs; not by default: on a
-    # 2-core machine the demo measured no faster with it (docs/sessions.md)
-    settings = Settings(warm_drivers=int(os.environ.get("GLUEBALL_WARM_DRIVERS", "0")))
+    # one warm driver, as glueball server keeps by default: the pipeline's jobs have a default Glue job's shape, so
+    # each attaches to the same warm JVM (GLUEBALL_WARM_DRIVERS=0: every job run starts its own; docs/sessions.md)
+    settings = Settings(warm_drivers=int(os.environ.get("GLUEBALL_WARM_DRIVERS", "1")))
     clock_file = settings.home / "demo-clock"
     app = Glueball(settings, clock=SchedulerClock(str(clock_file)))  # schedules follow the rehearsal clock
     app.reconcile()
@@ -204,12 +204,17 @@ def main() -> int:
     served = False
     _say(f"glueball daily orders pipeline on the embedded default ({settings.home}, store {settings.database_url})")
     try:
+        app.start_warm_drivers()  # the JVM starts while the demo writes its data and defines the pipeline
         reset(glue, settings)
         # the rehearsal clock starts on the evening of the first day, so the schedule's first fire is 03:00 after it
         clock_file.write_text(str(dt.datetime.combine(DAYS[0], dt.time(22, 0), dt.UTC).timestamp()))
         data.write_customers(settings.object_store)
         define(glue, settings)
-        app.start_warm_drivers(default=False)  # a driver of the pipeline's jobs' shape, started while it crawls
+        if settings.warm_drivers > 0:  # as on a server that has been up a while: its warm driver is ready
+            waited = time.monotonic()
+            ready = app.await_warm_driver()
+            _say(f"   warm Spark driver {'ready' if ready else 'not ready'} "
+                 f"(waited {time.monotonic() - waited:.1f} s after defining the pipeline)")
         _say(f"\nworkflow {WORKFLOW}: {RAW_CRAWLER} -> {TRANSFORM} -> {CURATED_CRAWLER} -> {AGGREGATE}, "
              "started by the SCHEDULED trigger demo-nightly, cron(0 3 * * ? *)")
         app.start_scheduler(interval=0.3)

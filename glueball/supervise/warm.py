@@ -180,6 +180,17 @@ class WarmPool:
             self.want(shape)
         return found
 
+    def wait_ready(self, shape: Shape, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until a driver of ``shape`` is ready to take; whether one is."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not any(d.ready for d in self._idle.get(shape, [])):
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closed or self.size <= 0:
+                    return False
+                self._wake.wait(min(left, _READY_POLL_SECONDS))
+        return True
+
     def assign(self, driver: WarmDriver, argv: list[str], env: dict[str, str], cwd: Path, stdout: Path,
                stderr: Path) -> subprocess.Popen[bytes]:
         """Make ``driver`` run ``argv`` (what would follow ``python`` for a cold start) as its run."""
