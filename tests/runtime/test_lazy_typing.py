@@ -100,9 +100,30 @@ def test_direct_targets_skip_the_typing_pass(glue_context: Any, prefix: str) -> 
         [("i", "long", "i", "long"), ("f", "double", "f", "double"), ("ts", "string", "at", "timestamp")]))
     assert jobs == 0  # no pass over the data
     assert source.pending_typing is not None  # the source frame was never typed
-    _, jobs = _jobs_of(glue_context, f"string-{prefix}", lambda: source.apply_mapping([("t", "string", "t", "string")]))
+    _, jobs = _jobs_of(glue_context, f"string-{prefix}", lambda: source.apply_mapping(
+        [("t", "string", "t", "string"), ("f", "string", "f", "string")]))
+    assert jobs == 0  # each value becomes text from its own kind, whatever else its column holds
+    _, jobs = _jobs_of(glue_context, f"date-{prefix}", lambda: source.apply_mapping([("t", "string", "t", "date")]))
     assert jobs > 0  # the kinds of column t: one aggregation (adaptive execution may run its stages as jobs)
     assert [r["i"] for r in mapped.toDF().orderBy("f").collect()] == [None, 1, 7, 5, 12]
+
+
+def test_longs_among_fractions_stay_longs_in_a_choice_and_map_to_text_from_their_own_kind(
+        glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    eager = _eager(_read(glue_context, prefix))
+    df = eager.toDF()
+    assert df.schema["f"].dataType.fieldNames() == ["double", "long"]
+    assert df.schema["m"].dataType.fieldNames() == ["double", "long", "string"]
+    assert df.schema["i"].dataType.simpleString() == "bigint"
+    assert [(r["f"]["double"], r["f"]["long"]) for r in df.collect()] == [
+        (None, 1), (2.5, None), (1000.0, None), (None, 7), (None, 0)]
+    for frame in (eager, _read(glue_context, prefix)):
+        mapped = frame.apply_mapping([("f", "string", "f", "string"), ("m", "string", "m", "string"),
+                                      ("i", "string", "i", "string")]).toDF().collect()
+        assert [r["f"] for r in mapped] == ["1", "2.5", "1000.0", "7", "0"]
+        assert [r["m"] for r in mapped] == ["10", "abc", "7.5", "1d", "NaN"]
+        assert [r["i"] for r in mapped] == ["1", "7", "12", "5", None]
 
 
 def test_kept_types_nesting_missing_and_case_insensitive_sources_equal_the_eager_result(
