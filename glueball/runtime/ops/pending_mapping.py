@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType
 
     from glueball.runtime.dynamicframe import DynamicFrame
-    from glueball.runtime.pending import PendingTyping
+    from glueball.runtime.pending import FieldsReader, PendingTyping
 
 _SOURCE = "__glueball_source{}"
 
@@ -75,7 +75,9 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
     kinds = column_kinds(raw, list(dict.fromkeys(kinds_needed)))
     columns = [(value if value is not None else typed_column(name, kinds[name])).alias(source_name)
                for source_name, name, value in sources]
-    if json_sources:
+    if json_sources and pending.fields is not None:
+        source = _json_fields_source(pending.fields, columns, json_sources, case_sensitive)
+    elif json_sources:
         source = _json_source(raw, pending.record or "", columns, json_sources, case_sensitive)
     else:
         source = raw.select(*columns)
@@ -89,6 +91,36 @@ def _json_source(raw: DataFrame, record: str, columns: list[Column], fields: lis
     record_column = column_ref(record)
     return raw.select(*columns, *[json_field_as(record_column, field, target, case_sensitive).alias(name)
                                   for name, field, target in fields])
+
+
+def _json_fields_source(read: FieldsReader, columns: list[Column], fields: list[tuple[str, str, DataType]],
+                        case_sensitive: bool) -> DataFrame:
+    """The source frame of a mapping over JSON records read field by field (``JsonRecords.fields``).
+
+    A record whose field is there converts it as ``json_field_as`` does; one without it (or holding JSON
+    null) falls back to ``json_field_as`` over the whole record, parsed only then.
+    """
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.jsonrecords import FIELD, LINE, PARSED
+
+    names = list(dict.fromkeys(field for _, field, _ in fields))
+    rows = read(names)
+    record = F.coalesce(F.col(PARSED), F.try_parse_json(F.col(LINE)))
+    converted = []
+    for source_name, field, target in fields:
+        value = F.col(FIELD.format(names.index(field)))
+        own = _variant_convert(value, target)
+        converted.append(F.when(value.isNotNull(), own)
+                         .otherwise(json_field_as(record, field, target, case_sensitive)).alias(source_name))
+    return rows.select(*columns, *converted)
+
+
+def _variant_convert(value: Column, target: DataType) -> Column:
+    """A field's variant ``value`` as ``direct_convert`` converts it."""
+    from pyspark.sql import functions as F
+
+    return direct_convert(lambda ddl: F.try_variant_get(value, "$", ddl), lambda: value, target)
 
 
 def json_field_as(record: Column, name: str, target: DataType, case_sensitive: bool) -> Column:
