@@ -127,19 +127,23 @@ class JsonRecords:
                                 st.StructField(_MALFORMED, st.StringType())])
         text = F.col("_text")
         start = F.ltrim(text)
-        read = F.from_json(text, schema, STRICT_JSON)
+        # each document read once, in a projection below the generator (inside it, the reader would be
+        # repeated for every field)
+        docs = self.lines.select(F.when(start.startswith("{"), F.from_json(text, schema, STRICT_JSON)).alias("_j"),
+                                 F.when(start.startswith("["), F.try_parse_json(text)).alias("_a"),
+                                 text.alias(LINE), *self.carried)
+        read = F.col("_j")
         one = F.array(F.struct(*[read.getField(name).alias(FIELD.format(i)) for i, name in enumerate(names)],
                                F.lit(None).cast("variant").alias(PARSED)))
-        elements = F.filter(F.try_variant_get(F.try_parse_json(text), "$", "array<variant>"), is_object)
+        elements = F.filter(F.try_variant_get(F.col("_a"), "$", "array<variant>"), is_object)
         each = F.transform(elements, lambda e: F.struct(
             *[F.variant_get(e, json_field_path(name), "variant").alias(FIELD.format(i))
               for i, name in enumerate(names)], e.alias(PARSED)))
-        records = (F.when(start.startswith("{"), F.when(read.getField(_MALFORMED).isNull(), one))
-                   .when(start.startswith("["), each))
+        records = F.when(read.isNotNull() & read.getField(_MALFORMED).isNull(), one).otherwise(each)
         empty = F.array().cast(st.ArrayType(st.StructType(
             [*[st.StructField(FIELD.format(i), st.VariantType()) for i in range(len(names))],
              st.StructField(PARSED, st.VariantType())])))
-        return (self.lines.select(F.explode(F.coalesce(records, empty)).alias("_r"), text.alias(LINE), *self.carried)
+        return (docs.select(F.explode(F.coalesce(records, empty)).alias("_r"), LINE, *self.carried)
                 .select(*[F.col(f"_r.{FIELD.format(i)}").alias(FIELD.format(i)) for i in range(len(names))],
                         F.col(f"_r.{PARSED}").alias(PARSED), LINE, *self.carried))
 

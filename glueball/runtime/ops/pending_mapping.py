@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from glueball.runtime.pending import FieldsReader, PendingTyping
 
 _SOURCE = "__glueball_source{}"
+_RECORD = "__glueball_whole_record"
 
 
 def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
@@ -105,8 +106,14 @@ def _json_fields_source(read: FieldsReader, columns: list[Column], fields: list[
     from glueball.runtime.jsonrecords import FIELD, LINE, PARSED
 
     names = list(dict.fromkeys(field for _, field, _ in fields))
-    rows = read(names)
-    record = F.coalesce(F.col(PARSED), F.try_parse_json(F.col(LINE)))
+    values = [F.col(FIELD.format(i)) for i in range(len(names))]
+    missing = values[0].isNull()
+    for value in values[1:]:
+        missing = missing | value.isNull()
+    # the whole record, parsed once and only for records missing a field (kept a column of its own: inlined,
+    # the parse would repeat in every use)
+    rows = read(names).withColumn(_RECORD, F.when(missing, F.coalesce(F.col(PARSED), F.try_parse_json(F.col(LINE)))))
+    record = F.col(_RECORD)
     converted = []
     for source_name, field, target in fields:
         value = F.col(FIELD.format(names.index(field)))
