@@ -100,9 +100,30 @@ def test_direct_targets_skip_the_typing_pass(glue_context: Any, prefix: str) -> 
         [("i", "long", "i", "long"), ("f", "double", "f", "double"), ("ts", "string", "at", "timestamp")]))
     assert jobs == 0  # no pass over the data
     assert source.pending_typing is not None  # the source frame was never typed
-    _, jobs = _jobs_of(glue_context, f"string-{prefix}", lambda: source.apply_mapping([("t", "string", "t", "string")]))
+    _, jobs = _jobs_of(glue_context, f"string-{prefix}", lambda: source.apply_mapping(
+        [("t", "string", "t", "string"), ("f", "string", "f", "string")]))
+    assert jobs == 0  # each value becomes text from its own kind, whatever else its column holds
+    _, jobs = _jobs_of(glue_context, f"date-{prefix}", lambda: source.apply_mapping([("t", "string", "t", "date")]))
     assert jobs > 0  # the kinds of column t: one aggregation (adaptive execution may run its stages as jobs)
     assert [r["i"] for r in mapped.toDF().orderBy("f").collect()] == [None, 1, 7, 5, 12]
+
+
+def test_longs_among_fractions_stay_longs_in_a_choice_and_map_to_text_from_their_own_kind(
+        glue_context: Any, prefix: str) -> None:
+    _put(prefix)
+    eager = _eager(_read(glue_context, prefix))
+    df = eager.toDF()
+    assert df.schema["f"].dataType.fieldNames() == ["double", "long"]
+    assert df.schema["m"].dataType.fieldNames() == ["double", "long", "string"]
+    assert df.schema["i"].dataType.simpleString() == "bigint"
+    assert [(r["f"]["double"], r["f"]["long"]) for r in df.collect()] == [
+        (None, 1), (2.5, None), (1000.0, None), (None, 7), (None, 0)]
+    for frame in (eager, _read(glue_context, prefix)):
+        mapped = frame.apply_mapping([("f", "string", "f", "string"), ("m", "string", "m", "string"),
+                                      ("i", "string", "i", "string")]).toDF().collect()
+        assert [r["f"] for r in mapped] == ["1", "2.5", "1000.0", "7", "0"]
+        assert [r["m"] for r in mapped] == ["10", "abc", "7.5", "1d", "NaN"]
+        assert [r["i"] for r in mapped] == ["1", "7", "12", "5", None]
 
 
 def test_kept_types_nesting_missing_and_case_insensitive_sources_equal_the_eager_result(
@@ -298,10 +319,43 @@ def test_json_partitioned_catalog_read_maps_partition_columns_and_record_fields(
     _same(lazy_source.apply_mapping(mappings), _eager(read()).apply_mapping(mappings))
 
 
+# Spark's JSON reader, which a mapping reads the fields of object documents with, held to try_parse_json's
+# strictness: non-numbers, single quotes, leading zeros, trailing commas, raw tabs in strings are malformed
+# both ways, text after the object is ignored both ways; leading blanks, JSON null, arrays of records
+STRICTNESS_LINES = ['{"l": NaN, "t": "a"}', "{'l': 1}", '{"l": 01}', '{"l": 1,}', '{"l": 2} trailing',
+                    '{"t": "x\ty"}', '{"l": 3, "t": null}', '[{"l": 4}, 5]', '  {"l": 6, "t": 7}']
+
+
+def test_json_fields_read_by_sparks_reader_equal_the_eager_result_and_its_error_records(
+        glue_context: Any, prefix: str) -> None:
+    _put_json(prefix, STRICTNESS_LINES)
+    mappings = [("l", "string", "l", "long"), ("t", "string", "t", "string")]
+    source = _read_json(glue_context, prefix)
+    assert source.pending_typing is not None and source.pending_typing.fields is not None
+    lazy = source.apply_mapping(mappings)
+    eager = _eager(_read_json(glue_context, prefix)).apply_mapping(mappings)
+    _same(lazy, eager)
+    assert sorted((r["l"], r["t"]) for r in lazy.toDF().collect()) == [(2, None), (3, None), (4, None), (6, "7")]
+    assert lazy.errorsCount() == eager.errorsCount() == 6
+
+
+def test_json_duplicate_keys_read_as_their_last_value_by_a_mapping_and_stay_an_error_record(
+        glue_context: Any, prefix: str) -> None:
+    # the documented exception: try_parse_json (the eager read) refuses duplicate keys, Spark's reader keeps the
+    # last one
+    _put_json(prefix, ['{"l": 1, "l": 2}', '{"l": 3}'])
+    mappings = [("l", "string", "l", "long")]
+    eager = _eager(_read_json(glue_context, prefix)).apply_mapping(mappings)
+    assert [r["l"] for r in eager.toDF().collect()] == [3]
+    lazy = _read_json(glue_context, prefix).apply_mapping(mappings)
+    assert sorted(r["l"] for r in lazy.toDF().collect()) == [2, 3]
+    assert lazy.errorsCount() == eager.errorsCount() == 1
+
+
 # -- resolveChoice over pending CSV columns ---------------------------------------------------------------
 
 CAST_TARGETS = [("long", ALL), ("int", ALL), ("double", ALL), ("float", ALL), ("decimal(10,2)", ALL),
-                ("timestamp", ALL[:-1]), ("boolean", ALL)]
+                ("timestamp", ALL[:-1]), ("boolean", ALL), ("string", ALL)]
 
 
 @pytest.mark.parametrize(("target", "columns"), CAST_TARGETS)

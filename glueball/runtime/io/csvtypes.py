@@ -1,14 +1,15 @@
 """Typing CSV text columns the way Glue's CSV reader types values, eagerly or by a direct cast.
 
 Glue types a CSV value per record: an integer is ``long``, a number with a fraction or
-exponent ``double``, anything else ``string``; a column holding numbers and text becomes a
-choice (``choice<long,string>``). As a Spark column that needs to know which kinds of values
-the whole column holds (a column with one fraction types its integers as doubles too), so
-typing a column for its own sake costs one aggregation pass over the data.
+exponent ``double``, anything else ``string``; a column holding several kinds becomes a
+choice of them (``choice<long,string>``, ``choice<double,long>``), each record's value in the
+member of its own kind. As a Spark column that needs to know which kinds of values the whole
+column holds (its type), so typing a column for its own sake costs one aggregation pass over
+the data.
 
 A transformation that gives a column an explicit type (ApplyMapping with a target type) does
-not always need that pass: for most target types the converted value does not depend on the
-column's kinds, and ``glueball.runtime.ops.pending_mapping.direct_cast`` computes it straight from
+not need that pass: converting each value from its own kind does not depend on the column's
+other values, and ``glueball.runtime.ops.pending_mapping.direct_cast`` computes it straight from
 the text. Number-looking values are recognised without regular expressions: a character test, then
 a ``try_cast``.
 """
@@ -59,8 +60,8 @@ def _only(name: str, characters: str) -> Column:
     return F.translate(column_ref(name), characters, "") == F.lit("")
 
 
-def is_number(name: str) -> Column:
-    """The value reads as a number (long or double), as ``DOUBLE_RE`` says.
+def number_value(name: str) -> Column:
+    """The value's double when it reads as a number (long or double, as ``DOUBLE_RE`` says), else null.
 
     Made of digits, signs, ``.``, ``e`` and white space, and cast by Spark: Java's double
     parser then takes exactly the regex's forms (its other forms, ``NaN``, ``1d``, ``0x1p3``,
@@ -68,14 +69,24 @@ def is_number(name: str) -> Column:
     """
     from pyspark.sql import functions as F
 
-    return F.coalesce(_only(name, _NUMBER_CHARACTERS) & as_type(name, "double").isNotNull(), F.lit(False))
+    return F.when(_only(name, _NUMBER_CHARACTERS), as_type(name, "double"))
+
+
+def long_value(name: str) -> Column:
+    """The value's long when it reads as a long (``LONG_RE``: an integer within the long range), else null."""
+    from pyspark.sql import functions as F
+
+    return F.when(_only(name, _LONG_CHARACTERS), as_type(name, "bigint"))
+
+
+def is_number(name: str) -> Column:
+    """The value reads as a number (never null)."""
+    return number_value(name).isNotNull()
 
 
 def is_long(name: str) -> Column:
-    """The value reads as a long, as ``LONG_RE`` says: an integer within the long range."""
-    from pyspark.sql import functions as F
-
-    return F.coalesce(_only(name, _LONG_CHARACTERS) & as_type(name, "bigint").isNotNull(), F.lit(False))
+    """The value reads as a long (never null)."""
+    return long_value(name).isNotNull()
 
 
 def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
@@ -86,10 +97,10 @@ def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
         return {}
     probes = []
     for i, name in enumerate(names):
-        long_value, number = is_long(name), is_number(name)
+        long, number = is_long(name), is_number(name)
         probes.extend([
-            F.max(long_value).alias(f"l{i}"),
-            F.max(number & ~long_value).alias(f"d{i}"),
+            F.max(long).alias(f"l{i}"),
+            F.max(number & ~long).alias(f"d{i}"),
             F.max(column_ref(name).isNotNull() & ~number).alias(f"s{i}"),
         ])
     row = df.agg(*probes).first()
@@ -99,18 +110,27 @@ def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
 
 
 def typed_column(name: str, kinds: ColumnKinds) -> Column:
-    """Column ``name`` typed for its kinds: as it is, long, double, or a choice of a number and string."""
+    """Column ``name`` typed per value for its kinds: as it is, long, double, or a choice of those present.
+
+    A column holding one kind gets that type; one holding several is a choice whose members are the kinds
+    present (``double``, ``long``, ``string``, in name order as every choice), each record's value in the
+    member of its own kind: Glue types each record's value by itself and encodes differing types as a
+    choice rather than widening them (integers among fractions stay longs).
+    """
     from pyspark.sql import functions as F
 
-    number_type = "double" if kinds.has_double else "bigint" if kinds.has_long else None
-    if number_type is None:
+    present = [kind for kind, seen in (("double", kinds.has_double), ("long", kinds.has_long),
+                                       ("string", kinds.has_string)) if seen]
+    if not present or present == ["string"]:
         return column_ref(name).alias(name)
-    if not kinds.has_string:
-        return as_type(name, number_type).alias(name)
-    member = "double" if kinds.has_double else "long"
-    number = is_number(name) if kinds.has_double else is_long(name)
-    return F.struct(F.when(number, as_type(name, number_type)).alias(member),
-                    F.when(~number, column_ref(name)).alias("string")).alias(name, metadata={CHOICE_METADATA: True})
+    if present == ["double"]:
+        return as_type(name, "double").alias(name)
+    if present == ["long"]:
+        return as_type(name, "bigint").alias(name)
+    long, number = long_value(name), number_value(name)
+    members = {"double": F.when(long.isNull(), number), "long": long,
+               "string": F.when(number.isNull(), column_ref(name))}
+    return F.struct(*[members[kind].alias(kind) for kind in present]).alias(name, metadata={CHOICE_METADATA: True})
 
 
 def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:

@@ -3,8 +3,8 @@
 Each mapping whose source is a top-level pending column (CSV) or field (JSON) and whose
 target type is given converts the raw value in the mapping's one projection: CSV text by
 ``direct_cast``, a JSON value from its own kind (``json_field_as``). CSV sources mapped to
-other targets (``string``, ``date``, the type kept) need their column's kinds: one
-aggregation over those columns only, instead of typing every column of the frame; a JSON
+``date`` or with their type kept need their column's kinds: one aggregation over those
+columns only, instead of typing every column of the frame; a JSON
 source whose type is kept needs the inferred schema, and the frame is typed first. The
 mapping itself (nesting, renames, missing sources) is ``mapping_projection``'s, over a
 source frame of one column per mapping.
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from glueball.runtime.inference import json_field_path
-from glueball.runtime.io.csvtypes import as_type, column_kinds, column_ref, is_long, is_number, typed_column
+from glueball.runtime.io.csvtypes import column_kinds, column_ref, long_value, number_value, typed_column
 from glueball.runtime.io.jsontypes import direct_target, other_case_value
 from glueball.runtime.ops.mapping import convert, declared_type, mapping_projection, parse_mapping, spark_type
 from glueball.runtime.ops.paths import parse_path, resolve_path, select_as
@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType
 
     from glueball.runtime.dynamicframe import DynamicFrame
-    from glueball.runtime.pending import PendingTyping
+    from glueball.runtime.pending import FieldsReader, PendingTyping
 
 _SOURCE = "__glueball_source{}"
+_RECORD = "__glueball_whole_record"
 
 
 def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
@@ -75,7 +76,9 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
     kinds = column_kinds(raw, list(dict.fromkeys(kinds_needed)))
     columns = [(value if value is not None else typed_column(name, kinds[name])).alias(source_name)
                for source_name, name, value in sources]
-    if json_sources:
+    if json_sources and pending.fields is not None:
+        source = _json_fields_source(pending.fields, columns, json_sources, case_sensitive)
+    elif json_sources:
         source = _json_source(raw, pending.record or "", columns, json_sources, case_sensitive)
     else:
         source = raw.select(*columns)
@@ -89,6 +92,42 @@ def _json_source(raw: DataFrame, record: str, columns: list[Column], fields: lis
     record_column = column_ref(record)
     return raw.select(*columns, *[json_field_as(record_column, field, target, case_sensitive).alias(name)
                                   for name, field, target in fields])
+
+
+def _json_fields_source(read: FieldsReader, columns: list[Column], fields: list[tuple[str, str, DataType]],
+                        case_sensitive: bool) -> DataFrame:
+    """The source frame of a mapping over JSON records read field by field (``JsonRecords.fields``).
+
+    A record whose field is there converts it as ``json_field_as`` does; one without it (or holding JSON
+    null) falls back to ``json_field_as`` over the whole record, parsed only then.
+    """
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.jsonrecords import FIELD, LINE, PARSED
+
+    names = list(dict.fromkeys(field for _, field, _ in fields))
+    values = [F.col(FIELD.format(i)) for i in range(len(names))]
+    missing = values[0].isNull()
+    for value in values[1:]:
+        missing = missing | value.isNull()
+    # the whole record, parsed once and only for records missing a field (kept a column of its own: inlined,
+    # the parse would repeat in every use)
+    rows = read(names).withColumn(_RECORD, F.when(missing, F.coalesce(F.col(PARSED), F.try_parse_json(F.col(LINE)))))
+    record = F.col(_RECORD)
+    converted = []
+    for source_name, field, target in fields:
+        value = F.col(FIELD.format(names.index(field)))
+        own = _variant_convert(value, target)
+        converted.append(F.when(value.isNotNull(), own)
+                         .otherwise(json_field_as(record, field, target, case_sensitive)).alias(source_name))
+    return rows.select(*columns, *converted)
+
+
+def _variant_convert(value: Column, target: DataType) -> Column:
+    """A field's variant ``value`` as ``direct_convert`` converts it."""
+    from pyspark.sql import functions as F
+
+    return direct_convert(lambda ddl: F.try_variant_get(value, "$", ddl), lambda: value, target)
 
 
 def json_field_as(record: Column, name: str, target: DataType, case_sensitive: bool) -> Column:
@@ -153,7 +192,7 @@ def pending_resolve(pending: PendingTyping, casts: Sequence[tuple[str, str]]) ->
     The result is still pending for the columns not cast, and equals resolving the eagerly typed frame.
     None (the caller types the frame and resolves it as usual) for JSON records, nested or unknown paths,
     actions other than ``cast``, columns typed already or cast twice, and targets ``direct_cast`` does
-    not serve (``string``, ``date``: they depend on the column's kinds).
+    not serve (``date``: it depends on the column's kinds).
     """
 
     if pending.record is not None:
@@ -195,28 +234,30 @@ def _ref(name: str) -> Column:
 def direct_cast(name: str, target: DataType) -> Column | None:
     """Text column ``name`` converted to ``target`` as ApplyMapping converts its typed value, with no pass.
 
-    Whatever kinds the column holds, a value that reads as a long is converted from that long, one
-    that reads as a double from the double, and text from the text (``double`` and ``float``: every
-    value from the text's double); that equals converting the eagerly typed column for these targets
-    with two exceptions, both about values eagerly typed by their column's kinds: a long beyond 2**53
-    in a column that also holds fractions converts exactly (eagerly it went through a double first),
-    and ``-0`` in a column of longs becomes ``-0.0`` as a double or float (eagerly ``0.0``, which
-    compares equal). None for targets whose value depends on the column's kinds (``string``: ``007``
-    is ``7`` in a long column, ``7.0`` in a double one), that numbers do not convert to, or kept types.
+    Each value is converted from its own kind, as the eagerly typed column holds it (its type, or its
+    member of the choice): a value that reads as a long from that long, one that reads as a double from
+    the double, text from the text (``double`` and ``float``: every value from the text's double, which
+    is a long's double too, but for ``-0``, a long whose double is ``0.0``). The long and the double of
+    a value are each computed once. That equals converting the eagerly typed column. None for the
+    targets the value needs its column's type for: ``date`` (numbers have no date) and kept or complex types.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as st
 
     direct = (st.ByteType, st.ShortType, st.IntegerType, st.LongType, st.FloatType, st.DoubleType, st.DecimalType,
-              st.TimestampType, st.BooleanType)
+              st.TimestampType, st.BooleanType, st.StringType)
     if not isinstance(target, direct):
         return None
     text = column_ref(name)
     if isinstance(target, st.DoubleType | st.FloatType):
-        # a number's double is the text's double (a long within 2**53 is exact): one cast serves every kind
-        return convert(convert(text, st.StringType(), st.DoubleType()), st.DoubleType(), target)
-    return (F.when(is_long(name), convert(as_type(name, "bigint"), st.LongType(), target))
-            .when(is_number(name), convert(as_type(name, "double"), st.DoubleType(), target))
+        # a number's double is the text's double (a long's too): one cast serves every kind, but for the
+        # long -0, whose double is 0.0 (the long test only runs for zeros)
+        double = convert(text, st.StringType(), st.DoubleType())
+        double = F.when((double == F.lit(0.0)) & long_value(name).isNotNull(), F.lit(0.0)).otherwise(double)
+        return convert(double, st.DoubleType(), target)
+    long, number = long_value(name), number_value(name)
+    return (F.when(long.isNotNull(), convert(long, st.LongType(), target))
+            .when(number.isNotNull(), convert(number, st.DoubleType(), target))
             .otherwise(convert(text, st.StringType(), target)))
 
 
