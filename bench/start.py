@@ -118,6 +118,28 @@ def session_round(server: ServerProcess, glue: Any, warm: bool, name: str) -> tu
     return ready, first, more, plain
 
 
+BASELINE = """\
+import statistics, sys, time
+from glueball.runtime.spark import spark_session
+spark = spark_session(app_name="baseline")
+spark.range(1000).selectExpr("sum(id)").collect()
+times = []
+for _ in range(12):
+    started = time.perf_counter()
+    spark.range(10).count()
+    times.append(time.perf_counter() - started)
+print(statistics.median(times[2:]))
+"""
+
+
+def plain_spark_count() -> float:
+    """``spark.range(10).count()`` in a plain Spark session (glueball's settings, AQE on as in Glue), in
+    process: the query's own cost, the floor under a statement that runs it."""
+    done = subprocess.run([sys.executable, "-c", BASELINE], check=True, capture_output=True, text=True,
+                          env={**os.environ, "GLUEBALL_SPARK_MASTER": "local[2]"})
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 _COMPLETED = re.compile(r"COMPLETED in (?:(\d+) min )?([\d.]+) s")
 
 
@@ -176,6 +198,7 @@ def main() -> None:
     for key, label in labels.items():
         cold, warm = (statistics.median(results[mode][key]) for mode in ("cold", "warm"))
         print(f"  {label:40} cold {cold:7.3f}  warm {warm:7.3f}  ({cold / warm:.1f}x)")
+    print(f"  {'the same count in plain Spark, in process':40} {plain_spark_count():7.3f}  (no session, no API)")
     print(f"  one idle warm driver: {(python_rss + jvm_rss) / 2**20:.0f} MiB resident (its Python "
           f"{python_rss / 2**20:.0f} MiB, the warm JVM it is attached to {jvm_rss / 2**20:.0f} MiB)")
     if not args.no_demo:
