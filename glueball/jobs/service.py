@@ -223,7 +223,9 @@ def job_spec(request: Spec) -> Spec:
         raise InvalidInputException("Command name should not be null or empty")  # AWS's text
     # AWS Glue stores any command name (glueetl, gluestreaming, pythonshell, glueray and others); glueball
     # does too, and a run of a command it cannot run fails then, saying so (docs/fidelity.md)
-    if name in (*SPARK_COMMANDS, PYTHON_SHELL, RAY) and not command.get("ScriptLocation"):
+    # a visual job's script is generated, by default under the account's Glue assets bucket (glueball.studio)
+    if name in (*SPARK_COMMANDS, PYTHON_SHELL, RAY) and not command.get("ScriptLocation") and \
+            not given.get("CodeGenConfigurationNodes"):
         raise InvalidInputException(f"Script location cannot be null or empty for {name} command")  # AWS's text
     if command.get("Runtime") is not None and name != RAY:
         raise InvalidInputException("Command.Runtime applies to Ray jobs (glueray) only")

@@ -15,8 +15,8 @@ from typing import Any
 
 import glueball.studio.io_nodes  # noqa: F401 - registers the sources and targets
 import glueball.studio.transform_nodes  # noqa: F401 - registers the transforms
-from glueball.studio.columns import check_columns
 from glueball.studio.emitting import EMITTERS, CustomTransforms, Script, variable_of
+from glueball.studio.graph_columns import check_columns
 from glueball.studio.job_graph import ordered, parse
 
 

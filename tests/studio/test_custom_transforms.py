@@ -97,7 +97,7 @@ def test_the_two_custom_transforms_run_in_a_graph(uploaded: ServerProcess) -> No
     names = ["books", "games", "music", "films"]
     assert all(r.category == names[r.id % 4] for r in rows)
     for category in names:  # improved partitioning: one file per partition, not one per task
-        files = [p for p in (out / f"category={category}").iterdir() if p.name.startswith("part-")]
+        files = [p for p in (out / f"category={category}").iterdir() if p.name.endswith(".parquet")]
         assert len(files) == 1, files
 
 

@@ -131,7 +131,7 @@ def test_a_graph_of_many_node_types_runs(studio_server: ServerProcess) -> None:
     assert spark.read.json(str(out / "union")).count() == 6
     outcomes = {r.Rule: r.Outcome for r in spark.read.json(str(out / "dq")).collect()}
     assert outcomes == {"RowCount = 5": "Passed", 'IsComplete "city"': "Passed"}
-    assert any(p.name.startswith("part-") for p in (out / "spigot").rglob("*"))
+    assert any("part-" in p.name for p in (out / "spigot").rglob("*"))
     partitions = glue.get_partitions(DatabaseName="sink", TableName="names")["Partitions"]
     assert sorted(p["Values"][0] for p in partitions) == ["Ada", "Alan", "Grace", "Linus", "Tim"]
     assert sorted(r.id for r in spark.read.parquet(str(out / "names_table")).collect()) == [1, 2, 3, 4, 5]
