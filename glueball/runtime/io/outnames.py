@@ -13,8 +13,10 @@ Names observed in AWS's documentation and in users' posts of Glue output listing
 writes (``df.write``) keep Spark's names, as on Glue.
 
 The renaming follows the write: the part files that appeared under the target during it are
-renamed (listing the target before and after). Another writer's part files appearing in the same
-folder at the same moment would be renamed too; they stay complete and readable.
+renamed (listing the target before and after), then Spark's shared file listing cache is cleared
+(Spark's writer lists what it committed, under the old names, and a later read of the folder
+would otherwise look for them). Another writer's part files appearing in the same folder at the
+same moment would be renamed too; they stay complete and readable.
 """
 
 from __future__ import annotations
@@ -92,4 +94,8 @@ def rename_written(spark: Any, target: str, before: set[str], fmt: str, codec: s
         destination = f"{folder}/{new}"
         if fs.rename(jvm_path(written), jvm_path(destination)):
             renamed.append(destination)
+    if renamed:  # Spark's shared listing cache may hold the old names (its writer lists what it committed)
+        spark._jvm.org.apache.spark.sql.execution.datasources.FileStatusCache.getOrCreate(
+            spark._jsparkSession).invalidateAll()
+        spark.catalog.refreshByPath(target)
     return renamed
