@@ -28,7 +28,6 @@ import sys
 import threading
 import time
 import uuid
-import weakref
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ from glueball.errors import EntityNotFoundException, IllegalBlueprintStateExcept
 from glueball.store import task_runs
 from glueball.store.resource_tables import BLUEPRINT_RUN, TaskRunRow
 from glueball.store.scoped import Scope
+from glueball.supervise.per_needs import RunnerPerNeeds
 from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, signal_group, spawn
 from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
 
@@ -112,23 +112,10 @@ class BlueprintRunService:
         return [_model(r) for r in rows[:max_results]], encode_token(offset + max_results) if more else None
 
 
-_runners: weakref.WeakKeyDictionary[BlueprintNeeds, BlueprintRunner] = weakref.WeakKeyDictionary()
-_runners_lock = threading.Lock()
-
-
 def runner(needs: BlueprintNeeds) -> BlueprintRunner:
     """The blueprint runs of ``needs``' process; created (and, in a process serving runs, runs left by a stopped
     process settled) on first use."""
-    with _runners_lock:
-        found = _runners.get(needs)
-        if found is None:
-            found = _runners[needs] = BlueprintRunner(needs)
-            if needs.serves_runs():
-                try:
-                    found.reconcile()
-                except Exception:  # the next process retries; serving goes on
-                    log.exception("reconciling blueprint runs failed")
-        return found
+    return _runners.get(needs, needs.serves_runs())
 
 
 class BlueprintRunner:
@@ -347,3 +334,7 @@ def _crawler_input(crawler: dict[str, Any]) -> dict[str, Any]:
         targets["JdbcTargets"] = targets.pop("JDBCTargets")
     members["Targets"] = targets
     return members
+
+
+_runners: RunnerPerNeeds[BlueprintNeeds, BlueprintRunner] = RunnerPerNeeds(
+    BlueprintRunner, lambda _, found: found.reconcile(), "blueprint runs")

@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import subprocess
-import threading
-import weakref
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +44,7 @@ from glueball.jobs.models import JobRun, JobRunState
 from glueball.store import task_runs
 from glueball.store.resource_tables import COLUMN_STATISTICS_RUN, TaskRunRow
 from glueball.store.scoped import Scope
+from glueball.supervise.per_needs import RunnerPerNeeds
 from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, signal_group
 from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
 
@@ -63,23 +62,10 @@ module, _, function = os.environ.get({env!r}, {default!r}).partition(":")
 raise SystemExit(getattr(importlib.import_module(module), function)())
 '''
 
-_runners: weakref.WeakKeyDictionary[StatisticsTaskNeeds, StatisticsTaskRunner] = weakref.WeakKeyDictionary()
-_runners_lock = threading.Lock()
-
-
 def runner(needs: StatisticsTaskNeeds) -> StatisticsTaskRunner:
     """The column statistics task runs of ``needs``' process; created (and, in a process serving runs, runs left
     by a stopped process settled) on first use."""
-    with _runners_lock:
-        found = _runners.get(needs)
-        if found is None:
-            found = _runners[needs] = StatisticsTaskRunner(needs)
-            if needs.serves_runs():
-                try:
-                    found.reconcile()
-                except Exception:  # the next process retries; serving goes on
-                    log.exception("reconciling column statistics task runs failed")
-        return found
+    return _runners.get(needs, needs.serves_runs())
 
 
 def finish(needs: StatisticsTaskNeeds, row_id: int, outcome: TaskState, message: str | None) -> TaskState | None:
@@ -252,3 +238,7 @@ def driver_outcome(directory: Path, code: int | None, pid: int | None) -> tuple[
     message = error_message(directory / "error.log")
     return TaskState.FAILED, message or (f"the driver ended with exit status {code} without recording the run's "
                                          "outcome" if code is not None else "the driver ended without an outcome")
+
+
+_runners: RunnerPerNeeds[StatisticsTaskNeeds, StatisticsTaskRunner] = RunnerPerNeeds(
+    StatisticsTaskRunner, lambda _, found: found.reconcile(), "column statistics task runs")

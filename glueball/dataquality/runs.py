@@ -39,9 +39,7 @@ import logging
 import math
 import signal
 import subprocess
-import threading
 import time
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +57,7 @@ from glueball.jobs.models import JobRun, JobRunState
 from glueball.store.engine import Store
 from glueball.store.schema import DataQualityRulesetRow, DataQualityRunRow
 from glueball.store.scoped import Scope
+from glueball.supervise.per_needs import RunnerPerNeeds
 from glueball.supervise.process import (
     DriverProcess,
     error_message,
@@ -164,24 +163,11 @@ class _Watch:
     run: DataQualityRun
 
 
-_runners: weakref.WeakKeyDictionary[DataQualityNeeds, DataQualityRunner] = weakref.WeakKeyDictionary()
-_runners_lock = threading.Lock()
-
-
 def runner(app: DataQualityNeeds) -> DataQualityRunner:
     """The data quality runs of ``app``'s process; created (and, in a process that serves runs, runs
-    left by a stopped process reconciled) on first use."""
-    with _runners_lock:
-        found = _runners.get(app)
-        if found is None:
-            found = _runners[app] = DataQualityRunner(app)
-            if not app.serves_runs():  # an embedded installation inside a driver: the server's runs are not ours
-                return found
-            try:
-                reconcile(app, found)
-            except Exception:  # reconciliation is retried by the next process; serving goes on
-                log.exception("reconciling data quality runs failed")
-        return found
+    left by a stopped process reconciled) on first use (an embedded installation inside a driver does not
+    serve runs: the server's runs are not ours)."""
+    return _runners.get(app, app.serves_runs())
 
 
 class DataQualityRunner:
@@ -394,3 +380,7 @@ def reconcile(app: DataQualityNeeds, owner: DataQualityRunner) -> list[str]:
         return True
 
     return reconcile_orphans(orphans, claim, adopt, settle, "data quality run")
+
+
+_runners: RunnerPerNeeds[DataQualityNeeds, DataQualityRunner] = RunnerPerNeeds(
+    DataQualityRunner, reconcile, "data quality runs")
