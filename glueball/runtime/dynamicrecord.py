@@ -149,6 +149,26 @@ def error_text(exc: BaseException) -> str:
     return message if message else type(exc).__name__
 
 
+class _Columns(dict[str, list[Any]]):
+    """A batch's columns by name as lists of record values, each converted when first looked up."""
+
+    __slots__ = ("_batch", "_positions", "_converters")
+
+    def __init__(self, batch: Any, positions: dict[str, int], converters: list[Converter]) -> None:
+        super().__init__()
+        self._batch = batch
+        self._positions = positions
+        self._converters = converters
+
+    def __missing__(self, name: str) -> list[Any]:
+        position = self._positions[name]  # KeyError: no such field
+        raw = self._batch.column(position).to_pylist()
+        convert = self._converters[position]
+        column = raw if convert is _identity else [convert(v) for v in raw]
+        self[name] = column
+        return column
+
+
 class BatchRecords:
     """The records of one Arrow batch; a column becomes Python values only when a function first reads it.
 
@@ -160,63 +180,79 @@ class BatchRecords:
         self._batch = batch
         self.names = schema.fieldNames()
         self.positions = {name: i for i, name in enumerate(self.names)}
-        self._converters = [_value_converter(f.dataType, is_choice_field(f), by_name=True) for f in schema.fields]
-        self._columns: dict[int, list[Any]] = {}
+        converters = [_value_converter(f.dataType, is_choice_field(f), by_name=True) for f in schema.fields]
+        self.columns = _Columns(batch, self.positions, converters)
 
     def __len__(self) -> int:
         return int(self._batch.num_rows)
 
     def value(self, position: int, row: int) -> Any:
-        column = self._columns.get(position)
-        if column is None:
-            raw = self._batch.column(position).to_pylist()
-            convert = self._converters[position]
-            column = raw if convert is _identity else [convert(v) for v in raw]
-            self._columns[position] = column
-        return column[row]
+        return self.columns[self.names[position]][row]
 
     def record(self, row: int) -> LazyRecord:
         return LazyRecord(self, row)
 
 
 class LazyRecord(MutableMapping[str, Any]):
-    """A record of a ``BatchRecords`` batch: reads fields on demand, and takes changes as a dict would."""
+    """A record of a ``BatchRecords`` batch: reads fields on demand, and takes changes as a dict would.
 
-    __slots__ = ("_records", "_row", "_changes", "_deleted")
+    Reading a field of a record nobody changed is one lookup in the batch's columns: a Filter's
+    function runs once per record, so this is the per-record cost a function pays.
+    """
+
+    __slots__ = ("_records", "_columns", "_row", "_changes", "_deleted")
 
     def __init__(self, records: BatchRecords, row: int) -> None:
         self._records = records
+        self._columns = records.columns
         self._row = row
-        self._changes: dict[str, Any] = {}
-        self._deleted: set[str] = set()
+        self._changes: dict[str, Any] | None = None  # made on the first change
+        self._deleted: set[str] | None = None
 
     def __getitem__(self, key: str) -> Any:
+        if self._changes is None:
+            return self._columns[key][self._row]
         if key in self._changes:
             return self._changes[key]
-        position = self._records.positions.get(key)
-        if position is None or key in self._deleted:
+        if key in self._deleted or key not in self._records.positions:  # type: ignore[operator]
             raise KeyError(key)
-        return self._records.value(position, self._row)
+        return self._columns[key][self._row]
+
+    def _changed(self) -> tuple[dict[str, Any], set[str]]:
+        if self._changes is None:
+            self._changes, self._deleted = {}, set()
+        assert self._deleted is not None
+        return self._changes, self._deleted
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._changes[key] = value
-        self._deleted.discard(key)
+        changes, deleted = self._changed()
+        changes[key] = value
+        deleted.discard(key)
 
     def __delitem__(self, key: str) -> None:
-        if key in self._changes:
-            del self._changes[key]
-            if key in self._records.positions:
-                self._deleted.add(key)
+        changes, deleted = self._changed()
+        positions = self._records.positions
+        if key in changes:
+            del changes[key]
+            if key in positions:
+                deleted.add(key)
             return
-        if key not in self._records.positions or key in self._deleted:
+        if key not in positions or key in deleted:
             raise KeyError(key)
-        self._deleted.add(key)
+        deleted.add(key)
+
+    def __contains__(self, key: object) -> bool:
+        if self._changes is None:
+            return key in self._records.positions
+        return key in self._changes or (key in self._records.positions and key not in self._deleted)  # type: ignore[operator]
 
     def __iter__(self) -> Iterator[str]:
+        deleted = self._deleted or ()
+        changes = self._changes or {}
         for name in self._records.names:
-            if name not in self._deleted:
+            if name not in deleted:
                 yield name
-        for name in self._changes:
+        for name in changes:
             if name not in self._records.positions:
                 yield name
 

@@ -322,3 +322,33 @@ def test_collection_transforms(glue_context: Any) -> None:
     assert Repartition.apply(frame=frame, num_partitions=3).getNumPartitions() == 3
     assert Coalesce.apply(frame=frame.repartition(3), num_partitions=1).getNumPartitions() == 1
     assert Filter.describe()["transform"]["name"] == "Filter"
+
+
+def test_a_lazy_record_reads_changes_and_deletes_fields_as_a_dict_does() -> None:
+    import pyarrow as pa
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    from glueball.runtime.dynamicrecord import BatchRecords
+
+    schema = StructType([StructField("id", LongType()), StructField("name", StringType())])
+    batch = pa.RecordBatch.from_arrays([pa.array([1, 2]), pa.array(["a", None])], names=["id", "name"])
+    records = BatchRecords(batch, schema)
+    first, second = records.record(0), records.record(1)
+    assert (first["id"], first["name"], second["id"], second["name"]) == (1, "a", 2, None)
+    assert "id" in first and "other" not in first and len(first) == 2
+    assert first.get("other", "dflt") == "dflt"
+    with pytest.raises(KeyError):
+        first["other"]
+    first["other"] = 3
+    first["id"] = 10
+    del first["name"]
+    assert dict(first) == {"id": 10, "other": 3} and "name" not in first and list(first) == ["id", "other"]
+    with pytest.raises(KeyError):
+        first["name"]
+    with pytest.raises(KeyError):
+        del first["name"]
+    first["name"] = "back"
+    del first["other"]
+    assert first == {"id": 10, "name": "back"}
+    assert second == {"id": 2, "name": None}  # a change to one record leaves the batch's others as they were
+    assert records.record(0) == {"id": 1, "name": "a"}

@@ -27,7 +27,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.dynamicrecord import BatchRecords, error_text, is_choice_field, record_converter, record_to_json
+from glueball.runtime.dynamicrecord import (
+    BatchRecords,
+    LazyRecord,
+    error_text,
+    is_choice_field,
+    record_converter,
+    record_to_json,
+)
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
 
@@ -116,30 +123,29 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
     def run(batches: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
+        make = LazyRecord
         for batch in batches:
             records = BatchRecords(batch, schema)
-            keep: list[bool] = []
-            messages: list[str | None] = []
-            inputs: list[str | None] = []
-            for row in range(len(records)):
+            keep = [False] * len(records)
+            failures: dict[int, tuple[str, str]] = {}  # row: (message, input) of the records f failed on
+            for row in range(len(keep)):
                 try:
-                    kept = bool(f(records.record(row)))
+                    keep[row] = bool(f(make(records, row)))
                 except (KeyError, ValueError, TypeError):
-                    kept = False
+                    pass
                 except Exception as exc:  # noqa: BLE001 - every other failure becomes an error record, as in Glue
-                    keep.append(True)
-                    messages.append(error_text(exc))
-                    inputs.append(record_to_json(records.record(row)))
-                    continue
-                keep.append(kept)
-                if kept:
-                    messages.append(None)
-                    inputs.append(None)
+                    keep[row] = True
+                    failures[row] = (error_text(exc), record_to_json(records.record(row)))
             # the kept rows go on as Arrow data: only the mask was computed in Python
             kept_batch = batch.filter(pa.array(keep, pa.bool_()))
-            yield pa.RecordBatch.from_arrays(
-                [*kept_batch.columns, pa.array(messages, pa.string()), pa.array(inputs, pa.string())],
-                names=[*kept_batch.schema.names, _ERR_MESSAGE, _ERR_INPUT])
+            if failures:
+                kept_rows = [row for row, kept in enumerate(keep) if kept]
+                messages = pa.array([failures.get(r, (None,))[0] for r in kept_rows], pa.string())
+                inputs = pa.array([failures[r][1] if r in failures else None for r in kept_rows], pa.string())
+            else:
+                messages = inputs = pa.nulls(kept_batch.num_rows, pa.string())
+            yield pa.RecordBatch.from_arrays([*kept_batch.columns, messages, inputs],
+                                             names=[*kept_batch.schema.names, _ERR_MESSAGE, _ERR_INPUT])
 
     tagged_schema = StructType([*schema.fields, StructField(_ERR_MESSAGE, StringType()),
                                 StructField(_ERR_INPUT, StringType())])
