@@ -23,7 +23,6 @@ from glueball.runtime.inference import (
     TypeNode,
     infer,
     is_object,
-    json_field_path,
     record_columns,
     value_at,
     values_at,
@@ -67,15 +66,6 @@ def _json_path_segments(json_path: str) -> tuple[list[Seg], bool]:
 
 
 RECORD = "__glueball_record"
-FIELD = "__glueball_field{}"
-# of a row of ``JsonRecords.fields``: the record as a variant when it was parsed whole, else null
-PARSED = "__glueball_parsed"
-LINE = "__glueball_line"
-_MALFORMED = "__glueball_malformed"
-# Spark's JSON reader held to what try_parse_json accepts (its defaults already refuse comments,
-# unquoted names, leading zeros and control characters in strings)
-STRICT_JSON = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": _MALFORMED, "allowNonNumericNumbers": "false",
-               "allowSingleQuotes": "false"}
 
 
 @dataclass
@@ -88,8 +78,6 @@ class JsonRecords:
         carried: the columns carried onto every record (partition values), typed already.
         docs: the parsed documents the inference aggregates over.
         branches: where the records are in a document (see ``Branch``).
-        lines: the documents as text before parsing (``_text`` and the carried columns), when each is a record
-            or an array of records (no ``jsonPath``): what ``fields`` reads.
     """
 
     rows: DataFrame
@@ -97,7 +85,6 @@ class JsonRecords:
     carried: list[str]
     docs: DataFrame
     branches: list[Branch]
-    lines: DataFrame | None = None
 
     def infer_node(self) -> TypeNode:
         """The record type, as Glue infers it (the inference passes over ``docs``)."""
@@ -107,45 +94,6 @@ class JsonRecords:
         if self.carried:
             node = TypeNode("struct", fields={k: f for k, f in node.fields.items() if k not in self.carried})
         return node
-
-    def fields(self, names: list[str]) -> DataFrame:
-        """The records of ``rows``, only top-level fields ``names`` read, without parsing whole documents.
-
-        A row per record: field ``names[i]`` as a variant in column ``FIELD.format(i)`` (null where the record
-        has no such key, or holds JSON null), the carried columns, ``LINE`` (the document's text) and
-        ``PARSED`` (the record as a variant where it was parsed whole, else null; ``try_parse_json(LINE)``
-        then is the record). A document that is an object is read by Spark's JSON reader into those fields
-        only, held to ``try_parse_json``'s strictness (``STRICT_JSON``) but for duplicate keys, which it
-        reads as their last value where ``try_parse_json`` makes the document malformed; an array document
-        is parsed whole, as ``rows`` parses it.
-        """
-        from pyspark.sql import functions as F
-        from pyspark.sql import types as st
-
-        assert self.lines is not None, "fields needs documents that are records or arrays of records"
-        schema = st.StructType([*[st.StructField(name, st.VariantType()) for name in names],
-                                st.StructField(_MALFORMED, st.StringType())])
-        text = F.col("_text")
-        start = F.ltrim(text)
-        # each document read once, in a projection below the generator (inside it, the reader would be
-        # repeated for every field)
-        docs = self.lines.select(F.when(start.startswith("{"), F.from_json(text, schema, STRICT_JSON)).alias("_j"),
-                                 F.when(start.startswith("["), F.try_parse_json(text)).alias("_a"),
-                                 text.alias(LINE), *self.carried)
-        read = F.col("_j")
-        one = F.array(F.struct(*[read.getField(name).alias(FIELD.format(i)) for i, name in enumerate(names)],
-                               F.lit(None).cast("variant").alias(PARSED)))
-        elements = F.filter(F.try_variant_get(F.col("_a"), "$", "array<variant>"), is_object)
-        each = F.transform(elements, lambda e: F.struct(
-            *[F.variant_get(e, json_field_path(name), "variant").alias(FIELD.format(i))
-              for i, name in enumerate(names)], e.alias(PARSED)))
-        records = F.when(read.isNotNull() & read.getField(_MALFORMED).isNull(), one).otherwise(each)
-        empty = F.array().cast(st.ArrayType(st.StructType(
-            [*[st.StructField(FIELD.format(i), st.VariantType()) for i in range(len(names))],
-             st.StructField(PARSED, st.VariantType())])))
-        return (docs.select(F.explode(F.coalesce(records, empty)).alias("_r"), LINE, *self.carried)
-                .select(*[F.col(f"_r.{FIELD.format(i)}").alias(FIELD.format(i)) for i in range(len(names))],
-                        F.col(f"_r.{PARSED}").alias(PARSED), LINE, *self.carried))
 
     def typed(self, rows: DataFrame | None = None) -> DataFrame:
         """``rows`` (default: this read's) with each record typed by the inferred record type."""
@@ -201,7 +149,7 @@ def json_records(texts: DataFrame, json_path: str | None = None) -> JsonRecords:
         records_of_doc = F.when(array_branch.condition, array_branch.values()).otherwise(records_of_doc)
     rows = docs.select(F.explode(F.coalesce(records_of_doc, empty)).alias(RECORD), *carried)
     errors = _errors(docs, json_path, array_branch, object_branch)
-    return JsonRecords(rows, errors, carried, docs, branches, None if json_path else lines)
+    return JsonRecords(rows, errors, carried, docs, branches)
 
 
 def frame_from_json_texts(glue_ctx: Any, texts: DataFrame,

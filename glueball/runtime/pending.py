@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 Resolver = Callable[["DataFrame", tuple[str, ...]], "DataFrame"]
-FieldsReader = Callable[[list[str]], "DataFrame"]
 
 
 @dataclass(frozen=True)
@@ -33,15 +32,12 @@ class PendingTyping:
         resolver: types ``raw`` (the eager typing), given ``raw`` and ``columns``.
         record: the variant column holding each JSON record, whose fields are all pending (None for CSV).
             Every other column of ``raw`` is typed already.
-        fields: for JSON, reads the named top-level fields of the same records as ``raw`` without parsing
-            whole records (see ``JsonRecords.fields``); None when there is no such reader or ``raw`` changed.
     """
 
     raw: DataFrame
     columns: tuple[str, ...]
     resolver: Resolver
     record: str | None = None
-    fields: FieldsReader | None = None
 
     def resolve(self) -> DataFrame:
         """The records typed as an eager read types them (costs the inference pass)."""
@@ -49,5 +45,4 @@ class PendingTyping:
 
     def with_raw(self, raw: DataFrame, columns: tuple[str, ...] | None = None) -> PendingTyping:
         """The same typing over ``raw`` (the records coalesced, filtered, or some columns typed already)."""
-        fields = self.fields if raw is self.raw else None
-        return replace(self, raw=raw, columns=self.columns if columns is None else columns, fields=fields)
+        return replace(self, raw=raw, columns=self.columns if columns is None else columns)

@@ -292,8 +292,7 @@ def _read_json(spark: SparkSession, files: list[InputFile], options: Mapping[str
             texts = texts.unionByName(part)
     parsed = json_records(texts, json_path)
     return FileRead(parsed.rows, parsed.errors,
-                    PendingTyping(parsed.rows, (), lambda raw, _columns: parsed.typed(raw), record=RECORD,
-                                  fields=parsed.fields if parsed.lines is not None else None))
+                    PendingTyping(parsed.rows, (), lambda raw, _columns: parsed.typed(raw), record=RECORD))
 
 
 def _read_xml(spark: SparkSession, spark_paths: list[str], options: Mapping[str, Any], stage: str) -> FileRead:

@@ -26,10 +26,13 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType
 
     from glueball.runtime.dynamicframe import DynamicFrame
-    from glueball.runtime.pending import FieldsReader, PendingTyping
+    from glueball.runtime.pending import PendingTyping
 
 _SOURCE = "__glueball_source{}"
 _RECORD = "__glueball_whole_record"
+_VALUES = "__glueball_values"
+_FIELD = "__glueball_field{}"
+_MISSING = "__glueball_missing{}"
 
 
 def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
@@ -76,9 +79,7 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
     kinds = column_kinds(raw, list(dict.fromkeys(kinds_needed)))
     columns = [(value if value is not None else typed_column(name, kinds[name])).alias(source_name)
                for source_name, name, value in sources]
-    if json_sources and pending.fields is not None:
-        source = _json_fields_source(pending.fields, columns, json_sources, case_sensitive)
-    elif json_sources:
+    if json_sources:
         source = _json_source(raw, pending.record or "", columns, json_sources, case_sensitive)
     else:
         source = raw.select(*columns)
@@ -88,39 +89,37 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
 
 def _json_source(raw: DataFrame, record: str, columns: list[Column], fields: list[tuple[str, str, DataType]],
                  case_sensitive: bool) -> DataFrame:
-    """The source frame of a mapping over JSON records: each field read from the record and converted."""
-    record_column = column_ref(record)
-    return raw.select(*columns, *[json_field_as(record_column, field, target, case_sensitive).alias(name)
-                                  for name, field, target in fields])
+    """The source frame of a mapping over JSON records: each field read from the record and converted.
 
-
-def _json_fields_source(read: FieldsReader, columns: list[Column], fields: list[tuple[str, str, DataType]],
-                        case_sensitive: bool) -> DataFrame:
-    """The source frame of a mapping over JSON records read field by field (``JsonRecords.fields``).
-
-    A record whose field is there converts it as ``json_field_as`` does; one without it (or holding JSON
-    null) falls back to ``json_field_as`` over the whole record, parsed only then.
+    Each mapped field's value is taken out of the record once, as a variant, in a generator below the
+    conversions (inlined, the extraction would repeat in every use of the value), and converted by its
+    own kind (``_variant_convert``). Unless ``case_sensitive``, a record without the exact key (or
+    holding JSON null there) reads the field through ``json_field_as``, which matches keys of another
+    case: that lookup uses higher-order functions, which Spark does not compile, so it sits in a
+    projection of its own above the conversions (another generator keeps the two apart) and runs only
+    for such records.
     """
     from pyspark.sql import functions as F
 
-    from glueball.runtime.jsonrecords import FIELD, LINE, PARSED
-
+    record_column = column_ref(record)
     names = list(dict.fromkeys(field for _, field, _ in fields))
-    values = [F.col(FIELD.format(i)) for i in range(len(names))]
-    missing = values[0].isNull()
-    for value in values[1:]:
-        missing = missing | value.isNull()
-    # the whole record, parsed once and only for records missing a field (kept a column of its own: inlined,
-    # the parse would repeat in every use)
-    rows = read(names).withColumn(_RECORD, F.when(missing, F.coalesce(F.col(PARSED), F.try_parse_json(F.col(LINE)))))
-    record = F.col(_RECORD)
-    converted = []
-    for source_name, field, target in fields:
-        value = F.col(FIELD.format(names.index(field)))
-        own = _variant_convert(value, target)
-        converted.append(F.when(value.isNotNull(), own)
-                         .otherwise(json_field_as(record, field, target, case_sensitive)).alias(source_name))
-    return rows.select(*columns, *converted)
+    extracted = F.struct(*[F.variant_get(record_column, json_field_path(name), "variant").alias(_FIELD.format(i))
+                           for i, name in enumerate(names)])
+    rows = raw.select("*", F.explode(F.array(extracted)).alias(_VALUES))
+    values = [F.col(_VALUES).getField(_FIELD.format(i)) for i in range(len(names))]
+    converted = [F.when(values[names.index(field)].isNotNull(), _variant_convert(values[names.index(field)], target))
+                 .alias(source_name) for source_name, field, target in fields]
+    if case_sensitive:  # a record without the exact key has no value for the field
+        return rows.select(*columns, *converted)
+    missing = [value.isNull().alias(_MISSING.format(i)) for i, value in enumerate(values)]
+    staged = rows.select(F.explode(F.array(F.struct(*columns, *converted, *missing, record_column.alias(_RECORD))))
+                         .alias(_VALUES)).select(f"{_VALUES}.*")
+    record_value = F.col(_RECORD)
+    own = [c for c in staged.columns if c != _RECORD and not c.startswith("__glueball_missing")]
+    fallback = {source_name: F.when(F.col(_MISSING.format(names.index(field))),
+                                    json_field_as(record_value, field, target, case_sensitive=False))
+                .otherwise(F.col(source_name)).alias(source_name) for source_name, field, target in fields}
+    return staged.select(*[fallback.get(name, column_ref(name)) for name in own])
 
 
 def _variant_convert(value: Column, target: DataType) -> Column:
