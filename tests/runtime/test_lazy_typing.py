@@ -189,7 +189,7 @@ TRICKY = ["1", "007", " 12 ", "\t5\t", "+5", "-0", "1.", ".5", "1e5", "+.5E-3", 
           "-0.0", "-", "99999999999999999999", "true", "t", "Yes", "0"]
 
 
-def test_number_tests_without_regex_agree_with_the_regex_definitions(spark: Any) -> None:
+def test_number_character_tests_agree_with_the_regex_definitions(spark: Any) -> None:
     from pyspark.sql import functions as F
 
     from glueball.runtime.io.csvtypes import DOUBLE_RE, LONG_RE, is_long, is_number
