@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
+    from glueball.runtime.io.jsonfields import JsonFields
+
 Resolver = Callable[["DataFrame", tuple[str, ...]], "DataFrame"]
 
 
@@ -32,12 +34,15 @@ class PendingTyping:
         resolver: types ``raw`` (the eager typing), given ``raw`` and ``columns``.
         record: the variant column holding each JSON record, whose fields are all pending (None for CSV).
             Every other column of ``raw`` is typed already.
+        fields: for JSON lines, reads top-level fields of the same records as ``raw`` with Spark's JSON reader
+            (``JsonFields``); None when there is no such reader or ``raw`` changed.
     """
 
     raw: DataFrame
     columns: tuple[str, ...]
     resolver: Resolver
     record: str | None = None
+    fields: JsonFields | None = None
 
     def resolve(self) -> DataFrame:
         """The records typed as an eager read types them (costs the inference pass)."""
@@ -45,4 +50,5 @@ class PendingTyping:
 
     def with_raw(self, raw: DataFrame, columns: tuple[str, ...] | None = None) -> PendingTyping:
         """The same typing over ``raw`` (the records coalesced, filtered, or some columns typed already)."""
-        return replace(self, raw=raw, columns=self.columns if columns is None else columns)
+        fields = self.fields if raw is self.raw else None
+        return replace(self, raw=raw, columns=self.columns if columns is None else columns, fields=fields)

@@ -257,10 +257,20 @@ def test_a_json_read_leaves_typing_pending_and_counts_records_and_errors_without
     assert frame.pending_typing is None
 
 
+# the same records with the array line's two records on lines of their own: no line holds an array, so the
+# mapped fields are read by Spark's JSON reader (``JsonFields``) rather than from parsed records
+JSON_OBJECT_LINES = [*JSON_LINES[:2], '{"l": 12, "d": 1e3, "m": 7.5, "t": "amer", "ts": "bad", "b": "true", "big": -3}',
+                     '{"l": 0, "m": true}', *JSON_LINES[3:]]
+
+
+@pytest.mark.parametrize("lines", ["with an array line", "objects only"])
 @pytest.mark.parametrize("target", JSON_TARGETS)
 def test_json_apply_mapping_with_explicit_types_equals_the_eager_result(glue_context: Any, prefix: str,
-                                                                        target: str) -> None:
-    _put_json(prefix)
+                                                                        target: str, lines: str) -> None:
+    _put_json(prefix, JSON_LINES if lines == "with an array line" else JSON_OBJECT_LINES)
+    reader = _read_json(glue_context, prefix).pending_typing
+    assert reader is not None and reader.fields is not None
+    assert (reader.fields.keys() is None) == (lines == "with an array line")
     # mapping the eagerly typed field fails where Spark has no cast: booleans to timestamps, numbers to dates
     # (lazily those values are null); longs beyond a timestamp's range fail both ways
     castable = {"timestamp": ("l", "d", "t", "ts", "n", "missing"), "date": ("t", "n", "missing")}
@@ -271,14 +281,20 @@ def test_json_apply_mapping_with_explicit_types_equals_the_eager_result(glue_con
     _same(lazy, eager)
 
 
-def test_json_direct_mapping_runs_no_spark_job_and_matches_other_cases_of_names(glue_context: Any,
-                                                                                prefix: str) -> None:
+def test_json_direct_mapping_only_finds_the_keys_and_matches_other_cases_of_names(glue_context: Any,
+                                                                                  prefix: str) -> None:
     _put_json(prefix, ['{"OrderId": 1, "Amount": "2.5"}', '{"orderid": 2, "amount": 3}'])
     source = _read_json(glue_context, prefix)
     mapped, jobs = _jobs_of(glue_context, f"json-{prefix}", lambda: source.apply_mapping(
         [("orderid", "long", "id", "long"), ("AMOUNT", "string", "amount", "double")]))
-    assert jobs == 0
-    assert source.pending_typing is not None
+    # the look for array lines and the keys' inference (Spark's, the pass spark.read.json makes), nothing typed;
+    # keys that differ only in case keep the mapping on the parsed records
+    assert 0 < jobs <= 3
+    assert source.pending_typing is not None and source.pending_typing.fields is not None
+    assert source.pending_typing.fields.keys() is None
+    _, again = _jobs_of(glue_context, f"json-again-{prefix}",
+                        lambda: source.apply_mapping([("amount", "string", "a", "double")]))
+    assert again == 0  # the keys are kept: a second mapping of the same read finds nothing again
     rows = sorted((r["id"], r["amount"]) for r in mapped.toDF().collect())
     assert rows == [(1, 2.5), (2, 3.0)]
     strict = _read_json(glue_context, prefix).apply_mapping([("orderid", "orderid", "long")], case_sensitive=True)
@@ -343,6 +359,35 @@ def test_json_mapped_fields_equal_the_eager_result_and_its_error_records(glue_co
     assert sorted(((r["l"], r["t"]) for r in lazy.toDF().collect()), key=repr) == [
         (2, None), (3, None), (4, None), (6, "7"), (None, "only t")]
     assert lazy.errorsCount() == eager.errorsCount() == 7
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_json_lines_read_by_sparks_reader_equal_the_eager_result_and_its_error_records(
+        glue_context: Any, prefix: str, duplicate: bool) -> None:
+    # no array line: the reader's path, unless a record has a duplicate key (Spark's inference refuses it; the
+    # records path then maps as the eager typing does)
+    lines = [line for line in STRICTNESS_LINES if not line.startswith("[") and (duplicate or '"l": 8' not in line)]
+    _put_json(prefix, lines)
+    mappings = [("l", "string", "l", "long"), ("t", "string", "t", "string")]
+    source = _read_json(glue_context, prefix)
+    assert source.pending_typing is not None and source.pending_typing.fields is not None
+    assert (source.pending_typing.fields.keys() is None) == duplicate
+    lazy = source.apply_mapping(mappings)
+    eager = _eager(_read_json(glue_context, prefix)).apply_mapping(mappings)
+    _same(lazy, eager)
+    assert lazy.errorsCount() == eager.errorsCount() == (6 if duplicate else 5)
+
+
+def test_json_keys_of_one_other_case_are_read_by_the_reader_as_the_eager_mapping_reads_them(
+        glue_context: Any, prefix: str) -> None:
+    _put_json(prefix, ['{"OrderId": 1, "Note": "a"}', '{"OrderId": "2", "Note": 3}', '{"Note": null}'])
+    mappings = [("orderid", "string", "id", "long"), ("note", "string", "note", "string")]
+    source = _read_json(glue_context, prefix)
+    assert source.pending_typing is not None and source.pending_typing.fields is not None
+    assert source.pending_typing.fields.keys() == ["Note", "OrderId"]
+    _same(source.apply_mapping(mappings), _eager(_read_json(glue_context, prefix)).apply_mapping(mappings))
+    strict = _read_json(glue_context, prefix).apply_mapping(mappings, case_sensitive=True)
+    assert [(r["id"], r["note"]) for r in strict.toDF().collect()] == [(None, None)] * 3
 
 
 def test_json_a_case_sensitive_mapping_reads_only_the_exact_key(glue_context: Any, prefix: str) -> None:

@@ -34,6 +34,7 @@ from glueball.runtime.errors import GlueRuntimeError, error_schema
 from glueball.runtime.gluetypes import CHOICE_METADATA
 from glueball.runtime.io.csvtypes import type_csv_columns
 from glueball.runtime.io.files import InputFile
+from glueball.runtime.io.jsonfields import JsonFields
 from glueball.runtime.pending import PendingTyping
 
 if TYPE_CHECKING:
@@ -278,21 +279,21 @@ def _read_json(spark: SparkSession, files: list[InputFile], options: Mapping[str
                             for v, f in zip(values, partition_fields, strict=True)]
         return texts.select(F.col("value"), F.input_file_name().alias("source"), *partition_values)
 
-    if not partition_fields:
-        texts = texts_of(files, ())
-    else:
-        # partition values ride along with each partition's texts; the inference runs once over all of
-        # them, so partitions that disagree on a field's type make a choice, as one Glue read would
-        groups: dict[tuple[Any, ...], list[InputFile]] = {}
-        for item in files:
-            groups.setdefault(partition_of[item.spark_path], []).append(item)
-        parts = [texts_of(group, values) for values, group in groups.items()]
-        texts = parts[0]
-        for part in parts[1:]:
-            texts = texts.unionByName(part)
+    # partition values ride along with each partition's texts; the inference runs once over all of
+    # them, so partitions that disagree on a field's type make a choice, as one Glue read would
+    groups: dict[tuple[Any, ...], list[InputFile]] = {}
+    for item in files:
+        groups.setdefault(partition_of[item.spark_path] if partition_fields else (), []).append(item)
+    parts = [texts_of(group, values) for values, group in groups.items()]
+    texts = parts[0]
+    for part in parts[1:]:
+        texts = texts.unionByName(part)
     parsed = json_records(texts, json_path)
+    fields = None if json_path or multiline else JsonFields(
+        spark, [([f.spark_path for f in group], values) for values, group in groups.items()], partition_fields)
     return FileRead(parsed.rows, parsed.errors,
-                    PendingTyping(parsed.rows, (), lambda raw, _columns: parsed.typed(raw), record=RECORD))
+                    PendingTyping(parsed.rows, (), lambda raw, _columns: parsed.typed(raw), record=RECORD,
+                                  fields=fields))
 
 
 def _read_xml(spark: SparkSession, spark_paths: list[str], options: Mapping[str, Any], stage: str) -> FileRead:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType
 
     from glueball.runtime.dynamicframe import DynamicFrame
+    from glueball.runtime.io.jsonfields import JsonFields
     from glueball.runtime.pending import PendingTyping
 
 _SOURCE = "__glueball_source{}"
@@ -79,7 +80,11 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
     kinds = column_kinds(raw, list(dict.fromkeys(kinds_needed)))
     columns = [(value if value is not None else typed_column(name, kinds[name])).alias(source_name)
                for source_name, name, value in sources]
-    if json_sources:
+    fields_source = (_json_fields_source(pending.fields, columns, json_sources, case_sensitive)
+                     if json_sources and pending.fields is not None else None)
+    if fields_source is not None:
+        source = fields_source
+    elif json_sources:
         source = _json_source(raw, pending.record or "", columns, json_sources, case_sensitive)
     else:
         source = raw.select(*columns)
@@ -120,6 +125,91 @@ def _json_source(raw: DataFrame, record: str, columns: list[Column], fields: lis
                                     json_field_as(record_value, field, target, case_sensitive=False))
                 .otherwise(F.col(source_name)).alias(source_name) for source_name, field, target in fields}
     return staged.select(*[fallback.get(name, column_ref(name)) for name in own])
+
+
+def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[tuple[str, str, DataType]],
+                        case_sensitive: bool) -> DataFrame | None:
+    """The source frame of a mapping over JSON lines whose fields Spark's JSON reader reads (``JsonFields``).
+
+    None where the reader cannot serve: a line holds an array (``JsonFields.keys``), or the keys to read
+    differ only in case (Spark plans a scan by column names ignoring case; mapping the eagerly typed frame
+    fails there too, its source being ambiguous).
+
+    Each field is read as the type its target asks the reader for (``reader_type``) and converted from
+    it; a record without the exact key reads the first key equal to it ignoring case (unless
+    ``case_sensitive``), as ``json_field_as`` does. A line the reader refuses (malformed, an array
+    holding non-objects, a value of another kind than the one asked) is parsed whole and its records
+    mapped by ``json_field_as``, as the records path maps them.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as st
+
+    from glueball.runtime.inference import is_object
+    from glueball.runtime.io.jsonfields import MALFORMED, reader_type
+    from glueball.runtime.io.jsonfields import column as column_name
+
+    found = reader.keys()
+    if found is None:
+        return None
+    keys = [k for k in found if k not in reader.carried]
+    types: dict[str, DataType] = {}
+    read_keys: dict[str, list[str]] = {}
+    for _, field, target in fields:
+        same = [field] if field in keys else []
+        other = [] if case_sensitive else sorted(k for k in keys if k != field and k.lower() == field.lower())
+        read_keys[field] = same + other
+        for key in read_keys[field]:
+            wanted = reader_type(target)
+            types[key] = wanted if types.get(key, wanted) == wanted else st.VariantType()
+    if not types or len({key.lower() for key in types}) < len(types):
+        return None  # (no key to read: Spark refuses a scan of the malformed-line column alone)
+    rows = reader.read(types)
+    place = {key: i for i, key in enumerate(types)}
+
+    def read_value(field: str, target: DataType) -> Column:
+        value: Column | None = None
+        for key in read_keys[field]:
+            column = F.col(column_name(place[key]))
+            own = (_variant_convert(column, target) if isinstance(types[key], st.VariantType)
+                   else convert(column, types[key], target))
+            value = F.when(column.isNotNull(), own) if value is None else value.when(column.isNotNull(), own)
+        return value if value is not None else F.lit(None).cast(target)
+
+    def parsed_value(record: Column, field: str, target: DataType) -> Column:
+        # json_field_as with the keys known: the exact key, else the first of another case the record holds
+        value: Column | None = None
+        for key in dict.fromkeys([field, *read_keys[field]]):
+            own, present = _json_key_value(record, key, target)
+            value = F.when(present, own) if value is None else value.when(present, own)
+            if case_sensitive:
+                break
+        assert value is not None
+        return value
+
+    # a refused line (no line holds an array here) parsed as the records path parses it: a record if an
+    # object, else none (its error record is the records path's). The parse is a column of its own below the
+    # conversions (inlined, it would repeat in every use) and runs only for refused lines; no higher-order
+    # functions here: Spark compiles none, and one would keep every row from compiled code.
+    line = F.col(MALFORMED)
+    carried = [_ref(c) for c in reader.carried]
+    rows = (rows.select(*[F.col(column_name(i)) for i in range(len(types))], line, *carried,
+                        F.explode(F.array(F.when(line.isNotNull(), F.try_parse_json(line)))).alias(_RECORD))
+            .where(line.isNull() | is_object(F.col(_RECORD))))
+    record = F.col(_RECORD)
+    values = [F.when(line.isNull(), read_value(field, target)).otherwise(parsed_value(record, field, target))
+              .alias(name) for name, field, target in fields]
+    source = rows.select(*values, *carried)
+    return source.select(*columns, *[_ref(name) for name, _, _ in fields])
+
+
+def _json_key_value(record: Column, key: str, target: DataType) -> tuple[Column, Column]:
+    """Key ``key`` of each record variant converted as ``json_field_as`` converts it, and whether the key is there."""
+    from pyspark.sql import functions as F
+
+    path = json_field_path(key)
+    value = direct_convert(lambda ddl: F.try_variant_get(record, path, ddl),
+                           lambda: F.variant_get(record, path, "variant"), target)
+    return value, F.variant_get(record, path, "variant").isNotNull()
 
 
 def _variant_convert(value: Column, target: DataType) -> Column:
