@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
 from glueball.runtime import hadoop
+from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
 
 if TYPE_CHECKING:
@@ -51,12 +52,12 @@ def jdbc_jars() -> list[str]:
 
 
 def driver_jars() -> list[str]:
-    """The jars of every Spark driver glueball starts: :func:`jdbc_jars` and glueball's Hadoop FileSystem
-    (built on first use; left out when it cannot be built)."""
+    """The jars of every Spark driver glueball starts: :func:`jdbc_jars`, glueball's Hadoop FileSystem and its
+    raw-kinds scanner (each built on first use; left out when it cannot be built)."""
     jars = jdbc_jars()
-    filesystem = hadoop.jar()
-    if filesystem is not None:
-        jars.append(str(filesystem))
+    for own in (hadoop.jar(), rawkinds.jar()):
+        if own is not None:
+            jars.append(str(own))
     return jars
 
 

@@ -270,7 +270,7 @@ def test_json_apply_mapping_with_explicit_types_equals_the_eager_result(glue_con
     _put_json(prefix, JSON_LINES if lines == "with an array line" else JSON_OBJECT_LINES)
     reader = _read_json(glue_context, prefix).pending_typing
     assert reader is not None and reader.fields is not None
-    assert (reader.fields.keys() is None) == (lines == "with an array line")
+    assert (reader.fields.kinds() is None) == (lines == "with an array line")
     # mapping the eagerly typed field fails where Spark has no cast: booleans to timestamps, numbers to dates
     # (lazily those values are null); longs beyond a timestamp's range fail both ways
     castable = {"timestamp": ("l", "d", "t", "ts", "n", "missing"), "date": ("t", "n", "missing")}
@@ -283,15 +283,18 @@ def test_json_apply_mapping_with_explicit_types_equals_the_eager_result(glue_con
 
 def test_json_direct_mapping_only_finds_the_keys_and_matches_other_cases_of_names(glue_context: Any,
                                                                                   prefix: str) -> None:
+    from glueball.runtime.io import rawkinds
+
     _put_json(prefix, ['{"OrderId": 1, "Amount": "2.5"}', '{"orderid": 2, "amount": 3}'])
     source = _read_json(glue_context, prefix)
     mapped, jobs = _jobs_of(glue_context, f"json-{prefix}", lambda: source.apply_mapping(
         [("orderid", "long", "id", "long"), ("AMOUNT", "string", "amount", "double")]))
-    # the look for array lines and the keys' inference (Spark's, the pass spark.read.json makes), nothing typed;
-    # keys that differ only in case keep the mapping on the parsed records
-    assert 0 < jobs <= 3
+    # one scan for the keys and their kinds, nothing typed; keys that differ only in case keep the mapping on
+    # the parsed records
+    assert jobs == 1
     assert source.pending_typing is not None and source.pending_typing.fields is not None
-    assert source.pending_typing.fields.keys() is None
+    assert source.pending_typing.fields.kinds() == {"OrderId": rawkinds.LONG, "Amount": rawkinds.STRING,
+                                                    "orderid": rawkinds.LONG, "amount": rawkinds.LONG}
     _, again = _jobs_of(glue_context, f"json-again-{prefix}",
                         lambda: source.apply_mapping([("amount", "string", "a", "double")]))
     assert again == 0  # the keys are kept: a second mapping of the same read finds nothing again
@@ -364,14 +367,14 @@ def test_json_mapped_fields_equal_the_eager_result_and_its_error_records(glue_co
 @pytest.mark.parametrize("duplicate", [False, True])
 def test_json_lines_read_by_sparks_reader_equal_the_eager_result_and_its_error_records(
         glue_context: Any, prefix: str, duplicate: bool) -> None:
-    # no array line: the reader's path, unless a record has a duplicate key (Spark's inference refuses it; the
-    # records path then maps as the eager typing does)
+    # no array line: the reader's path, unless a record has a duplicate key (the records path then maps as the
+    # eager typing does)
     lines = [line for line in STRICTNESS_LINES if not line.startswith("[") and (duplicate or '"l": 8' not in line)]
     _put_json(prefix, lines)
     mappings = [("l", "string", "l", "long"), ("t", "string", "t", "string")]
     source = _read_json(glue_context, prefix)
     assert source.pending_typing is not None and source.pending_typing.fields is not None
-    assert (source.pending_typing.fields.keys() is None) == duplicate
+    assert (source.pending_typing.fields.kinds() is None) == duplicate
     lazy = source.apply_mapping(mappings)
     eager = _eager(_read_json(glue_context, prefix)).apply_mapping(mappings)
     _same(lazy, eager)
@@ -380,11 +383,14 @@ def test_json_lines_read_by_sparks_reader_equal_the_eager_result_and_its_error_r
 
 def test_json_keys_of_one_other_case_are_read_by_the_reader_as_the_eager_mapping_reads_them(
         glue_context: Any, prefix: str) -> None:
+    from glueball.runtime.io import rawkinds
+
     _put_json(prefix, ['{"OrderId": 1, "Note": "a"}', '{"OrderId": "2", "Note": 3}', '{"Note": null}'])
     mappings = [("orderid", "string", "id", "long"), ("note", "string", "note", "string")]
     source = _read_json(glue_context, prefix)
     assert source.pending_typing is not None and source.pending_typing.fields is not None
-    assert source.pending_typing.fields.keys() == ["Note", "OrderId"]
+    assert source.pending_typing.fields.kinds() == {"OrderId": rawkinds.LONG | rawkinds.STRING,
+                                                    "Note": rawkinds.STRING | rawkinds.LONG | rawkinds.NULL}
     _same(source.apply_mapping(mappings), _eager(_read_json(glue_context, prefix)).apply_mapping(mappings))
     strict = _read_json(glue_context, prefix).apply_mapping(mappings, case_sensitive=True)
     assert [(r["id"], r["note"]) for r in strict.toDF().collect()] == [(None, None)] * 3

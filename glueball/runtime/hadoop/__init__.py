@@ -22,20 +22,14 @@ start with a message naming the jars it needs (:func:`filesystem_settings`).
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from glueball.runtime.jvmshare import java_home
+from glueball.runtime import javabuild
+from glueball.runtime.javabuild import cache_dir
 
 __all__ = ["HadoopJarError", "build", "cache_dir", "explain", "filesystem_settings", "jar", "jar_path",
            "unavailable_reason"]
@@ -48,12 +42,9 @@ S3A_FILESYSTEM = "org.apache.hadoop.fs.s3a.S3AFileSystem"
 ROOT_KEY = "fs.glueball.objectstore.root"
 # mapred-default.xml sends s3a:// output to hadoop-aws's committers; over the local store, Hadoop's plain one
 FILE_COMMITTER_FACTORY = "org.apache.hadoop.mapreduce.lib.output.FileOutputCommitterFactory"
-JAVA_RELEASE = "17"  # Spark 4's minimum: the classes load in any JVM that runs Spark
 JAVAC_MISSING = "javac not found: install a JDK (openjdk-17-jdk-headless) to use s3:// paths in Spark"
-KEEP = 8  # jars kept in the cache (a few kB each): those of the installations used last
 
 _NO_FILESYSTEM = re.compile(r'No FileSystem for scheme "(s3[an]?)"')
-_outcomes: dict[Path, Path | HadoopJarError] = {}  # jar path -> the jar, or why it could not be built
 _warned = False
 
 
@@ -61,24 +52,9 @@ class HadoopJarError(RuntimeError):
     """glueball's Hadoop FileSystem jar cannot be built (no JDK, no pyspark Hadoop jars, javac failed)."""
 
 
-def cache_dir() -> Path:
-    """Where built jars are kept: ``$GLUEBALL_HADOOP_CACHE``, else ``$XDG_CACHE_HOME/glueball/hadoop``."""
-    configured = os.environ.get("GLUEBALL_HADOOP_CACHE")
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "glueball" / "hadoop"
-
-
 def sources() -> list[Path]:
     """The Java sources of the file system (package ``dev.glueball.fs``), in a stable order."""
     return sorted(Path(__file__).parent.glob("*.java"))
-
-
-def _pyspark() -> tuple[str, Path]:
-    """pyspark's version and its folder of jars."""
-    import pyspark
-
-    return pyspark.__version__, Path(pyspark.__file__).parent / "jars"
 
 
 def compile_classpath() -> list[Path]:
@@ -87,7 +63,7 @@ def compile_classpath() -> list[Path]:
     Raises:
         HadoopJarError: pyspark has no ``hadoop-client-api`` jar.
     """
-    _, folder = _pyspark()
+    _, folder = javabuild.pyspark_jars()
     found = sorted(folder.glob("hadoop-client-api-*.jar"))
     if not found:
         raise HadoopJarError(f"no hadoop-client-api jar in {folder}: pyspark's Hadoop jars are needed to build "
@@ -95,46 +71,12 @@ def compile_classpath() -> list[Path]:
     return found
 
 
+_JAR = javabuild.JavaJar("glueball's Hadoop FileSystem", sources, compile_classpath, HadoopJarError, JAVAC_MISSING)
+
+
 def jar_path() -> Path:
     """The jar of these sources, this pyspark and this JVM in the cache (built or not)."""
-    version, folder = _pyspark()
-    home = java_home()
-    release = Path(home, "release") if home else None
-    facts = [version, str(folder), home, release.read_text() if release and release.is_file() else ""]
-    digest = hashlib.sha256()
-    for fact in facts:
-        digest.update(fact.encode() + b"\0")
-    for source in sources():
-        digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
-    return cache_dir() / f"{digest.hexdigest()[:16]}.jar"
-
-
-def find_javac() -> str:
-    """``$JAVA_HOME/bin/javac``, else the ``javac`` on ``PATH``.
-
-    Raises:
-        HadoopJarError: neither exists.
-    """
-    home = os.environ.get("JAVA_HOME")
-    if home:
-        candidate = Path(home, "bin", "javac")
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    found = shutil.which("javac")
-    if not found:
-        raise HadoopJarError(JAVAC_MISSING)
-    return found
-
-
-@contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """Hold the cache's build lock (``folder/.lock``) for the ``with`` block."""
-    with open(folder / ".lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)  # one builder at a time; the others then find its jar
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return _JAR.jar_path()
 
 
 def build(timeout: float = 300.0) -> Path:
@@ -143,88 +85,17 @@ def build(timeout: float = 300.0) -> Path:
     Raises:
         HadoopJarError: no javac, no pyspark Hadoop jars, or javac failed (its message included).
     """
-    target = jar_path()
-    if target.is_file():
-        return target
-    javac = find_javac()
-    classpath = compile_classpath()
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(target.parent):
-            if target.is_file():  # another process built it while this one waited
-                return target
-            with tempfile.TemporaryDirectory(prefix=".building-", dir=target.parent) as work:
-                _compile(javac, classpath, Path(work, "classes"), timeout)
-                scratch = Path(work, "filesystem.jar")
-                _write_jar(Path(work, "classes"), scratch)
-                os.replace(scratch, target)  # readers see a whole jar or none
-    except OSError as exc:
-        raise HadoopJarError(f"glueball's Hadoop FileSystem jar cannot be written to {target.parent}: {exc} "
-                             "(GLUEBALL_HADOOP_CACHE names another folder)") from exc
-    prune(target.parent)
-    return target
-
-
-def _compile(javac: str, classpath: list[Path], classes: Path, timeout: float) -> None:
-    """Compile the sources into ``classes``.
-
-    Raises:
-        HadoopJarError: javac could not run, or failed (its output included).
-    """
-    command = [javac, "--release", JAVA_RELEASE, "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
-               "-cp", os.pathsep.join(str(p) for p in classpath), *(str(s) for s in sources())]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise HadoopJarError(f"{javac} could not run to build glueball's Hadoop FileSystem: {exc}") from exc
-    if result.returncode != 0:
-        output = (result.stderr or result.stdout).strip()[-2000:]
-        raise HadoopJarError(f"javac failed to build glueball's Hadoop FileSystem (exit status "
-                             f"{result.returncode}): {output}")
-
-
-def _write_jar(classes: Path, jar_file: Path) -> None:
-    """Zip the compiled ``classes`` folder, with a manifest, into ``jar_file``."""
-    with zipfile.ZipFile(jar_file, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: glueball\r\n\r\n")
-        for path in sorted(classes.rglob("*.class")):
-            archive.write(path, path.relative_to(classes).as_posix())
-
-
-def prune(folder: Path, keep: int = KEEP) -> None:
-    """Remove all but the ``keep`` most recently built jars (each pyspark and JVM has its own)."""
-    jars = sorted(folder.glob("*.jar"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in jars[keep:]:
-        try:
-            old.unlink()
-        except OSError:
-            pass
+    return _JAR.build(timeout)
 
 
 def jar() -> Path | None:
     """The jar, built on first use in this process; None when it cannot be built (see :func:`unavailable_reason`)."""
-    try:
-        target = jar_path()
-    except OSError as exc:
-        _outcomes[cache_dir()] = HadoopJarError(f"glueball's Hadoop FileSystem sources cannot be read: {exc}")
-        return None
-    known = _outcomes.get(target)
-    if known is None or (isinstance(known, Path) and not known.is_file()):
-        try:
-            known = build()
-        except HadoopJarError as exc:
-            known = exc
-        _outcomes[target] = known
-    return known if isinstance(known, Path) else None
+    return _JAR.jar()
 
 
 def unavailable_reason() -> str | None:
     """Why this process has no jar (after :func:`jar` said None), or None."""
-    try:
-        outcome = _outcomes.get(jar_path())
-    except OSError:
-        outcome = _outcomes.get(cache_dir())
-    return str(outcome) if isinstance(outcome, HadoopJarError) else None
+    return _JAR.unavailable_reason()
 
 
 def explain(exc: BaseException) -> HadoopJarError | None:
@@ -239,7 +110,7 @@ def explain(exc: BaseException) -> HadoopJarError | None:
 
 def s3a_on_classpath(jars: list[str]) -> bool:
     """Whether Hadoop's S3AFileSystem (hadoop-aws) is in pyspark's jars or in ``jars``."""
-    _, folder = _pyspark()
+    _, folder = javabuild.pyspark_jars()
     if any(folder.glob("hadoop-aws-*.jar")):
         return True
     entry = S3A_FILESYSTEM.replace(".", "/") + ".class"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from glueball.runtime.gluetypes import CHOICE_METADATA
+from glueball.runtime.io.rawkinds import CSV_DOUBLE, CSV_LONG, CSV_STRING, csv_kinds
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -92,7 +93,7 @@ def is_long(name: str) -> Column:
     return long_value(name).isNotNull()
 
 
-_LONG, _DOUBLE, _STRING = 1, 2, 4
+_LONG, _DOUBLE, _STRING = CSV_LONG, CSV_DOUBLE, CSV_STRING
 
 
 def value_kind(name: str) -> Column:
@@ -114,19 +115,26 @@ def value_kind(name: str) -> Column:
 
 
 def column_kinds(df: DataFrame, names: list[str]) -> dict[str, ColumnKinds]:
-    """The kinds of values of each column of ``names``, in one aggregation over ``df``.
+    """The kinds of values of each column of ``names``, in one pass over ``df``.
 
-    Each value's kind is told once (``value_kind``) and the kinds of a column are OR-ed together.
+    Told by the JVM scanner (``glueball.runtime.io.rawkinds``) where the session has it, else by one Spark
+    SQL aggregation (:func:`sql_column_kinds`): the same kinds either way.
     """
-    from pyspark.sql import functions as F
-
     if not names:
         return {}
+    scanned = csv_kinds(df.select(*[column_ref(name) for name in names]))
+    bits = dict(zip(names, scanned, strict=True)) if scanned is not None else sql_column_kinds(df, names)
+    return {name: ColumnKinds(bool(b & _LONG), bool(b & _DOUBLE), bool(b & _STRING)) for name, b in bits.items()}
+
+
+def sql_column_kinds(df: DataFrame, names: list[str]) -> dict[str, int]:
+    """The kind bits of each column of ``names`` by one Spark SQL aggregation: each value's kind is told once
+    (``value_kind``) and the kinds of a column are OR-ed together."""
+    from pyspark.sql import functions as F
+
     row = df.agg(*[F.bit_or(value_kind(name)).alias(f"k{i}") for i, name in enumerate(names)]).first()
     assert row is not None
-    kinds = {name: int(row[f"k{i}"] or 0) for i, name in enumerate(names)}
-    return {name: ColumnKinds(bool(bits & _LONG), bool(bits & _DOUBLE), bool(bits & _STRING))
-            for name, bits in kinds.items()}
+    return {name: int(row[f"k{i}"] or 0) for i, name in enumerate(names)}
 
 
 def typed_column(name: str, kinds: ColumnKinds) -> Column:

@@ -1,30 +1,30 @@
-"""Top-level fields of JSON-lines records read by Spark's JSON reader, typed by the reader itself.
+"""Top-level fields of JSON-lines records read by Spark's JSON reader, each as the one type its values have.
 
 A mapping of JSON fields to stated types (``ApplyMapping``) does not need each record whole:
-Spark's JSON data source reads just the named keys, and reads them as the types asked for
-(``long``, ``double``, ``boolean``, ``timestamp``) straight from the parser, which costs a third
+Spark's JSON data source reads just the named keys, straight from the parser, which costs a third
 of parsing each line into a VARIANT and taking the fields out of it. The reader is held to
-``try_parse_json``'s strictness (``STRICT``): what it refuses (malformed lines, arrays holding
-non-objects, a value of another kind than the type asked, such as ``"12"`` read as a long)
-comes back whole in the ``MALFORMED`` column, and the caller parses that line as the records
-path does.
+``try_parse_json``'s strictness (``STRICT``); what it refuses comes back whole in the ``MALFORMED``
+column, and the caller parses that line as the records path does.
 
-The reader matches keys exactly, so which keys the records hold is found first (``keys``):
-Spark's own inference of the files' schema, one pass over the data (the one ``spark.read.json``
-makes before reading), run once per read and only when a mapping needs it. A case-insensitive
-mapping then reads every key equal to its source ignoring case. The same step looks for lines
-holding an array (a scan of the text that stops at the first): the reader gives a refused array
-one row per record it could read, a number that cannot be told from the line, so files with
-array lines are mapped through the records path instead (``keys`` returns None), and so are
-files with a duplicate key in a record or keys that differ only in case, which Spark's
-inference refuses (``try_parse_json`` refuses a duplicate key; the reader would take its last
-value; a mapping of the eagerly typed frame fails on such keys).
+The reader matches keys exactly and converts each value to the type asked for, refusing the record
+when it cannot. So the keys the records hold, and the kinds of their values, are found first
+(``kinds``): one scan of the lines by the JVM scanner of ``glueball.runtime.io.rawkinds``, once per
+read and only when a mapping needs it. Each key is then read as the type all its values have
+(``reader_type``): the eager typing's type of the field, so converting it gives the eager result, and
+the reader never refuses a well-formed record (only malformed lines and lines that are no object).
+A key whose values differ in kind is read as a VARIANT and converted per value. Files with a line
+holding an array (the reader makes one row of each of its records, and a refused array one row per
+record it could read) or a record repeating a key (``try_parse_json`` refuses it, the reader takes the
+last value) are mapped through the records path instead (``kinds`` returns None), as they are when
+the session has no scanner.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from glueball.runtime.io import rawkinds
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -35,23 +35,25 @@ STRICT = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": MALFORMED, "allowNo
           "allowSingleQuotes": "false"}
 
 
-def reader_type(target: DataType) -> DataType:
-    """The type the JSON reader reads a field as, for a mapping to ``target``.
+def reader_type(kinds: int, target: DataType) -> DataType:
+    """The type the JSON reader reads a key as, given the kinds of its values (``rawkinds`` bits) and the target.
 
-    The reader succeeds exactly where converting the value of its own kind gives what the reader gives:
-    integers as ``long`` (integral targets), numbers as ``double`` (``double``, ``float``, ``decimal``:
-    the eager conversion goes through the double too), ``true``/``false`` as ``boolean``, text and
-    epoch seconds as ``timestamp`` (Spark's cast parses the text). Any other target reads the value
-    as a VARIANT, which keeps its kind for the conversion.
+    The one type all the key's values have: ``long``, ``double``, ``string`` or ``boolean`` (JSON nulls aside;
+    a key only ever null reads as ``string``), which is the eager typing's type of the field; and ``double`` for
+    longs mixed with fractions mapped to ``double`` (the eager conversion of each member gives the value's
+    double). Anything else (mixed kinds, objects, arrays, wide numbers) reads as a VARIANT, converted per value
+    by its kind.
     """
     from pyspark.sql import types as st
 
-    if isinstance(target, st.ByteType | st.ShortType | st.IntegerType | st.LongType):
-        return st.LongType()
-    if isinstance(target, st.DoubleType | st.FloatType | st.DecimalType):
+    values = kinds & ~rawkinds.NULL
+    single: dict[int, DataType] = {0: st.StringType(), rawkinds.LONG: st.LongType(),
+                                   rawkinds.DOUBLE: st.DoubleType(), rawkinds.STRING: st.StringType(),
+                                   rawkinds.BOOLEAN: st.BooleanType()}
+    if values in single:
+        return single[values]
+    if values == rawkinds.LONG | rawkinds.DOUBLE and isinstance(target, st.DoubleType):
         return st.DoubleType()
-    if isinstance(target, st.BooleanType | st.TimestampType):
-        return target
     return st.VariantType()
 
 
@@ -69,45 +71,33 @@ class JsonFields:
         self._spark = spark
         self._groups = list(groups)
         self._partition_fields = partition_fields
-        self._keys: list[str] | None = None
+        self._kinds: dict[str, int] | None = None
         self._found = False
 
     @property
     def carried(self) -> list[str]:
         return [f.name for f in self._partition_fields]
 
-    def keys(self) -> list[str] | None:
-        """The top-level keys of the records, in any record; None when a line holds an array, a record a duplicate
-        key, or two keys differ only in case (Spark's inference refuses the last two).
+    def kinds(self) -> dict[str, int] | None:
+        """The top-level keys of the records, in any record, and the kinds of their values (``rawkinds`` bits).
 
-        Found the first time (a scan for array lines, then one inference pass), then kept.
+        Found the first time by one scan of the lines, then kept. None when the mapping must read the parsed
+        records instead: the session has no scanner, a line holds an array, or a record repeats a key.
         """
-        from pyspark.errors import AnalysisException
-        from pyspark.sql import functions as F
-
         if not self._found:
-            spark = self._spark
             paths = [path for group, _ in self._groups for path in group]
-            text = F.col("value")
-            # a line starting "[", or with white space and then "[" (the regular expression only for those)
-            array_line = text.startswith("[") | ((text < F.lit("!")) & text.rlike(r"^\s*\["))
-            arrays = spark.read.text(paths).where(array_line).limit(1).count()
-            if not arrays:
-                try:
-                    names = spark.read.option("columnNameOfCorruptRecord", MALFORMED).json(paths).schema.fieldNames()
-                except AnalysisException:
-                    names = None  # a record with a duplicate key, or keys differing only in case: the records path
-                self._keys = None if names is None else [n for n in names if n != MALFORMED]
+            found = rawkinds.json_kinds(self._spark.read.text(paths))
+            usable = found is not None and not found.has(rawkinds.ARRAY_LINE | rawkinds.DUPLICATE_KEY)
+            self._kinds = found.keys if usable and found is not None else None
             self._found = True
-        return self._keys
+        return self._kinds
 
     def read(self, types: Mapping[str, DataType]) -> DataFrame:
         """One row per record: key ``k`` of ``types`` read as its type in column ``column(i)`` (``i`` its place in
         ``types``), ``MALFORMED``, the partition columns.
 
-        ``MALFORMED`` holds the line where the reader refused it (an object: the keys are then null). Only
-        for files whose ``keys`` are known (no array lines), and keys that differ other than in case (Spark
-        plans the scan by names ignoring case).
+        ``MALFORMED`` holds the line where the reader refused it. Only for files whose ``kinds`` are known (no
+        array lines), and keys that differ other than in case (Spark plans the scan by names ignoring case).
         """
         from pyspark.sql import functions as F
         from pyspark.sql import types as st

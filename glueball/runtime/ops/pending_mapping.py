@@ -131,15 +131,15 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
                         case_sensitive: bool) -> DataFrame | None:
     """The source frame of a mapping over JSON lines whose fields Spark's JSON reader reads (``JsonFields``).
 
-    None where the reader cannot serve: a line holds an array (``JsonFields.keys``), or the keys to read
-    differ only in case (Spark plans a scan by column names ignoring case; mapping the eagerly typed frame
-    fails there too, its source being ambiguous).
+    None where the reader cannot serve: the keys are unknown (``JsonFields.kinds``: no scanner, a line holds an
+    array, a record repeats a key), or the keys to read differ only in case (Spark plans a scan by column names
+    ignoring case; mapping the eagerly typed frame fails there too, its source being ambiguous).
 
-    Each field is read as the type its target asks the reader for (``reader_type``) and converted from
-    it; a record without the exact key reads the first key equal to it ignoring case (unless
-    ``case_sensitive``), as ``json_field_as`` does. A line the reader refuses (malformed, an array
-    holding non-objects, a value of another kind than the one asked) is parsed whole and its records
-    mapped by ``json_field_as``, as the records path maps them.
+    Each key is read as the one type its values have (``reader_type``), the eager typing's type of the field,
+    and converted from it as the eager mapping converts; a key of mixed kinds is read as a VARIANT and converted
+    per value. A record without the exact key reads the first key equal to it ignoring case (unless
+    ``case_sensitive``), as ``json_field_as`` does. A line the reader refuses (malformed, or no object) is
+    parsed whole and mapped by ``json_field_as`` if it is an object, as the records path maps it.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as st
@@ -148,10 +148,10 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
     from glueball.runtime.io.jsonfields import MALFORMED, reader_type
     from glueball.runtime.io.jsonfields import column as column_name
 
-    found = reader.keys()
-    if found is None:
+    kinds = reader.kinds()
+    if kinds is None:
         return None
-    keys = [k for k in found if k not in reader.carried]
+    keys = [k for k in kinds if k not in reader.carried]
     types: dict[str, DataType] = {}
     read_keys: dict[str, list[str]] = {}
     for _, field, target in fields:
@@ -159,7 +159,7 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
         other = [] if case_sensitive else sorted(k for k in keys if k != field and k.lower() == field.lower())
         read_keys[field] = same + other
         for key in read_keys[field]:
-            wanted = reader_type(target)
+            wanted = reader_type(kinds[key], target)
             types[key] = wanted if types.get(key, wanted) == wanted else st.VariantType()
     if not types or len({key.lower() for key in types}) < len(types):
         return None  # (no key to read: Spark refuses a scan of the malformed-line column alone)
@@ -186,16 +186,13 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
         assert value is not None
         return value
 
-    # a refused line (no line holds an array here) parsed as the records path parses it: a record if an
-    # object, else none (its error record is the records path's). The parse is a column of its own below the
-    # conversions (inlined, it would repeat in every use) and runs only for refused lines; no higher-order
-    # functions here: Spark compiles none, and one would keep every row from compiled code.
+    # A refused line is parsed as the records path parses it: a record if an object, else none (its error record is
+    # the records path's). Refused lines are malformed or no object: rare, so each use parses the line again rather
+    # than a generator keeping one parse per line, which would cost every row.
     line = F.col(MALFORMED)
+    record = F.try_parse_json(line)
     carried = [_ref(c) for c in reader.carried]
-    rows = (rows.select(*[F.col(column_name(i)) for i in range(len(types))], line, *carried,
-                        F.explode(F.array(F.when(line.isNotNull(), F.try_parse_json(line)))).alias(_RECORD))
-            .where(line.isNull() | is_object(F.col(_RECORD))))
-    record = F.col(_RECORD)
+    rows = rows.where(line.isNull() | is_object(record))
     values = [F.when(line.isNull(), read_value(field, target)).otherwise(parsed_value(record, field, target))
               .alias(name) for name, field, target in fields]
     source = rows.select(*values, *carried)
