@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.errors import ErrorThresholdExceeded, empty_errors
+from glueball.runtime.errors import Errors, ErrorThresholdExceeded, LazyErrors, empty_errors, error_frame
 from glueball.runtime.gluetypes import (
     CHOICE_METADATA as CHOICE_METADATA,  # re-exported: the marker belongs to the type module
 )
@@ -41,8 +41,9 @@ class DynamicFrame:
         df: the records as a Spark DataFrame.
         glue_ctx: the GlueContext it belongs to.
         name: a name for messages.
-        stage_errors: error records made by the transformation that produced this frame.
-        prior_errors: error records of the frames it was made from.
+        stage_errors: error records made by the transformation that produced this frame (a DataFrame, or
+            ``LazyErrors`` built when first asked for).
+        prior_errors: error records of the frames it was made from (likewise).
         stage_threshold: errors this stage may have (0: unbounded).
         total_threshold: errors the lineage may have (0: unbounded).
         pending: typing still to decide (a raw CSV read); ``df`` is then None and the records are typed
@@ -50,7 +51,7 @@ class DynamicFrame:
     """
 
     def __init__(self, df: DataFrame | None, glue_ctx: Any, name: str = "", *,
-                 stage_errors: DataFrame | None = None, prior_errors: DataFrame | None = None,
+                 stage_errors: Errors | None = None, prior_errors: Errors | None = None,
                  transformation_ctx: str = "", stage_threshold: int = 0, total_threshold: int = 0,
                  pending: PendingTyping | None = None) -> None:
         if (df is None) == (pending is None):
@@ -91,9 +92,9 @@ class DynamicFrame:
 
         return cls(dataframe, glue_ctx, name, stage_errors=attached_errors(dataframe))
 
-    def derive(self, df: DataFrame, *, stage_errors: DataFrame | None = None, transformation_ctx: str = "",
+    def derive(self, df: DataFrame, *, stage_errors: Errors | None = None, transformation_ctx: str = "",
                stage_threshold: int = 0, total_threshold: int = 0, name: str | None = None,
-               prior_errors: DataFrame | None = None) -> DynamicFrame:
+               prior_errors: Errors | None = None) -> DynamicFrame:
         """A frame made from this one by a transformation: its errors become the new frame's prior errors.
 
         Operations (:mod:`glueball.runtime.ops`) build every frame they return with this, so they never
@@ -102,7 +103,7 @@ class DynamicFrame:
         once (an extra pass, only when asked for), raising ``ErrorThresholdExceeded``.
         """
         frame = DynamicFrame(df, self.glue_ctx, self.name if name is None else name, stage_errors=stage_errors,
-                             prior_errors=self._all_errors() if prior_errors is None else prior_errors,
+                             prior_errors=self.lineage_errors() if prior_errors is None else prior_errors,
                              transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
                              total_threshold=total_threshold)
         if stage_threshold or total_threshold:
@@ -112,7 +113,7 @@ class DynamicFrame:
     def derive_pending(self, pending: PendingTyping, *, transformation_ctx: str = "", stage_threshold: int = 0,
                        total_threshold: int = 0) -> DynamicFrame:
         """Like ``derive``, for a transformation whose result still leaves typing pending (see ``pending``)."""
-        frame = DynamicFrame(None, self.glue_ctx, self.name, prior_errors=self._all_errors(),
+        frame = DynamicFrame(None, self.glue_ctx, self.name, prior_errors=self.lineage_errors(),
                              transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
                              total_threshold=total_threshold, pending=pending)
         if stage_threshold or total_threshold:
@@ -164,8 +165,12 @@ class DynamicFrame:
 
     # -- errors ---------------------------------------------------------------------------------------
 
+    def lineage_errors(self) -> LazyErrors:
+        """The error records of this frame and every frame before it, built when first asked for."""
+        return LazyErrors(self._all_errors)
+
     def _all_errors(self) -> DataFrame | None:
-        parts = [e for e in (self._prior_errors, self._stage_errors) if e is not None]
+        parts = [e for e in (error_frame(self._prior_errors), error_frame(self._stage_errors)) if e is not None]
         if not parts:
             return None
         merged = parts[0]
@@ -185,7 +190,8 @@ class DynamicFrame:
         return 0 if errors is None else int(errors.count())
 
     def stageErrorsCount(self) -> int:  # noqa: N802
-        return 0 if self._stage_errors is None else int(self._stage_errors.count())
+        errors = error_frame(self._stage_errors)
+        return 0 if errors is None else int(errors.count())
 
     def assertErrorThreshold(self) -> None:  # noqa: N802
         """Raise ``ErrorThresholdExceeded`` if this stage's or the lineage's errors exceed their thresholds."""

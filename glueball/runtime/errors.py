@@ -8,7 +8,8 @@ Every error record has the same four columns (see ``ERROR_SCHEMA``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -55,3 +56,30 @@ def attach_errors(df: DataFrame, errors: DataFrame | None) -> DataFrame:
 def attached_errors(df: DataFrame) -> DataFrame | None:
     """The error records kept on ``df`` by ``attach_errors`` (None when there are none)."""
     return vars(df).get(_ATTACHED) if hasattr(df, "__dict__") else None
+
+
+class LazyErrors:
+    """Error records built when first asked for (counted, thresholds checked, ``errorsAsDynamicFrame``).
+
+    A read's error records and a lineage's union of them are Spark plans a pipeline seldom runs; building
+    each costs calls into the JVM (a file listing for a read's), so reads and transformations hand them on
+    unbuilt. Built once, then kept.
+    """
+
+    def __init__(self, build: Callable[[], DataFrame | None]) -> None:
+        self._build: Callable[[], DataFrame | None] | None = build
+        self._frame: DataFrame | None = None
+
+    def frame(self) -> DataFrame | None:
+        """The error records (None: there can be none)."""
+        if self._build is not None:
+            self._frame, self._build = self._build(), None
+        return self._frame
+
+
+Errors = Union["DataFrame", LazyErrors]
+
+
+def error_frame(errors: Errors | None) -> DataFrame | None:
+    """``errors`` as a DataFrame, built now if it is lazy (None: no error records)."""
+    return errors.frame() if isinstance(errors, LazyErrors) else errors

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.errors import GlueRuntimeError, error_schema
+from glueball.runtime.errors import GlueRuntimeError, LazyErrors, error_schema
 from glueball.runtime.inference import (
     ELEM,
     Branch,
@@ -74,17 +74,25 @@ class JsonRecords:
 
     Attributes:
         rows: one row per record, the record as a variant in column ``RECORD`` plus the carried columns.
-        errors: the error records (malformed documents, records that are not objects); no inference needed.
+        lazy_errors: the error records (malformed documents, records that are not objects), built when first
+            asked for; no inference needed.
         carried: the columns carried onto every record (partition values), typed already.
         docs: the parsed documents the inference aggregates over.
         branches: where the records are in a document (see ``Branch``).
     """
 
     rows: DataFrame
-    errors: DataFrame
+    lazy_errors: LazyErrors
     carried: list[str]
     docs: DataFrame
     branches: list[Branch]
+
+    @property
+    def errors(self) -> DataFrame:
+        """The error records."""
+        errors = self.lazy_errors.frame()
+        assert errors is not None
+        return errors
 
     def infer_node(self) -> TypeNode:
         """The record type, as Glue infers it (the inference passes over ``docs``)."""
@@ -148,7 +156,7 @@ def json_records(texts: DataFrame, json_path: str | None = None) -> JsonRecords:
     if array_branch is not None:
         records_of_doc = F.when(array_branch.condition, array_branch.values()).otherwise(records_of_doc)
     rows = docs.select(F.explode(F.coalesce(records_of_doc, empty)).alias(RECORD), *carried)
-    errors = _errors(docs, json_path, array_branch, object_branch)
+    errors = LazyErrors(lambda: _errors(docs, json_path, array_branch, object_branch))
     return JsonRecords(rows, errors, carried, docs, branches)
 
 

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from glueball.objects import locations
-from glueball.runtime.errors import GlueRuntimeError, error_schema
+from glueball.runtime.errors import Errors, GlueRuntimeError, LazyErrors, error_schema
 from glueball.runtime.gluetypes import CHOICE_METADATA
 from glueball.runtime.io.csvtypes import type_csv_columns
 from glueball.runtime.io.files import InputFile
@@ -94,7 +94,7 @@ class FileRead:
     json); ``df`` then holds the raw records (see ``glueball.runtime.pending``).
     """
 
-    def __init__(self, df: DataFrame, errors: DataFrame | None, pending: PendingTyping | None = None) -> None:
+    def __init__(self, df: DataFrame, errors: Errors | None, pending: PendingTyping | None = None) -> None:
         self.df = df
         self.errors = errors
         self.pending = pending.with_raw(df) if pending is not None else None
@@ -226,31 +226,46 @@ def _read_csv(spark: SparkSession, spark_paths: list[str], options: Mapping[str,
     reader_options = _csv_reader_options(options)
     # malformed lines are found only when every field is parsed, not just the ones a query reads
     spark.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
+    # the records: Spark drops malformed lines itself (every field is parsed), which costs less than carrying a
+    # corrupt-record column and filtering on it
+    records_reader = spark.read.options(**{k: v for k, v in reader_options.items()
+                                           if k != "columnNameOfCorruptRecord"}).option("mode", "DROPMALFORMED")
+    records: DataFrame | None = None
     if column_names is None:
-        probe = spark.read.options(**{k: v for k, v in reader_options.items() if k != "mode"})
         if skip_first:
+            probe = spark.read.options(**{k: v for k, v in reader_options.items() if k != "mode"})
             lines = [r["value"] for r in spark.read.text(spark_paths[:1]).limit(2).collect()]
             sample = spark.sparkContext.parallelize(lines[1:2] or lines[:1], 1)
             probed = probe.option("header", "false").csv(sample).columns
         else:
-            probed = probe.option("header", str(with_header).lower()).csv(spark_paths).columns
+            # Spark reads the header (or the first line) for the column names; with a header, that read's frame
+            # is the records' (all text columns, named by the header)
+            records = records_reader.option("header", str(with_header).lower()).csv(spark_paths)
+            probed = records.columns
+            if not with_header:
+                records = None
         names = probed if with_header else [f"col{i}" for i in range(len(probed))]
         skip_line = with_header or skip_first
     else:
         names = list(column_names)
         skip_line = bool(header_lines) or skip_first
-    schema = StructType([StructField(n, StringType(), True) for n in names] +
-                        [StructField(CORRUPT, StringType(), True)])
-    raw = spark.read.options(**reader_options).option("header", str(skip_line).lower()).schema(schema) \
-        .csv(spark_paths)
+    fields = [StructField(n, StringType(), True) for n in names]
+    header = str(skip_line).lower()
+    if records is None:
+        records = records_reader.option("header", header).schema(StructType(fields)).csv(spark_paths)
     if not names:
-        return FileRead(raw.drop(CORRUPT), None)
-    # every filter also reads a data column: Spark refuses scans of the corrupt-record column alone
-    records = raw.where(F.col(CORRUPT).isNull() & _reads(names[0])).drop(CORRUPT)
-    bad = raw.where(F.col(CORRUPT).isNotNull() & _reads(names[0]))
-    errors = error_records(bad, "Malformed CSV record: the number of fields differs from the header",
-                           stage or "read", F.coalesce(F.col(CORRUPT), F.col(names[0])), F.input_file_name())
-    return FileRead(records, errors, PendingTyping(records, tuple(names), type_pending))
+        return FileRead(records, None)
+
+    def malformed() -> DataFrame:
+        raw = spark.read.options(**reader_options).option("header", header) \
+            .schema(StructType([*fields, StructField(CORRUPT, StringType(), True)])).csv(spark_paths)
+        # the filter also reads a data column: Spark refuses scans of the corrupt-record column alone
+        bad = raw.where(F.col(CORRUPT).isNotNull() & _reads(names[0]))
+        return error_records(bad, "Malformed CSV record: the number of fields differs from the header",
+                             stage or "read", F.coalesce(F.col(CORRUPT), F.col(names[0])), F.input_file_name())
+
+    # the malformed lines are read again only when the error records are asked for
+    return FileRead(records, LazyErrors(malformed), PendingTyping(records, tuple(names), type_pending))
 
 
 def _reads(name: str) -> Column:
@@ -291,7 +306,7 @@ def _read_json(spark: SparkSession, files: list[InputFile], options: Mapping[str
     parsed = json_records(texts, json_path)
     fields = None if json_path or multiline else JsonFields(
         spark, [([f.spark_path for f in group], values) for values, group in groups.items()], partition_fields)
-    return FileRead(parsed.rows, parsed.errors,
+    return FileRead(parsed.rows, parsed.lazy_errors,
                     PendingTyping(parsed.rows, (), lambda raw, _columns: parsed.typed(raw), record=RECORD,
                                   fields=fields))
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime import bookmarks
 from glueball.runtime.dynamicframe import DynamicFrame
-from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.errors import Errors, GlueRuntimeError
 from glueball.runtime.io import catalog as cat
 from glueball.runtime.io import files as file_listing
 from glueball.runtime.io import formats, jdbc
@@ -57,7 +57,7 @@ def _paths(options: Mapping[str, Any]) -> list[str]:
     return [str(v) for v in value]
 
 
-def _frame(glue_ctx: Any, df: DataFrame, errors: DataFrame | None, transformation_ctx: str,
+def _frame(glue_ctx: Any, df: DataFrame, errors: Errors | None, transformation_ctx: str,
            kwargs: Mapping[str, Any], pending: PendingTyping | None = None) -> DynamicFrame:
     """The frame of a read; with ``pending`` typing, ``df`` is raw and its typing is left lazy."""
     typing = pending.with_raw(df) if pending is not None else None

@@ -81,6 +81,21 @@ def convert(column: Column, source: DataType, target: DataType) -> Column:
     return column.try_cast(target)
 
 
+def convert_sql(text: str, source: DataType, target: DataType) -> str:
+    """:func:`convert` as Spark SQL text, for SQL expression ``text`` of atomic type ``source`` and an atomic target.
+
+    One ``F.expr`` of a whole conversion costs one call into the JVM where building it from ``Column``
+    operations costs one per operation (a tenth of a millisecond each).
+    """
+    from pyspark.sql import types as T
+
+    if source == target:
+        return text
+    if isinstance(source, T.StringType) and isinstance(target, (T.DateType, T.TimestampType)):
+        return f"TRY_CAST(trim({text}) AS {target.simpleString()})"
+    return f"TRY_CAST({text} AS {target.simpleString()})"
+
+
 def choice_cast(column: Column, choice: StructType, target: DataType, preferred: DataType | None = None) -> Column:
     """A choice column cast to one type: the first member that converts to ``target``, as resolveChoice cast.
 

@@ -16,9 +16,23 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from glueball.runtime.inference import json_field_path
-from glueball.runtime.io.csvtypes import column_kinds, column_ref, long_value, number_value, typed_column
+from glueball.runtime.io.csvtypes import (
+    column_kinds,
+    column_ref,
+    long_value_sql,
+    number_value_sql,
+    quoted,
+    typed_column,
+)
 from glueball.runtime.io.jsontypes import direct_target, other_case_value
-from glueball.runtime.ops.mapping import convert, declared_type, mapping_projection, parse_mapping, spark_type
+from glueball.runtime.ops.mapping import (
+    convert,
+    convert_sql,
+    declared_type,
+    mapping_projection,
+    parse_mapping,
+    spark_type,
+)
 from glueball.runtime.ops.paths import parse_path, resolve_path, select_as
 
 if TYPE_CHECKING:
@@ -328,7 +342,8 @@ def direct_cast(name: str, target: DataType) -> Column | None:
     have no date) and kept or complex types.
 
     Telling a value's kind costs more than the conversion, so the common values take a short way that
-    gives the same result without it (``_short_way``), and only the others are told apart.
+    gives the same result without it (``_short_way``), and only the others are told apart. The expression
+    is built as SQL text, one call into the JVM (``convert_sql``).
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as st
@@ -337,23 +352,25 @@ def direct_cast(name: str, target: DataType) -> Column | None:
               st.TimestampType, st.BooleanType, st.StringType)
     if not isinstance(target, direct):
         return None
-    text = column_ref(name)
+    text = quoted(name)
+    string, long_type, double_type = st.StringType(), st.LongType(), st.DoubleType()
     if isinstance(target, st.DoubleType | st.FloatType):
         # a number's double is the text's double (a long's too): one cast serves every kind, but for the
         # long -0, whose double is 0.0 (the long test only runs for zeros, which only a '-' makes negative)
-        double = convert(text, st.StringType(), st.DoubleType())
-        signed = F.when((double == F.lit(0.0)) & long_value(name).isNotNull(), F.lit(0.0)).otherwise(double)
-        return convert(F.when(text.contains("-"), signed).otherwise(double), st.DoubleType(), target)
-    long, number = long_value(name), number_value(name)
-    by_kind = (F.when(long.isNotNull(), convert(long, st.LongType(), target))
-               .when(number.isNotNull(), convert(number, st.DoubleType(), target))
-               .otherwise(convert(text, st.StringType(), target)))
+        double = convert_sql(text, string, double_type)
+        signed = f"CASE WHEN {double} = 0.0D AND {long_value_sql(text)} IS NOT NULL THEN 0.0D ELSE {double} END"
+        value = f"CASE WHEN contains({text}, '-') THEN {signed} ELSE {double} END"
+        return F.expr(convert_sql(f"({value})", double_type, target))
+    long, number = long_value_sql(text), number_value_sql(text)
+    by_kind = (f"CASE WHEN {long} IS NOT NULL THEN {convert_sql(f'({long})', long_type, target)} "
+               f"WHEN {number} IS NOT NULL THEN {convert_sql(f'({number})', double_type, target)} "
+               f"ELSE {convert_sql(text, string, target)} END")
     short = _short_way(text, target)
-    return by_kind if short is None else F.coalesce(short, by_kind)
+    return F.expr(by_kind if short is None else f"coalesce({short}, {by_kind})")
 
 
-def _short_way(text: Column, target: DataType) -> Column | None:
-    """``text`` as ``direct_cast`` converts it, for the values that need not be told apart; null for the others.
+def _short_way(text: str, target: DataType) -> str | None:
+    """SQL: ``text`` as ``direct_cast`` converts it, for the values that need not be told apart; null for the others.
 
     - Integral targets: a value Spark's ``try_cast`` reads (``[sign] digits`` within white space or control
       characters; no fraction) is a long, or text that the cast from text reads the same way.
@@ -364,19 +381,18 @@ def _short_way(text: Column, target: DataType) -> Column | None:
     A null here means "tell the kind": the caller falls back to the full conversion, which also gives the
     null of a value that does not convert.
     """
-    from pyspark.sql import functions as F
     from pyspark.sql import types as st
 
+    name = target.simpleString()
     if isinstance(target, st.ByteType | st.ShortType | st.IntegerType | st.LongType):
-        return text.try_cast(target)
+        return f"TRY_CAST({text} AS {name})"
     if isinstance(target, st.DecimalType):
-        return text.try_cast("bigint").try_cast(target)
+        return f"TRY_CAST(TRY_CAST({text} AS BIGINT) AS {name})"
     if isinstance(target, st.StringType):
-        return F.when(text >= F.lit(":"), text)
-    if isinstance(target, st.BooleanType):
-        return F.when(text >= F.lit(":"), convert(text, st.StringType(), target))
-    if isinstance(target, st.TimestampType):
-        return F.when(text.contains(":"), convert(text, st.StringType(), target))
+        return f"CASE WHEN {text} >= ':' THEN {text} END"
+    if isinstance(target, st.BooleanType | st.TimestampType):
+        holds = f"{text} >= ':'" if isinstance(target, st.BooleanType) else f"contains({text}, ':')"
+        return f"CASE WHEN {holds} THEN {convert_sql(text, st.StringType(), target)} END"
     return None
 
 

@@ -35,7 +35,7 @@ from glueball.runtime.dynamicrecord import (
     record_converter,
     record_to_json,
 )
-from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.errors import GlueRuntimeError, LazyErrors
 from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def _combine(first: DynamicFrame, df: DataFrame, others: Iterable[DynamicFrame],
     for other in others:
         if all(other is not seen for seen in inputs):
             inputs.append(other)
-    prior = _union_all(f._all_errors() for f in inputs)
+    prior = LazyErrors(lambda: _union_all(f.lineage_errors().frame() for f in inputs))
     return first.derive(df, prior_errors=prior, transformation_ctx=transformation_ctx, name=name,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
 
