@@ -5,8 +5,8 @@ as CSV with a header and as JSON lines; each case runs glueball and the
 DataFrame equivalent alternately in one process and prints the best run of each,
 their ratio in wall time and in the JVM's CPU time (steadier on a shared machine), and
 each side's peak memory: the JVM's heap and resident set (local mode: the driver and
-the executors are that one JVM; the Python workers of a Filter lambda or a Python UDF
-are not counted). Nothing is asserted.
+the executors are that one JVM), the Python workers' resident set (summed; a Filter lambda's
+or a Python UDF's) and the Python driver's. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -66,6 +66,30 @@ def _peak_rss_mb(pid: int, reset: bool) -> float:
     return 0.0
 
 
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (the JVM's Python daemon and the Python workers it forks)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _peak_workers_mb(pid: int, reset: bool) -> float:
+    """The Python workers' peak resident memory since the last reset, summed over the workers, in MB."""
+    return sum(_peak_rss_mb(child, reset) for child in _descendants(pid))
+
+
 def _generate(spark: Any, lake: Path, rows: int) -> None:
     from pyspark.sql import functions as F
 
@@ -91,23 +115,30 @@ def _pair(spark: Any, label: str, glue_side: Callable[[Path], None], spark_side:
     runs: dict[str, list[tuple[float, float]]] = {"spark": [], "glue": []}
     heap: dict[str, float] = {"spark": 0.0, "glue": 0.0}
     rss: dict[str, float] = {"spark": 0.0, "glue": 0.0}
+    workers: dict[str, float] = {"spark": 0.0, "glue": 0.0}
+    driver: dict[str, float] = {"spark": 0.0, "glue": 0.0}
     for i in range(repeat):
         for side, fn in (("spark", spark_side), ("glue", glue_side)):
             out = work / f"raw-{side}-{i}"
             _peak_heap_mb(spark, reset=True)
-            _peak_rss_mb(pid, reset=True)
+            for process in (pid, os.getpid()):
+                _peak_rss_mb(process, reset=True)
+            _peak_workers_mb(pid, reset=True)
             cpu, start = _cpu_seconds(pid), time.perf_counter()
             fn(out)
             runs[side].append((time.perf_counter() - start, _cpu_seconds(pid) - cpu))
             heap[side] = max(heap[side], _peak_heap_mb(spark, reset=False))
             rss[side] = max(rss[side], _peak_rss_mb(pid, reset=False))
+            workers[side] = max(workers[side], _peak_workers_mb(pid, reset=False))
+            driver[side] = max(driver[side], _peak_rss_mb(os.getpid(), reset=False))
             shutil.rmtree(out, ignore_errors=True)
     best = {side: (min(r[0] for r in runs[side]), min(r[1] for r in runs[side])) for side in runs}
     print(f"  {label}")
     for side, name in (("spark", "hand-written PySpark "), ("glue", "glueball DynamicFrame")):
         print(f"    {name} wall {', '.join(f'{r[0]:6.2f}s' for r in runs[side])}   JVM CPU "
-              f"{', '.join(f'{r[1]:6.2f}s' for r in runs[side])}   peak heap {heap[side]:6.0f} MB, "
-              f"peak JVM RSS {rss[side]:6.0f} MB")
+              f"{', '.join(f'{r[1]:6.2f}s' for r in runs[side])}")
+        print(f"    {' ' * len(name)} peak: JVM heap {heap[side]:5.0f} MB, JVM RSS {rss[side]:5.0f} MB (driver and "
+              f"executors), Python workers {workers[side]:4.0f} MB, Python driver {driver[side]:4.0f} MB")
     print(f"    glueball / PySpark = {best['glue'][0] / best['spark'][0]:.3f}x wall, "
           f"{best['glue'][1] / max(best['spark'][1], 1e-9):.3f}x JVM CPU   (goal {goal})")
 

@@ -1,6 +1,6 @@
 """The DynamicFrame pipeline against hand-written DataFrame code doing the same work, in one run.
 
-    .venv/bin/python bench/runtime.py [--rows 5000000] [--json-rows 1000000] [--raw-rows 3000000] [--repeat 2]
+    .venv/bin/python bench/runtime.py [--rows 5000000] [--json-rows 1000000] [--raw-rows 3000000] [--repeat 3]
         [--only-raw] [--raw-cases csv,json,unmapped]
 
 Pipeline: read Parquet orders (N rows) and customers, ApplyMapping (renames and
@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--json-rows", type=int, default=1_000_000)
     parser.add_argument("--raw-rows", type=int, default=3_000_000)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only-raw", action="store_true", help="run only the raw CSV/JSON section")
     parser.add_argument("--raw-cases", default="csv,json,unmapped",
                         help="raw cases to run, comma-separated: csv, json, unmapped")

@@ -125,7 +125,12 @@ class DynamicFrame:
         return DynamicFrameCollection(frames, self.glue_ctx)
 
     def with_frame_schema(self, schema: Any) -> DynamicFrame:
-        return self
+        """This frame with ``schema`` (a ``gluetypes.StructType``) as its schema instead of one computed from the data
+        (upstream ``withFrameSchema``): the records converted to the given types, over a raw read with no inference
+        pass (see ``glueball.runtime.ops.frame_schema``)."""
+        from glueball.runtime.ops.frame_schema import with_frame_schema
+
+        return with_frame_schema(self, schema)
 
     # -- conversion and inspection -------------------------------------------------------------------
 

@@ -70,6 +70,11 @@ class LazyErrors:
         self._build: Callable[[], DataFrame | None] | None = build
         self._frame: DataFrame | None = None
 
+    @property
+    def built(self) -> bool:
+        """Whether the error records' DataFrame was made."""
+        return self._build is None
+
     def frame(self) -> DataFrame | None:
         """The error records (None: there can be none)."""
         if self._build is not None:

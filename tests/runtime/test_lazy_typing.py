@@ -146,6 +146,22 @@ def test_error_records_of_a_lazy_read_are_kept_without_typing(glue_context: Any,
     assert source.pending_typing is not None
 
 
+def test_error_records_are_made_only_when_asked_for_and_once(glue_context: Any, prefix: str) -> None:
+    from glueball.runtime.errors import LazyErrors
+
+    _put(prefix)
+    _put(f"{prefix}-right", "id,name\n1,one\nbad\n")
+    left, right = _read(glue_context, prefix), _read(glue_context, f"{prefix}-right")
+    read_errors = [left._stage_errors, right._stage_errors]
+    assert all(isinstance(e, LazyErrors) and not e.built for e in read_errors)
+    joined = left.apply_mapping([("i", "string", "i", "long")]).join(
+        ["i"], ["id"], right.apply_mapping([("id", "string", "id", "long")]))
+    assert not any(e.built for e in read_errors if isinstance(e, LazyErrors))
+    assert joined.errorsCount() == 2 and joined.stageErrorsCount() == 0
+    assert all(e.built for e in read_errors if isinstance(e, LazyErrors))
+    assert sorted(r["error_input"] for r in joined.errorsAsDynamicFrame().toDF().collect()) == ["1,2,3", "bad"]
+
+
 def test_total_threshold_after_a_lazy_read_still_counts_malformed_lines(glue_context: Any, prefix: str) -> None:
     from glueball.runtime.errors import ErrorThresholdExceeded
 
@@ -488,3 +504,62 @@ def test_json_inference_settles_top_level_conflicts_of_atomic_kinds_in_one_pass(
     node, passes, _ = infer(conflict.docs, conflict.branches)
     assert passes == 2
     assert node is not None and sorted(node.fields["a"].members) == ["long", "struct"]
+
+
+# -- with_frame_schema ----------------------------------------------------------------------------------------------
+
+
+def _schema(*fields: tuple[str, Any]) -> Any:
+    from awsglue.gluetypes import Field, StructType
+
+    return StructType([Field(name, data_type) for name, data_type in fields])
+
+
+def test_a_given_schema_types_a_pending_csv_read_with_no_pass_as_the_mapping_to_its_types_does(
+        glue_context: Any, prefix: str) -> None:
+    from awsglue.gluetypes import ChoiceType, DoubleType, LongType, StringType, TimestampType
+
+    _put(prefix)
+    columns = [("i", LongType()), ("f", DoubleType()), ("m", StringType()), ("t", StringType()),
+               ("ts", TimestampType()), ("b", StringType()), ("n", LongType()), ("big", StringType())]
+    schema = _schema(*columns, ("extra", LongType()))
+    source = _read(glue_context, prefix)
+    given, jobs = _jobs_of(glue_context, f"schema-{prefix}", lambda: source.with_frame_schema(schema))
+    assert jobs == 0  # no pass over the data: the types are given
+    assert given.schema() == schema
+    mappings = [(name, "string", name, t.typeName()) for name, t in columns]
+    expected = _eager(_read(glue_context, prefix)).apply_mapping(mappings).toDF().collect()
+    assert sorted(map(repr, given.toDF().drop("extra").collect())) == sorted(map(repr, expected))
+    assert {r["extra"] for r in given.toDF().collect()} == {None}
+    # a choice (or any type a mapping cannot name) comes from the typed frame, as the data typed it
+    choice = ChoiceType([DoubleType(), LongType()])
+    with_choice = _schema(*[(n, choice if n == "f" else t) for n, t in columns])
+    chosen = _read(glue_context, prefix).with_frame_schema(with_choice)
+    assert chosen.schema().getField("f").dataType == choice
+    assert sorted(r["f"]["long"] for r in chosen.toDF().collect() if r["f"]["long"] is not None) == [0, 1, 7]
+
+
+def test_a_given_schema_types_json_fields_and_typed_frames(glue_context: Any, prefix: str) -> None:
+    from awsglue.gluetypes import DoubleType, LongType, StringType
+
+    _put_json(prefix, ['{"id": 1, "v": "2.5"}', '{"id": "2", "v": 3}', 'not json'])
+    schema = _schema(("id", LongType()), ("v", DoubleType()), ("note", StringType()))
+    given = _read_json(glue_context, prefix).with_frame_schema(schema)
+    assert given.schema() == schema
+    assert sorted((r["id"], r["v"], r["note"]) for r in given.toDF().collect()) == [(1, 2.5, None), (2, 3.0, None)]
+    assert given.errorsCount() == 1
+    typed = _eager(_read_json(glue_context, prefix)).with_frame_schema(schema)
+    assert sorted((r["id"], r["v"]) for r in typed.toDF().collect()) == [(1, 2.5), (2, 3.0)]
+
+
+def test_a_given_schema_must_hold_every_field_of_the_data(glue_context: Any, prefix: str) -> None:
+    from awsglue.gluetypes import LongType
+
+    _put(prefix)
+    with pytest.raises(GlueRuntimeError, match=r"must contain every field of the data; it lacks \['f', 'm'"):
+        _read(glue_context, prefix).with_frame_schema(_schema(("i", LongType())))
+    _put_json(f"{prefix}-json", ['{"id": 1, "v": 2}'])
+    with pytest.raises(GlueRuntimeError, match=r"it lacks \['v'\]"):
+        _read_json(glue_context, f"{prefix}-json").with_frame_schema(_schema(("id", LongType())))
+    with pytest.raises(GlueRuntimeError, match="needs a StructType schema"):
+        _read(glue_context, prefix).with_frame_schema("not a schema")
