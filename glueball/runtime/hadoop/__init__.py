@@ -5,10 +5,10 @@
 through ``dev.glueball.fs.ObjectStoreFileSystem``, a small Hadoop FileSystem whose Java source sits
 beside this module. It is compiled on this machine with its JDK's ``javac`` against the Hadoop jars
 pyspark ships (no Maven, no network): lazily, the first time a Spark session is configured
-(:func:`jar`), or ahead of time with ``python -m glueball.runtime.hadoop``. The jar is cached in
-``$GLUEBALL_HADOOP_CACHE`` (default ``~/.cache/glueball/hadoop``) as ``<digest>.jar``, the digest of
-the Java sources, the pyspark version and the JVM; a build compiles into a temporary folder and renames
-the finished jar into place, under a lock, so concurrent builders never see a partial jar.
+(:func:`jar`), or ahead of time with ``python -m glueball.runtime.hadoop``; the build and its cache are
+``glueball.runtime.javabuild``'s (``$GLUEBALL_HADOOP_CACHE``, default ``~/.cache/glueball/hadoop``,
+``<digest>.jar`` of the Java sources, the pyspark version and the JVM; built under a lock and renamed
+into place, so concurrent builders never see a partial jar).
 
 Without a JDK, or when the build fails, Spark still starts, without the jar: glueball's own readers and
 writers (which hand Spark local paths) are unaffected and only ``s3://`` in plain Spark fails. Every

@@ -4,14 +4,15 @@ Glue types a CSV value per record: an integer is ``long``, a number with a fract
 exponent ``double``, anything else ``string``; a column holding several kinds becomes a
 choice of them (``choice<long,string>``, ``choice<double,long>``), each record's value in the
 member of its own kind. As a Spark column that needs to know which kinds of values the whole
-column holds (its type), so typing a column for its own sake costs one aggregation pass over
-the data.
+column holds (its type), so typing a column for its own sake costs one pass over the data: the JVM
+scanner of ``glueball.runtime.io.rawkinds`` where the session has it, else a Spark SQL aggregation.
 
 A transformation that gives a column an explicit type (ApplyMapping with a target type) does
 not need that pass: converting each value from its own kind does not depend on the column's
 other values, and ``glueball.runtime.ops.pending_mapping.direct_cast`` computes it straight from
-the text. Number-looking values are recognised by a character test (one character class), then a
-``try_cast``: the test keeps text from the cast, which costs an exception per value that is no number.
+the text. In Spark SQL, number-looking values are recognised by a character test (one character class),
+then a ``try_cast``: the test keeps text from the cast, which costs an exception per value that is no
+number. The expressions are built as SQL text (``*_sql``): one call into the JVM each.
 """
 
 from __future__ import annotations
@@ -186,8 +187,8 @@ def typed_column(name: str, kinds: ColumnKinds) -> Column:
 def type_csv_columns(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
     """Type string columns per value as Glue's CSV reader does: long, double, or a choice with string.
 
-    One aggregation pass finds which kinds of values each column holds (like Spark's
-    ``inferSchema``); the columns are then cast lazily, in their order. Columns named in ``keep`` pass
+    One pass finds which kinds of values each column holds (like Spark's ``inferSchema``:
+    ``column_kinds``); the columns are then cast lazily, in their order. Columns named in ``keep`` pass
     through as they are.
     """
     names = [c for c in df.columns if c not in keep]
