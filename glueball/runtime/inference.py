@@ -465,14 +465,21 @@ def _member_node(kind: str, object_type: st.DataType | None, array_type: st.Data
 
 def record_columns(record: Column, node: TypeNode) -> list[Column]:
     """The typed top-level columns of a record variant, choice markers set (nested ones through a cast)."""
-    columns = []
-    for name, child in node.fields.items():
-        spark_field = _spark_field(name, child)
-        column = build(_child(record, ("field", name)), child)
-        if _nested_choice(child):
-            column = column.cast(spark_field.dataType)
-        columns.append(column.alias(name, metadata=spark_field.metadata))
-    return columns
+    return [typed_field(name, child, build(_child(record, ("field", name)), child))
+            for name, child in node.fields.items()]
+
+
+def field_value(record: Column, name: str, node: TypeNode) -> Column:
+    """Field ``name`` of a record variant built as type ``node`` (``build``)."""
+    return build(_child(record, ("field", name)), node)
+
+
+def typed_field(name: str, node: TypeNode, value: Column) -> Column:
+    """``value`` (built as ``node``) as the record's column ``name``: choice markers set, nested ones through a cast."""
+    spark_field = _spark_field(name, node)
+    if _nested_choice(node):
+        value = value.cast(spark_field.dataType)
+    return value.alias(name, metadata=spark_field.metadata)
 
 
 def _nested_choice(node: TypeNode) -> bool:

@@ -45,7 +45,15 @@ class PendingTyping:
     fields: JsonFields | None = None
 
     def resolve(self) -> DataFrame:
-        """The records typed as an eager read types them (costs the inference pass)."""
+        """The records typed as an eager read types them (costs the inference pass).
+
+        JSON lines are typed from one scan and read by Spark's JSON reader where the scan settles the types
+        (``JsonFields.typed``); otherwise, and for CSV, by ``resolver``.
+        """
+        if self.fields is not None:
+            typed = self.fields.typed()
+            if typed is not None:
+                return typed
         return self.resolver(self.raw, self.columns)
 
     def with_raw(self, raw: DataFrame, columns: tuple[str, ...] | None = None) -> PendingTyping:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.runtime.io import rawkinds
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import DataType, StructField
 
 MALFORMED = "__glueball_malformed"
@@ -66,6 +66,8 @@ class JsonFields:
         partition_fields: the partition columns, added to every record as ``lit`` values of their types.
     """
 
+    MALFORMED = MALFORMED
+
     def __init__(self, spark: SparkSession, groups: Sequence[tuple[list[str], tuple[Any, ...]]],
                  partition_fields: list[StructField]) -> None:
         self._spark = spark
@@ -73,6 +75,18 @@ class JsonFields:
         self._partition_fields = partition_fields
         self._kinds: dict[str, int] | None = None
         self._found = False
+        self._shapes: rawkinds.JsonShapes | None = None
+        self._shaped = False
+
+    @staticmethod
+    def column(index: int) -> str:
+        """The name ``read`` gives the key in place ``index``."""
+        return column(index)
+
+    @staticmethod
+    def records_of(rows: DataFrame, record: Column) -> DataFrame:
+        """The rows of ``read`` that are records (``records_of``)."""
+        return records_of(rows, record)
 
     @property
     def carried(self) -> list[str]:
@@ -91,6 +105,22 @@ class JsonFields:
             self._kinds = found.keys if usable and found is not None else None
             self._found = True
         return self._kinds
+
+    def shapes(self) -> rawkinds.JsonShapes | None:
+        """The shape of the records (``rawkinds.json_shapes``): one scan the first time, then kept; None without a
+        scanner."""
+        if not self._shaped:
+            paths = [path for group, _ in self._groups for path in group]
+            self._shapes = rawkinds.json_shapes(self._spark.read.text(paths))
+            self._shaped = True
+        return self._shapes
+
+    def typed(self) -> DataFrame | None:
+        """The records typed as the eager typing types them, read by Spark's JSON reader after one scan; None where
+        the scan does not settle the types (``glueball.runtime.io.jsonshapes``)."""
+        from glueball.runtime.io.jsonshapes import typed_records
+
+        return typed_records(self)
 
     def read(self, types: Mapping[str, DataType]) -> DataFrame:
         """One row per record: key ``k`` of ``types`` read as its type in column ``column(i)`` (``i`` its place in
@@ -121,3 +151,18 @@ class JsonFields:
 def column(index: int) -> str:
     """The name ``JsonFields.read`` gives the key in place ``index``."""
     return f"__glueball_key{index}"
+
+
+def records_of(rows: DataFrame, record: Column) -> DataFrame:
+    """The rows of ``JsonFields.read`` that are records: those the reader read, and refused lines whose parse
+    (``record``, a variant) is an object.
+
+    The condition also reads the first key (always true, and left alone by Spark's optimizer): a query that needs
+    none of the fields still scans one, as Spark refuses a scan of the malformed-line column alone.
+    """
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.inference import is_object
+
+    first = F.col(column(0))
+    return rows.where((F.col(MALFORMED).isNull() | is_object(record)) & (first.isNull() | first.isNotNull()))

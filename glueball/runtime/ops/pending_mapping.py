@@ -158,8 +158,7 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
     from pyspark.sql import functions as F
     from pyspark.sql import types as st
 
-    from glueball.runtime.inference import is_object
-    from glueball.runtime.io.jsonfields import MALFORMED, reader_type
+    from glueball.runtime.io.jsonfields import MALFORMED, reader_type, records_of
     from glueball.runtime.io.jsonfields import column as column_name
 
     kinds = reader.kinds()
@@ -206,7 +205,7 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
     line = F.col(MALFORMED)
     record = F.try_parse_json(line)
     carried = [_ref(c) for c in reader.carried]
-    rows = rows.where(line.isNull() | is_object(record))
+    rows = records_of(rows, record)
     values = [F.when(line.isNull(), read_value(field, target)).otherwise(parsed_value(record, field, target))
               .alias(name) for name, field, target in fields]
     source = rows.select(*values, *carried)

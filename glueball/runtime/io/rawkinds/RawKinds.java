@@ -42,6 +42,12 @@ public final class RawKinds {
   /** JSON line flags: a line holds an array, a scalar, is malformed, or a record repeats a key. */
   public static final int ARRAY_LINE = 1, SCALAR_LINE = 2, MALFORMED_LINE = 4, DUPLICATE_KEY = 8;
 
+  /** A flag of {@link #jsonShapes}: a number somewhere whose eager kind the scan does not settle. */
+  public static final int UNSETTLED_NUMBER = 16;
+
+  /** A bit of {@link #jsonShapes} kinds: a fraction whose double is to be taken from its decimal. */
+  public static final int BY_DECIMAL = 256;
+
   private static final int CSV_ALL = CSV_LONG | CSV_DOUBLE | CSV_STRING;
   private static final int LINEAR_DUPLICATE_CHECK = 32;
 
@@ -260,6 +266,238 @@ public final class RawKinds {
           out.writeNumberField(entry.getKey(), entry.getValue());
         }
         out.writeEndObject();
+        out.writeEndObject();
+      } catch (IOException impossible) {
+        throw new IllegalStateException(impossible);
+      }
+      return text.toString();
+    }
+  }
+
+  /**
+   * The shape of the JSON-lines records in the first column of {@code lines}, for typing them as the
+   * eager typing does: for every place a value can be (a top-level key, a field of an object value,
+   * the elements of an array value) the kinds of the values seen there, as JSON:
+   * {@code {"flags": n, "root": shape}}, a shape being {@code {"k": kinds, "f": {name: shape, ...},
+   * "e": shape}} ({@code "f"} once an object was seen there, {@code "e"} once an array held elements).
+   *
+   * <p>Only well-formed object lines count, as only they are records: what a line added before it
+   * turned out malformed, or to repeat a key (at any depth: the variant parser refuses that line), is
+   * taken back. Kinds are those of {@link #json}; a fraction whose double differs from the one the
+   * eager typing takes from its decimal (a negative zero: a decimal has none) also has
+   * {@link #BY_DECIMAL}; a number
+   * whose eager kind depends on the variant parser's decimal limits (an integer beyond the long range, a
+   * fraction of 20 characters or more) sets {@link #UNSETTLED_NUMBER} instead of a kind.
+   */
+  public static String jsonShapes(Dataset<Row> lines) {
+    Shapes found = lines.queryExecution().toRdd().toJavaRDD().mapPartitions(
+        (FlatMapFunction<Iterator<InternalRow>, Shapes>) rows -> {
+          Shapes seen = new Shapes();
+          JsonFactory factory = new JsonFactory();
+          while (rows.hasNext()) {
+            InternalRow row = rows.next();
+            if (!row.isNullAt(0)) {
+              seen.line(factory, row.getUTF8String(0));
+            }
+          }
+          return Collections.singletonList(seen).iterator();
+        }).fold(new Shapes(), Shapes::merge);
+    return found.encode();
+  }
+
+  /** The kinds of the values at one place of the records, and the places below it. */
+  static final class Shape implements Serializable {
+    private static final long serialVersionUID = 1L;
+    int kinds;
+    LinkedHashMap<String, Shape> fields;
+    Shape element;
+
+    void absorb(Shape other) {
+      kinds |= other.kinds;
+      if (other.fields != null) {
+        if (fields == null) {
+          fields = new LinkedHashMap<>();
+        }
+        for (Map.Entry<String, Shape> entry : other.fields.entrySet()) {
+          Shape mine = fields.get(entry.getKey());
+          if (mine == null) {
+            fields.put(entry.getKey(), entry.getValue());
+          } else {
+            mine.absorb(entry.getValue());
+          }
+        }
+      }
+      if (other.element != null) {
+        if (element == null) {
+          element = other.element;
+        } else {
+          element.absorb(other.element);
+        }
+      }
+    }
+
+    void write(JsonGenerator out) throws IOException {
+      out.writeStartObject();
+      out.writeNumberField("k", kinds);
+      if (fields != null) {
+        out.writeObjectFieldStart("f");
+        for (Map.Entry<String, Shape> entry : fields.entrySet()) {
+          out.writeFieldName(entry.getKey());
+          entry.getValue().write(out);
+        }
+        out.writeEndObject();
+      }
+      if (element != null) {
+        out.writeFieldName("e");
+        element.write(out);
+      }
+      out.writeEndObject();
+    }
+  }
+
+  /** A line that is no record: a repeated key, or malformed. */
+  private static final class NotARecord extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotARecord(String message) {
+      super(message);
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;  // thrown for control flow: no stack to fill
+    }
+  }
+
+  /** The shape of the records of some lines, built line by line; a line that is no record is taken back. */
+  static final class Shapes implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final int KINDS = 0, FIELD = 1, FIELDS = 2, ELEMENT = 3;
+    final Shape root = new Shape();
+    int flags;
+    // the current line's changes (what, shape, kinds before, field added), undone if it is no record
+    private transient ArrayList<Object[]> changes;
+
+    void line(JsonFactory factory, UTF8String text) {
+      if (changes == null) {
+        changes = new ArrayList<>();
+      }
+      changes.clear();
+      try (JsonParser parser = parserOf(factory, text)) {
+        JsonToken token = parser.nextToken();
+        if (token == null) {
+          return;
+        }
+        if (token == JsonToken.START_ARRAY) {
+          flags |= ARRAY_LINE;
+        } else if (token != JsonToken.START_OBJECT) {
+          flags |= SCALAR_LINE;
+        } else {
+          add(root, OBJECT);
+          object(parser, root);
+        }
+      } catch (IOException noRecord) {
+        flags |= noRecord instanceof NotARecord ? DUPLICATE_KEY : MALFORMED_LINE;
+        for (int i = changes.size() - 1; i >= 0; i--) {
+          Object[] change = changes.get(i);
+          Shape shape = (Shape) change[1];
+          switch ((int) change[0]) {
+            case KINDS: shape.kinds = (int) change[2]; break;
+            case FIELD: shape.fields.remove((String) change[3]); break;
+            case FIELDS: shape.fields = null; break;
+            default: shape.element = null;
+          }
+        }
+      }
+    }
+
+    private void object(JsonParser parser, Shape shape) throws IOException {
+      if (shape.fields == null) {
+        shape.fields = new LinkedHashMap<>();
+        changes.add(new Object[] {FIELDS, shape, 0, null});
+      }
+      ArrayList<String> names = new ArrayList<>();
+      HashSet<String> many = new HashSet<>();
+      JsonToken token;
+      while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = parser.currentName();
+        if (repeated(name, names, many)) {
+          throw new NotARecord("repeated key " + name);
+        }
+        Shape field = shape.fields.get(name);
+        if (field == null) {
+          field = new Shape();
+          shape.fields.put(name, field);
+          changes.add(new Object[] {FIELD, shape, 0, name});
+        }
+        value(parser, parser.nextToken(), field);
+      }
+      if (token != JsonToken.END_OBJECT) {
+        throw new IOException("unexpected token " + token);
+      }
+    }
+
+    private void value(JsonParser parser, JsonToken token, Shape shape) throws IOException {
+      if (token == null) {
+        throw new IOException("unexpected end of input");
+      }
+      switch (token) {
+        case VALUE_NUMBER_INT:
+          JsonParser.NumberType type = parser.getNumberType();
+          if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) {
+            add(shape, LONG);
+          } else {
+            flags |= UNSETTLED_NUMBER;
+          }
+          return;
+        case VALUE_NUMBER_FLOAT:
+          int length = parser.getTextLength();
+          if (length >= 20) {
+            flags |= UNSETTLED_NUMBER;
+          } else {
+            add(shape, negativeDecimalZero(parser) ? DOUBLE | BY_DECIMAL : DOUBLE);
+          }
+          return;
+        case START_OBJECT:
+          add(shape, OBJECT);
+          object(parser, shape);
+          return;
+        case START_ARRAY:
+          add(shape, ARRAY);
+          JsonToken next;
+          while ((next = parser.nextToken()) != JsonToken.END_ARRAY) {
+            if (shape.element == null) {
+              shape.element = new Shape();
+              changes.add(new Object[] {ELEMENT, shape, 0, null});
+            }
+            value(parser, next, shape.element);
+          }
+          return;
+        default:
+          add(shape, valueKind(parser, token));
+      }
+    }
+
+    private void add(Shape shape, int kind) {
+      if ((shape.kinds | kind) != shape.kinds) {
+        changes.add(new Object[] {KINDS, shape, shape.kinds, null});
+        shape.kinds |= kind;
+      }
+    }
+
+    static Shapes merge(Shapes left, Shapes right) {
+      left.root.absorb(right.root);
+      left.flags |= right.flags;
+      return left;
+    }
+
+    String encode() {
+      StringWriter text = new StringWriter();
+      try (JsonGenerator out = new JsonFactory().createGenerator(text)) {
+        out.writeStartObject();
+        out.writeNumberField("flags", flags);
+        out.writeFieldName("root");
+        root.write(out);
         out.writeEndObject();
       } catch (IOException impossible) {
         throw new IllegalStateException(impossible);

@@ -43,8 +43,10 @@ CSV_LONG, CSV_DOUBLE, CSV_STRING = 1, 2, 4
 # wide decimal, or a negative zero in decimal form (-0.0, which the variant parser reads as 0): numbers whose eager kind
 # the scan does not settle
 LONG, DOUBLE, STRING, BOOLEAN, WIDE, OBJECT, ARRAY, NULL = 1, 2, 4, 8, 16, 32, 64, 128
-# JSON line flags
-ARRAY_LINE, SCALAR_LINE, MALFORMED_LINE, DUPLICATE_KEY = 1, 2, 4, 8
+# JSON line flags; UNSETTLED_NUMBER (of json_shapes): a number whose eager kind depends on the variant parser's decimals
+ARRAY_LINE, SCALAR_LINE, MALFORMED_LINE, DUPLICATE_KEY, UNSETTLED_NUMBER = 1, 2, 4, 8, 16
+# a kind bit of json_shapes: a fraction whose double differs from its decimal's (-0.0)
+BY_DECIMAL = 256
 
 
 class RawKindsJarError(RuntimeError):
@@ -140,3 +142,31 @@ def json_kinds(lines: DataFrame) -> JsonKinds | None:
         return None
     decoded = json.loads(str(found.json(lines._jdf)))
     return JsonKinds({str(k): int(v) for k, v in decoded["keys"].items()}, int(decoded["flags"]))
+
+
+@dataclass(frozen=True)
+class JsonShapes:
+    """The shape of JSON-lines records: the kinds at every place a value can be (``RawKinds.jsonShapes``).
+
+    Attributes:
+        root: the records' shape: ``{"k": kinds, "f": {name: shape}, "e": shape}`` (``f``: the fields of its
+            object values, ``e``: the elements of its array values; each there once such a value was seen).
+        flags: which lines were seen (see ``JsonKinds``), and ``UNSETTLED_NUMBER``.
+    """
+
+    root: dict[str, Any]
+    flags: int
+
+    def has(self, flag: int) -> bool:
+        return bool(self.flags & flag)
+
+
+def json_shapes(lines: DataFrame) -> JsonShapes | None:
+    """The shape of the records of the JSON lines in the first column of ``lines``, in one pass; only well-formed
+    object lines count. None when the scanner is not available in the JVM of ``lines``.
+    """
+    found = scanner(lines)
+    if found is None:
+        return None
+    decoded = json.loads(str(found.jsonShapes(lines._jdf)))
+    return JsonShapes(decoded["root"], int(decoded["flags"]))
