@@ -257,20 +257,13 @@ public final class RawKinds {
     }
 
     String encode() {
-      StringWriter text = new StringWriter();
-      try (JsonGenerator out = new JsonFactory().createGenerator(text)) {
+      return encoded(flags, "keys", out -> {
         out.writeStartObject();
-        out.writeNumberField("flags", flags);
-        out.writeObjectFieldStart("keys");
         for (Map.Entry<String, Integer> entry : kinds.entrySet()) {
           out.writeNumberField(entry.getKey(), entry.getValue());
         }
         out.writeEndObject();
-        out.writeEndObject();
-      } catch (IOException impossible) {
-        throw new IllegalStateException(impossible);
-      }
-      return text.toString();
+      });
     }
   }
 
@@ -492,18 +485,28 @@ public final class RawKinds {
     }
 
     String encode() {
-      StringWriter text = new StringWriter();
-      try (JsonGenerator out = new JsonFactory().createGenerator(text)) {
-        out.writeStartObject();
-        out.writeNumberField("flags", flags);
-        out.writeFieldName("root");
-        root.write(out);
-        out.writeEndObject();
-      } catch (IOException impossible) {
-        throw new IllegalStateException(impossible);
-      }
-      return text.toString();
+      return encoded(flags, "root", root::write);
     }
+  }
+
+  /** Writes one JSON value. */
+  private interface JsonWriting {
+    void write(JsonGenerator out) throws IOException;
+  }
+
+  /** {@code {"flags": flags, name: (what value writes)}} as text. */
+  private static String encoded(int flags, String name, JsonWriting value) {
+    StringWriter text = new StringWriter();
+    try (JsonGenerator out = new JsonFactory().createGenerator(text)) {
+      out.writeStartObject();
+      out.writeNumberField("flags", flags);
+      out.writeFieldName(name);
+      value.write(out);
+      out.writeEndObject();
+    } catch (IOException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+    return text.toString();
   }
 
   private static JsonParser parserOf(JsonFactory factory, UTF8String line) throws IOException {
