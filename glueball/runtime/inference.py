@@ -245,7 +245,14 @@ def build(value: Column, node: TypeNode) -> Column:
         element = node.element
         return F.transform(F.try_variant_get(value, "$", "array<variant>"), lambda e: build(e, element))
     # a choice: the member named after the value's kind is set (Spark evaluates the common kind once)
-    kind = kind_of(value)
+    return build_choice(value, kind_of(value), node)
+
+
+def build_choice(value: Column, kind: Column, node: TypeNode) -> Column:
+    """A choice ``node``'s value built from a variant whose kind (``kind_of``) is ``kind``: the member of that
+    kind set, the others null."""
+    from pyspark.sql import functions as F
+
     parts = [F.when(kind == name, build(value, node.members[name])).alias(name) for name in sorted(node.members)]
     return F.when(kind.isNotNull(), F.struct(*parts))
 

@@ -48,10 +48,12 @@ class PendingTyping:
         """The records typed as an eager read types them (costs the inference pass).
 
         JSON lines are typed from one scan and read by Spark's JSON reader where the scan settles the types
-        (``JsonFields.typed``); otherwise, and for CSV, by ``resolver``.
+        (``glueball.runtime.io.jsonshapes``); otherwise, and for CSV, by ``resolver``.
         """
         if self.fields is not None:
-            typed = self.fields.typed()
+            from glueball.runtime.io.jsonshapes import typed_records
+
+            typed = typed_records(self.fields)
             if typed is not None:
                 return typed
         return self.resolver(self.raw, self.columns)

@@ -12,6 +12,7 @@ import pytest
 from glueball.objects.locations import local_path
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.io import rawkinds
+from glueball.runtime.io.jsonshapes import typed_records
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def _both(frame: DynamicFrame) -> tuple[Any, Any]:
     """(the records typed from the shapes, or None; the records typed eagerly from the parsed records)."""
     pending = frame.pending_typing
     assert pending is not None and pending.fields is not None
-    return pending.fields.typed(), pending.resolver(pending.raw, ())
+    return typed_records(pending.fields), pending.resolver(pending.raw, ())
 
 
 # every kind, alone and mixed, at the top level, in objects, in arrays and in choices' members

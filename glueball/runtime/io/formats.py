@@ -237,13 +237,12 @@ def _read_csv(spark: SparkSession, spark_paths: list[str], options: Mapping[str,
             lines = [r["value"] for r in spark.read.text(spark_paths[:1]).limit(2).collect()]
             sample = spark.sparkContext.parallelize(lines[1:2] or lines[:1], 1)
             probed = probe.option("header", "false").csv(sample).columns
-        else:
-            # Spark reads the header (or the first line) for the column names; with a header, that read's frame
-            # is the records' (all text columns, named by the header)
-            records = records_reader.option("header", str(with_header).lower()).csv(spark_paths)
+        elif with_header:
+            # Spark reads the header for the column names: that read's frame is the records' (all text columns)
+            records = records_reader.option("header", "true").csv(spark_paths)
             probed = records.columns
-            if not with_header:
-                records = None
+        else:
+            probed = records_reader.option("header", "false").csv(spark_paths).columns
         names = probed if with_header else [f"col{i}" for i in range(len(probed))]
         skip_line = with_header or skip_first
     else:

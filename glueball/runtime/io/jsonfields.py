@@ -66,8 +66,6 @@ class JsonFields:
         partition_fields: the partition columns, added to every record as ``lit`` values of their types.
     """
 
-    MALFORMED = MALFORMED
-
     def __init__(self, spark: SparkSession, groups: Sequence[tuple[list[str], tuple[Any, ...]]],
                  partition_fields: list[StructField]) -> None:
         self._spark = spark
@@ -77,16 +75,6 @@ class JsonFields:
         self._found = False
         self._shapes: rawkinds.JsonShapes | None = None
         self._shaped = False
-
-    @staticmethod
-    def column(index: int) -> str:
-        """The name ``read`` gives the key in place ``index``."""
-        return column(index)
-
-    @staticmethod
-    def records_of(rows: DataFrame, record: Column) -> DataFrame:
-        """The rows of ``read`` that are records (``records_of``)."""
-        return records_of(rows, record)
 
     @property
     def carried(self) -> list[str]:
@@ -102,7 +90,7 @@ class JsonFields:
             paths = [path for group, _ in self._groups for path in group]
             found = rawkinds.json_kinds(self._spark.read.text(paths))
             usable = found is not None and not found.has(rawkinds.ARRAY_LINE | rawkinds.DUPLICATE_KEY)
-            self._kinds = found.keys if usable and found is not None else None
+            self._kinds = found.keys if found is not None and usable else None
             self._found = True
         return self._kinds
 
@@ -114,13 +102,6 @@ class JsonFields:
             self._shapes = rawkinds.json_shapes(self._spark.read.text(paths))
             self._shaped = True
         return self._shapes
-
-    def typed(self) -> DataFrame | None:
-        """The records typed as the eager typing types them, read by Spark's JSON reader after one scan; None where
-        the scan does not settle the types (``glueball.runtime.io.jsonshapes``)."""
-        from glueball.runtime.io.jsonshapes import typed_records
-
-        return typed_records(self)
 
     def read(self, types: Mapping[str, DataType]) -> DataFrame:
         """One row per record: key ``k`` of ``types`` read as its type in column ``column(i)`` (``i`` its place in

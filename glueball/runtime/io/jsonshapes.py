@@ -25,15 +25,17 @@ from glueball.runtime.inference import (
     MAX_PASSES,
     TypeNode,
     build,
+    build_choice,
     field_value,
     kind_of,
     node_schema,
     typed_field,
 )
 from glueball.runtime.io import rawkinds
+from glueball.runtime.io.jsonfields import MALFORMED, column, records_of
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import DataFrame
     from pyspark.sql.types import DataType
 
     from glueball.runtime.io.jsonfields import JsonFields
@@ -67,10 +69,14 @@ def node_of(shape: dict[str, Any]) -> TypeNode:
     return TypeNode("choice", members=dict(sorted(members.items())))
 
 
+def _below(node: TypeNode) -> list[TypeNode]:
+    """The types directly inside ``node``: a struct's fields, a choice's members, an array's element."""
+    return [*node.fields.values(), *node.members.values(), *([node.element] if node.element else [])]
+
+
 def _choice_depth(node: TypeNode) -> int:
     """The most choices on one path down ``node``: each needs one more of the eager typing's passes."""
-    below = [*node.fields.values(), *node.members.values(), *([node.element] if node.element else [])]
-    deepest = max((_choice_depth(child) for child in below), default=0)
+    deepest = max((_choice_depth(child) for child in _below(node)), default=0)
     return deepest + (1 if node.kind == "choice" else 0)
 
 
@@ -87,8 +93,7 @@ def _case_collision(node: TypeNode) -> bool:
     schema with them)."""
     if node.kind == "struct" and len({name.lower() for name in node.fields}) < len(node.fields):
         return True
-    below = [*node.fields.values(), *node.members.values(), *([node.element] if node.element else [])]
-    return any(_case_collision(child) for child in below)
+    return any(_case_collision(child) for child in _below(node))
 
 
 def typed_records(reader: JsonFields) -> DataFrame | None:
@@ -114,31 +119,24 @@ def typed_records(reader: JsonFields) -> DataFrame | None:
         name: node_schema(TypeNode("struct", fields={name: node}))[name].dataType if native[name]
         else st.VariantType() for name, node in nodes.items()}
     rows = reader.read(types)
-    line = F.col(reader.MALFORMED)
+    line = F.col(MALFORMED)
     record = F.try_parse_json(line)  # a refused line, parsed as the records path parses it (they are rare)
-    rows = reader.records_of(rows, record)
+    rows = records_of(rows, record)
     # the kind of a choice's value, told once in a projection of its own (Spark keeps an expensive expression
     # from being repeated in every member's condition when it would merge the two projections)
     choices = [i for i, name in enumerate(names) if nodes[name].kind == "choice"]
     carried = [F.col(f"`{c.replace('`', '``')}`") for c in reader.carried]
-    kinds = [kind_of(F.col(reader.column(i))).alias(_KIND.format(i)) for i in choices]
-    rows = rows.select(*[F.col(reader.column(i)) for i in range(len(names))], line, *kinds, *carried)
+    kinds = [kind_of(F.col(column(i))).alias(_KIND.format(i)) for i in choices]
+    rows = rows.select(*[F.col(column(i)) for i in range(len(names))], line, *kinds, *carried)
     columns = []
     for i, name in enumerate(names):
-        node, value = nodes[name], F.col(reader.column(i))
+        node, value = nodes[name], F.col(column(i))
         if native[name]:
             read = value
         elif i in choices:
-            read = _choice(value, F.col(_KIND.format(i)), node)
+            read = build_choice(value, F.col(_KIND.format(i)), node)
         else:
             read = build(value, node)
         columns.append(typed_field(name, node, F.when(line.isNull(), read).otherwise(field_value(record, name, node))))
     return rows.select(*columns, *carried)
 
-
-def _choice(value: Column, kind: Column, node: TypeNode) -> Column:
-    """A choice's value built as ``inference.build`` builds it, its kind told already (``kind``)."""
-    from pyspark.sql import functions as F
-
-    parts = [F.when(kind == name, build(value, node.members[name])).alias(name) for name in sorted(node.members)]
-    return F.when(kind.isNotNull(), F.struct(*parts))
