@@ -2,7 +2,9 @@
 
 Used by ``bench/runtime.py``. Orders (N rows) and customers (N / 50) are written
 as CSV with a header and as JSON lines; each case runs glueball and the
-DataFrame equivalent alternately in one process and prints the best run of each,
+DataFrame equivalent alternately in one process, after one uncounted warm-up run of each side
+(the JVM's first runs of a plan shape pay for JIT compilation: on 2 cores a first run took twice
+a later one), and prints the best run of each,
 their ratio in wall time and in the JVM's CPU time (steadier on a shared machine), and
 each side's peak memory: the JVM's heap and resident set (local mode: the driver and
 the executors are that one JVM), the Python workers' resident set (summed; a Filter lambda's
@@ -110,8 +112,13 @@ def _generate(spark: Any, lake: Path, rows: int) -> None:
 
 
 def _pair(spark: Any, label: str, glue_side: Callable[[Path], None], spark_side: Callable[[Path], None],
-          work: Path, repeat: int, goal: str) -> None:
+          work: Path, repeat: int, goal: str, warmup: int = 1) -> None:
     pid = _jvm_pid(spark)
+    for i in range(warmup):  # not counted, not measured
+        for side, fn in (("spark", spark_side), ("glue", glue_side)):
+            out = work / f"raw-{side}-warmup-{i}"
+            fn(out)
+            shutil.rmtree(out, ignore_errors=True)
     runs: dict[str, list[tuple[float, float]]] = {"spark": [], "glue": []}
     heap: dict[str, float] = {"spark": 0.0, "glue": 0.0}
     rss: dict[str, float] = {"spark": 0.0, "glue": 0.0}
@@ -133,7 +140,7 @@ def _pair(spark: Any, label: str, glue_side: Callable[[Path], None], spark_side:
             driver[side] = max(driver[side], _peak_rss_mb(os.getpid(), reset=False))
             shutil.rmtree(out, ignore_errors=True)
     best = {side: (min(r[0] for r in runs[side]), min(r[1] for r in runs[side])) for side in runs}
-    print(f"  {label}")
+    print(f"  {label}   ({repeat} runs each after {warmup} warm-up)")
     for side, name in (("spark", "hand-written PySpark "), ("glue", "glueball DynamicFrame")):
         print(f"    {name} wall {', '.join(f'{r[0]:6.2f}s' for r in runs[side])}   JVM CPU "
               f"{', '.join(f'{r[1]:6.2f}s' for r in runs[side])}")
