@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.io import rawkinds
+from glueball.runtime.io.csvtypes import column_ref
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -121,7 +122,7 @@ class JsonFields:
             frame = spark.read.schema(schema).options(**STRICT).json(paths)
             partition_values = [F.lit(v).cast(f.dataType).alias(f.name)
                                 for v, f in zip(values, self._partition_fields, strict=True)]
-            parts.append(frame.select(*[F.col(f"`{k.replace('`', '``')}`").alias(column(i))
+            parts.append(frame.select(*[column_ref(k).alias(column(i))
                                         for i, k in enumerate(types)], F.col(MALFORMED), *partition_values))
         rows = parts[0]
         for part in parts[1:]:

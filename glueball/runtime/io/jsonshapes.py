@@ -28,10 +28,11 @@ from glueball.runtime.inference import (
     build_choice,
     field_value,
     kind_of,
-    node_schema,
     typed_field,
+    value_field,
 )
 from glueball.runtime.io import rawkinds
+from glueball.runtime.io.csvtypes import column_ref
 from glueball.runtime.io.jsonfields import MALFORMED, column, records_of
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def typed_records(reader: JsonFields) -> DataFrame | None:
     native = {name: not node.has_choice() and not _by_decimal(fields[name]) and not _case_collision(node)
               for name, node in nodes.items()}
     types: dict[str, DataType] = {
-        name: node_schema(TypeNode("struct", fields={name: node}))[name].dataType if native[name]
+        name: value_field(name, node).dataType if native[name]
         else st.VariantType() for name, node in nodes.items()}
     rows = reader.read(types)
     line = F.col(MALFORMED)
@@ -125,7 +126,7 @@ def typed_records(reader: JsonFields) -> DataFrame | None:
     # the kind of a choice's value, told once in a projection of its own (Spark keeps an expensive expression
     # from being repeated in every member's condition when it would merge the two projections)
     choices = [i for i, name in enumerate(names) if nodes[name].kind == "choice"]
-    carried = [F.col(f"`{c.replace('`', '``')}`") for c in reader.carried]
+    carried = [column_ref(c) for c in reader.carried]
     kinds = [kind_of(F.col(column(i))).alias(_KIND.format(i)) for i in choices]
     rows = rows.select(*[F.col(column(i)) for i in range(len(names))], line, *kinds, *carried)
     columns = []

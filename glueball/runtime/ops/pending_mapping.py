@@ -84,7 +84,7 @@ def pending_mapping(pending: PendingTyping, mappings: Sequence[Sequence[str]],
         elif name is None:
             source_name = spec.source  # no such column: the mapping yields nulls, as over the typed frame
         elif name not in pending.columns:
-            sources.append((source_name, name, _ref(name)))
+            sources.append((source_name, name, column_ref(name)))
         else:
             value = direct_cast(name, target) if target is not None else None
             if value is None:
@@ -204,12 +204,12 @@ def _json_fields_source(reader: JsonFields, columns: list[Column], fields: list[
     # than a generator keeping one parse per line, which would cost every row.
     line = F.col(MALFORMED)
     record = F.try_parse_json(line)
-    carried = [_ref(c) for c in reader.carried]
+    carried = [column_ref(c) for c in reader.carried]
     rows = records_of(rows, record)
     values = [F.when(line.isNull(), read_value(field, target)).otherwise(parsed_value(record, field, target))
               .alias(name) for name, field, target in fields]
     source = rows.select(*values, *carried)
-    return source.select(*columns, *[_ref(name) for name, _, _ in fields])
+    return source.select(*columns, *[column_ref(name) for name, _, _ in fields])
 
 
 def _json_key_value(record: Column, key: str, target: DataType) -> tuple[Column, Column]:
@@ -312,7 +312,7 @@ def pending_resolve(pending: PendingTyping, casts: Sequence[tuple[str, str]]) ->
         values[column] = value
     if not values:
         return None
-    cast = raw.select(*[values[c].alias(c) if c in values else _ref(c) for c in raw.columns])
+    cast = raw.select(*[values[c].alias(c) if c in values else column_ref(c) for c in raw.columns])
     return pending.with_raw(cast, tuple(c for c in pending.columns if c not in values))
 
 
@@ -322,12 +322,6 @@ def _one_column(schema: StructType, name: str) -> str | None:
         return name
     matches = [n for n in schema.fieldNames() if n.lower() == name.lower()]
     return matches[0] if len(matches) == 1 else None
-
-
-def _ref(name: str) -> Column:
-    from pyspark.sql import functions as F
-
-    return F.col(f"`{name.replace('`', '``')}`")
 
 
 def direct_cast(name: str, target: DataType) -> Column | None:
