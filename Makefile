@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers browser
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers browser services
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,25 +33,29 @@ $(RDKAFKA_H):
 
 rdkafka-headers: $(RDKAFKA_H)
 
-# JDBC drivers for Spark come from Debian's packages (Maven Central is not reachable)
+APT := sh tools/apt_install.sh
+
+# JDBC drivers for Spark come from Debian's packages
 JDBC_JARS := /usr/share/java/postgresql.jar /usr/share/java/mariadb-java-client.jar
 $(JDBC_JARS):
-	@if [ "$$(id -u)" = 0 ]; then \
-		(apt-get install -y -qq libpostgresql-jdbc-java libmariadb-java >/dev/null 2>&1 || \
-		 (apt-get update -qq >/dev/null && apt-get install -y -qq libpostgresql-jdbc-java libmariadb-java >/dev/null)); \
-	else echo "install libpostgresql-jdbc-java and libmariadb-java (JDBC drivers) as root" >&2; fi
+	@$(APT) "JDBC drivers" libpostgresql-jdbc-java libmariadb-java
 
 jdbc-drivers: $(JDBC_JARS)
 
 # headless Chromium and its WebDriver for the console's browser tests (tests/console), from Debian's packages
 BROWSER_BINS := /usr/bin/chromium /usr/bin/chromedriver
 $(BROWSER_BINS):
-	@if [ "$$(id -u)" = 0 ]; then \
-		(apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
-		 (apt-get update -qq >/dev/null && apt-get install -y -qq chromium chromium-driver >/dev/null)); \
-	else echo "install chromium and chromium-driver (the console's browser tests) as root" >&2; fi
+	@$(APT) "the console's browser tests" chromium chromium-driver
 
 browser: $(BROWSER_BINS)
+
+# the database servers the suite starts as throwaway clusters on free ports (tools/services); installing them
+# starts no server: a machine's own databases on 5432/3306 are never touched
+services:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		$(APT) "the suite's PostgreSQL" postgresql
+	@command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || \
+		$(APT) "the suite's MariaDB" mariadb-server
 
 demo: $(VENV)/.installed
 	$(BIN)/python -m glueball.demo
@@ -60,14 +64,14 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint jdbc-drivers browser
+test: lint jdbc-drivers browser services
 	$(BIN)/python -m tools.coverage_doc --check
 	$(BIN)/python -m pytest -q --durations=15
 
 coverage-doc: $(VENV)/.installed-test
 	$(BIN)/python -m tools.coverage_doc
 
-bench: $(VENV)/.installed-test jdbc-drivers
+bench: $(VENV)/.installed-test jdbc-drivers services
 	$(BIN)/python bench/catalog.py
 	$(BIN)/python bench/auth.py
 	$(BIN)/python bench/glue_context.py

@@ -4,7 +4,8 @@
 
 It copies examples/data into s3://lake/raw/... and registers the `sales` database
 with the `customers` table (CSV) and the JDBC connections `pg_sales`
-(PostgreSQL 127.0.0.1:5432/test) and `mariadb_sales` (MariaDB 127.0.0.1:3306/test).
+(PostgreSQL 127.0.0.1:5432/test) and `mariadb_sales` (MariaDB 127.0.0.1:3306/test), or the servers
+``seed(jdbc=...)`` names (the test suite passes its own).
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ RAW = {
 }
 
 
-def seed(settings: Settings | None = None) -> None:
+DEFAULT_JDBC = {
+    "pg_sales": {"JDBC_CONNECTION_URL": "jdbc:postgresql://127.0.0.1:5432/test", "USERNAME": "postgres"},
+    "mariadb_sales": {"JDBC_CONNECTION_URL": "jdbc:mysql://127.0.0.1:3306/test", "USERNAME": "root"},
+}
+
+
+def seed(settings: Settings | None = None, jdbc: dict[str, dict[str, str]] | None = None) -> None:
+    """Copy the data and register the catalog; ``jdbc`` gives the two connections' properties."""
     settings = settings or Settings()
     for source, target in RAW.items():
         path = settings.object_store / "lake" / "raw" / target
@@ -37,7 +45,7 @@ def seed(settings: Settings | None = None) -> None:
     glue = Glueball(settings)
     client = glue.client("glue")
     try:
-        _catalog(client)
+        _catalog(client, jdbc or DEFAULT_JDBC)
     finally:
         glue.close()
 
@@ -50,7 +58,7 @@ def _ignore_existing(call: object, **params: object) -> None:
             raise
 
 
-def _catalog(client: Any) -> None:
+def _catalog(client: Any, jdbc: dict[str, dict[str, str]]) -> None:
     _ignore_existing(client.create_database, DatabaseInput={"Name": "sales", "LocationUri": "s3://lake/"})
     _ignore_existing(client.create_table, DatabaseName="sales", TableInput={
         "Name": "customers",
@@ -66,12 +74,9 @@ def _catalog(client: Any) -> None:
                           "Parameters": {"field.delim": ","}},
         },
     })
-    for name, url, user in (("pg_sales", "jdbc:postgresql://127.0.0.1:5432/test", "postgres"),
-                            ("mariadb_sales", "jdbc:mysql://127.0.0.1:3306/test", "root")):
+    for name, properties in jdbc.items():
         _ignore_existing(client.create_connection, ConnectionInput={
-            "Name": name, "ConnectionType": "JDBC",
-            "ConnectionProperties": {"JDBC_CONNECTION_URL": url, "USERNAME": user},
-        })
+            "Name": name, "ConnectionType": "JDBC", "ConnectionProperties": properties})
 
 
 if __name__ == "__main__":

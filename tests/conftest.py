@@ -8,6 +8,26 @@ from typing import Any
 import pytest
 
 from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database
+from tools import services
+from tools.services import MariaDB, PostgreSQL
+
+
+@pytest.fixture(scope="session")
+def postgres() -> PostgreSQL:
+    """The suite's PostgreSQL server (``GLUEBALL_TEST_POSTGRES_URL``'s, or a throwaway one started now)."""
+    return services.postgres()
+
+
+@pytest.fixture(scope="session")
+def mariadb() -> MariaDB:
+    """The suite's MariaDB server (``GLUEBALL_TEST_MARIADB_URL``'s, or a throwaway one started now)."""
+    return services.mariadb()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Throwaway database servers end with the run (also on failure and Ctrl-C; a killed run takes them
+    with it: tools.services.base.die_with_parent)."""
+    services.stop_all()
 
 
 @pytest.fixture(scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -18,8 +18,6 @@ import botocore.config
 import pytest
 import urllib3
 
-POSTGRES_ADMIN_URL = os.environ.get("GLUEBALL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-
 
 def free_port() -> int:
     with closing(socket.socket()) as sock:
@@ -113,22 +111,25 @@ class ServerProcess:
 
 
 def create_postgres_database() -> str:
-    """A fresh PostgreSQL database for one test session; returns its URL."""
-    psycopg = pytest.importorskip("psycopg")
+    """A fresh database on the suite's PostgreSQL (tools.services) for one test session; returns its URL."""
+    import psycopg
+
+    from tools import services
+
+    server = services.postgres()
     name = unique("glueball_test")
-    try:
-        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_ADMIN_URL}: {exc}")
-    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(server.url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return server.url_of(name)
 
 
 def drop_postgres_database(url: str) -> None:
     import psycopg
 
+    from tools import services
+
     name = url.rsplit("/", 1)[1]
-    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 

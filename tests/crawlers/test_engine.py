@@ -15,6 +15,7 @@ import pytest
 
 from glueball.crawlers.crawl_engine import CrawlError, CrawlStopped
 from tests.crawlers.helpers import Env, columns_of
+from tools import services
 
 APACHE_LINE = ('127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 '
                '"http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"\n')
@@ -329,30 +330,18 @@ def test_a_catalog_target_in_a_missing_database_fails_the_crawl(env: Env) -> Non
 # -------------------------------------------------------------------------------------------- JDBC
 
 
-def _reachable(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture()
 def pg(env: Env) -> Iterator[str]:
-    if not _reachable(5432):
-        pytest.skip("PostgreSQL on 127.0.0.1:5432 is needed")
     import psycopg
 
     tag = os.urandom(3).hex()
-    dsn = "host=127.0.0.1 port=5432 dbname=test user=postgres"
+    dsn = services.postgres().url
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f"CREATE TABLE orders{tag} (id integer, total numeric(12,2), placed timestamp)")
         conn.execute(f"CREATE TABLE orders{tag}_tmp (id integer)")
         conn.execute(f"CREATE TABLE customers{tag} (id integer)")
-    env.glue.create_connection(ConnectionInput={"Name": "pg", "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": "jdbc:postgresql://127.0.0.1:5432/test", "USERNAME": "postgres"}})
+    env.glue.create_connection(ConnectionInput={"Name": "pg", "ConnectionType": "JDBC",
+                                                "ConnectionProperties": services.postgres().connection_properties()})
     yield tag
     with psycopg.connect(dsn, autocommit=True) as conn:
         for name in (f"orders{tag}", f"orders{tag}_tmp", f"customers{tag}"):
@@ -360,36 +349,33 @@ def pg(env: Env) -> Iterator[str]:
 
 
 def test_jdbc_crawl_of_postgresql(env: Env, pg: str) -> None:
-    targets = {"JdbcTargets": [{"ConnectionName": "pg", "Path": f"test/public/orders{pg}%",
+    db = services.postgres().database
+    targets = {"JdbcTargets": [{"ConnectionName": "pg", "Path": f"{db}/public/orders{pg}%",
                                 "Exclusions": ["**_tmp"]}]}
     outcome = env.crawl(None, Targets=targets)
     assert outcome.tables_created == 1
-    table = env.table(f"test_public_orders{pg}")
+    table = env.table(f"{db}_public_orders{pg}")
     assert [(c["Name"], c["Type"]) for c in table["StorageDescriptor"]["Columns"]] == [
         ("id", "int"), ("total", "decimal(12,2)"), ("placed", "timestamp")]
-    assert table["StorageDescriptor"]["Location"] == f"test.public.orders{pg}"
+    assert table["StorageDescriptor"]["Location"] == f"{db}.public.orders{pg}"
     params = table["Parameters"]
     assert (params["classification"], params["connectionName"], params["typeOfData"]) == ("postgresql", "pg", "table")
     import psycopg
 
-    with psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True) as conn:
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         conn.execute(f"ALTER TABLE orders{pg} ADD COLUMN note text")
     outcome = env.crawl(None, Targets=targets)
-    assert outcome.tables_updated == 1 and columns_of(env.table(f"test_public_orders{pg}"))[-1] == "note"
+    assert outcome.tables_updated == 1 and columns_of(env.table(f"{db}_public_orders{pg}"))[-1] == "note"
 
 
 @pytest.fixture()
 def maria(env: Env) -> Iterator[str]:
-    if not _reachable(3306):
-        pytest.skip("MariaDB on 127.0.0.1:3306 is needed")
-    import pymysql
-
     tag = os.urandom(3).hex()
-    conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", database="test", autocommit=True)
+    conn = services.mariadb().connect()
     with conn.cursor() as cur:
         cur.execute(f"CREATE TABLE items{tag} (id BIGINT, label VARCHAR(20), price DECIMAL(8,3), at DATETIME)")
-    env.glue.create_connection(ConnectionInput={"Name": "maria", "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": "jdbc:mysql://127.0.0.1:3306/test", "USERNAME": "root"}})
+    env.glue.create_connection(ConnectionInput={"Name": "maria", "ConnectionType": "JDBC",
+                                                "ConnectionProperties": services.mariadb().connection_properties()})
     yield tag
     with conn.cursor() as cur:
         cur.execute(f"DROP TABLE IF EXISTS items{tag}")
@@ -397,12 +383,13 @@ def maria(env: Env) -> Iterator[str]:
 
 
 def test_jdbc_crawl_of_mariadb(env: Env, maria: str) -> None:
-    outcome = env.crawl(None, Targets={"JdbcTargets": [{"ConnectionName": "maria", "Path": "test/%"}]})
+    db = services.mariadb().database
+    outcome = env.crawl(None, Targets={"JdbcTargets": [{"ConnectionName": "maria", "Path": f"{db}/%"}]})
     assert outcome.tables_created >= 1
-    table = env.table(f"test_items{maria}")
+    table = env.table(f"{db}_items{maria}")
     assert [(c["Name"], c["Type"]) for c in table["StorageDescriptor"]["Columns"]] == [
         ("id", "bigint"), ("label", "string"), ("price", "decimal(8,3)"), ("at", "timestamp")]
-    assert table["StorageDescriptor"]["Location"] == f"test.items{maria}"
+    assert table["StorageDescriptor"]["Location"] == f"{db}.items{maria}"
     assert table["Parameters"]["classification"] == "mysql"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from glueball.crawlers.targets import (
     list_s3_target,
     parse_jdbc_url,
 )
+from tools import services
 
 
 @pytest.mark.parametrize(("pattern", "path", "matches"), [
@@ -157,14 +157,6 @@ def test_names_and_keys() -> None:
 # -------------------------------------------------------------------------------------------- JDBC
 
 
-def _reachable(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 def test_jdbc_urls_and_types() -> None:
     url = parse_jdbc_url("jdbc:postgresql://db.local:6543/sales?ssl=true")
     assert (url.engine, url.host, url.port, url.database) == ("postgresql", "db.local", 6543, "sales")
@@ -180,30 +172,28 @@ def test_jdbc_urls_and_types() -> None:
 
 @pytest.fixture()
 def pg_tables() -> Iterator[str]:
-    if not _reachable(5432):
-        pytest.skip("PostgreSQL on 127.0.0.1:5432 is needed")
     import psycopg
 
     tag = uuid.uuid4().hex[:6]
     statements = [f"CREATE TABLE orders_{tag} (id integer, amount numeric(10,2), placed timestamp, note text)",
                   f"CREATE TABLE orders_{tag}_archive (id bigint)", f"CREATE TABLE other_{tag} (x int)"]
-    with psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True) as conn:
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         for statement in statements:
             conn.execute(statement)
     yield tag
-    with psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True) as conn:
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         for name in (f"orders_{tag}", f"orders_{tag}_archive", f"other_{tag}"):
             conn.execute(f"DROP TABLE IF EXISTS {name}")
 
 
 def test_postgresql_include_pattern_and_exclusions(pg_tables: str) -> None:
-    props = {"JDBC_CONNECTION_URL": "jdbc:postgresql://127.0.0.1:5432/test", "USERNAME": "postgres"}
-    _, tables = list_jdbc_tables(props, f"test/public/orders_{pg_tables}%", Exclusions(None))
+    props, db = services.postgres().connection_properties(), services.postgres().database
+    _, tables = list_jdbc_tables(props, f"{db}/public/orders_{pg_tables}%", Exclusions(None))
     assert [t.name for t in tables] == [f"orders_{pg_tables}", f"orders_{pg_tables}_archive"]
     assert tables[0].columns == [("id", "int"), ("amount", "decimal(10,2)"), ("placed", "timestamp"),
                                  ("note", "string")]
-    _, tables = list_jdbc_tables(props, f"test/public/orders_{pg_tables}%", Exclusions(["**_archive"]))
-    assert [t.path for t in tables] == [f"test/public/orders_{pg_tables}"]
+    _, tables = list_jdbc_tables(props, f"{db}/public/orders_{pg_tables}%", Exclusions(["**_archive"]))
+    assert [t.path for t in tables] == [f"{db}/public/orders_{pg_tables}"]
 
 
 def test_unreachable_database_is_a_target_error() -> None:

@@ -22,11 +22,11 @@ import pytest
 
 from tests.api.test_crawlers import wait_ready, write_object
 from tests.crawlers.helpers import LEGISLATORS
-from tests.helpers import POSTGRES_ADMIN_URL, ServerProcess, unique
+from tests.helpers import ServerProcess, unique
 from tests.jobs.test_runs import create_job, wait_run
+from tools import services
 
 DATA = "awsglue-datasets/examples/us-legislators/all"
-PG_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test"
 
 # the tutorial's script (join_and_relationalize.py), with glueball's arguments for where things go
 TUTORIAL = '''
@@ -119,16 +119,18 @@ def _legislators(server: ServerProcess) -> None:
 
 
 def _pg_tables(prefix: str) -> dict[str, int]:
-    psycopg = pytest.importorskip("psycopg")
-    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+    import psycopg
+
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         names = [r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables "
                                             "WHERE table_name LIKE %s", (prefix + "%",))]
         return {n[len(prefix):]: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
 
 
 def _drop_pg_tables(prefix: str) -> None:
-    psycopg = pytest.importorskip("psycopg")
-    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+    import psycopg
+
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         for name in _pg_tables(prefix):
             conn.execute(f'DROP TABLE IF EXISTS "{prefix}{name}"')
 
@@ -155,8 +157,8 @@ def test_the_legislators_tutorial_crawls_joins_relationalizes_and_loads_postgres
     assert tables["persons_json"]["StorageDescriptor"]["Location"] == f"s3://{DATA}/persons.json"
 
     connection = unique("pg")
-    glue.create_connection(ConnectionInput={"Name": connection, "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": PG_JDBC_URL, "USERNAME": "postgres"}})
+    glue.create_connection(ConnectionInput={"Name": connection, "ConnectionType": "JDBC",
+                                            "ConnectionProperties": services.postgres().connection_properties()})
     prefix = unique("tut") + "_"
     summary = tmp_path / "summary.json"
     history = f"s3://out/{unique('legislators')}/history"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,9 +21,7 @@ from glueball.runtime import bookmarks
 from glueball.runtime.io.files import InputFile, list_files
 from tests.helpers import ServerProcess, run_script_in_process, unique
 from tests.jobs.test_bookmarks import create_job
-
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
-PG_JDBC = "jdbc:postgresql://127.0.0.1:5432/test"
+from tools import services
 
 SCRIPT = '''
 import json, sys
@@ -37,7 +34,7 @@ args = getResolvedOptions(sys.argv, ["JOB_NAME", "out", "orders", "events", "cou
 glue = GlueContext(SparkContext.getOrCreate())
 job = Job(glue)
 job.init(args["JOB_NAME"], args)
-conn = {"url": "%(url)s", "user": "postgres", "password": ""}
+conn = {"url": "%(url)s", "user": "%(user)s", "password": "%(password)s"}
 
 def rows(frame, *columns):
     df = frame.toDF()
@@ -74,21 +71,10 @@ job.commit()
 '''
 
 
-def _reachable(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _reachable(5432), reason="PostgreSQL on 127.0.0.1:5432 is needed")
-
-
 def _sql(*statements: str) -> None:
     import psycopg
 
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         for statement in statements:
             conn.execute(statement)  # type: ignore[arg-type]
 
@@ -106,7 +92,8 @@ class Flow:
         suffix = unique("")
         self.orders, self.events, self.countdown = f"orders{suffix}", f"events{suffix}", f"countdown{suffix}"
         self.script = tmp / "orders_transform.py"
-        self.script.write_text(SCRIPT % {"url": PG_JDBC})
+        pg = services.postgres()
+        self.script.write_text(SCRIPT % {"url": pg.jdbc_url, "user": pg.user, "password": pg.password})
         create_job(self.glue, self.job, str(self.script))
 
     def write(self, name: str, ids: list[int]) -> None:
@@ -374,13 +361,13 @@ def test_max_files_in_band_leaves_the_newest_files_to_the_next_run(folder: Path)
         bookmarks.select_files("src", _files(folder), {"maxFilesInBand": "0"})
 
 
-@pytest.mark.skipif(not _reachable(3306), reason="MariaDB on 127.0.0.1:3306 is needed")
 def test_mariadb_source_in_process_with_its_primary_key(glue_context: Any) -> None:
     """The embedded flow on MariaDB: default keys from the metadata (a composite primary key)."""
     table = unique("bm")
-    url = "jdbc:mysql://127.0.0.1:3306/test"
+    maria = services.mariadb()
+    url = maria.jdbc_url
     jvm = glue_context.spark_session._jvm
-    conn = jvm.java.sql.DriverManager.getConnection(url, "root", "")
+    conn = jvm.java.sql.DriverManager.getConnection(url, maria.user, maria.password)
 
     def sql(text: str) -> None:
         conn.createStatement().execute(text)
@@ -388,7 +375,7 @@ def test_mariadb_source_in_process_with_its_primary_key(glue_context: Any) -> No
     try:
         sql(f"CREATE TABLE {table} (region varchar(8), id int, note varchar(20), PRIMARY KEY (region, id))")
         sql(f"INSERT INTO {table} VALUES ('eu', 1, 'it''s'), ('eu', 2, 'b'), ('us', 1, 'c')")
-        options = {"url": url, "user": "root", "password": "", "dbtable": table}
+        options = {"url": url, "user": maria.user, "password": maria.password, "dbtable": table}
         job = unique("maria")
 
         def read(run_id: str) -> list[tuple[str, int]]:

@@ -14,6 +14,7 @@ import pytest
 from glueball.app import Glueball, embedded_client
 from glueball.config import Settings
 from tests.helpers import run_script_in_process, unique
+from tools import services
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -140,9 +141,19 @@ def test_relationalize_flattens_nested_json(example_home: Path, spark: Any) -> N
 
 @pytest.mark.postgres
 def test_jdbc_read_from_postgresql_and_write_to_mariadb(example_home: Path, spark: Any) -> None:
-    psycopg = pytest.importorskip("psycopg")
+    import psycopg
+
+    pg, maria = services.postgres(), services.mariadb()
+    glue = Glueball(Settings(home=example_home))
+    try:  # the seeded connections name 5432 and 3306: point them at the suite's servers
+        client = glue.client("glue")
+        for name, server in (("pg_sales", pg), ("mariadb_sales", maria)):
+            client.update_connection(Name=name, ConnectionInput={
+                "Name": name, "ConnectionType": "JDBC", "ConnectionProperties": server.connection_properties()})
+    finally:
+        glue.close()
     source, target = unique("payments"), unique("payments_copy")
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+    with psycopg.connect(pg.url, autocommit=True) as conn:
         conn.execute(f"CREATE TABLE public.{source} (payment_id int PRIMARY KEY, order_id int, method text, "
                      "paid boolean)")
         conn.execute(f"INSERT INTO public.{source} SELECT g, g * 10, CASE WHEN g % 2 = 0 THEN 'card' ELSE "
@@ -150,15 +161,15 @@ def test_jdbc_read_from_postgresql_and_write_to_mariadb(example_home: Path, spar
     try:
         run_example(example_home, "jdbc_pg_to_mariadb.py", "--JOB_NAME", "replicate",
                     "--source_table", f"public.{source}", "--target_table", target)
-        copied = (spark.read.format("jdbc").option("url", "jdbc:mysql://127.0.0.1:3306/test?permitMysqlScheme")
-                  .option("driver", "org.mariadb.jdbc.Driver").option("user", "root").option("password", "")
-                  .option("dbtable", target).load())
+        copied = (spark.read.format("jdbc").option("url", maria.jdbc_url + "?permitMysqlScheme")
+                  .option("driver", "org.mariadb.jdbc.Driver").option("user", maria.user)
+                  .option("password", maria.password).option("dbtable", target).load())
         rows = copied.collect()
         assert len(rows) == 50
         assert sum(r.order_id for r in rows) == 10 * sum(range(1, 51))
         assert sum(1 for r in rows if r.paid) == 16
     finally:
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+        with psycopg.connect(pg.url, autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS public.{source}")
-        subprocess.run(["mariadb", "-uroot", "-h127.0.0.1", "test", "-e", f"DROP TABLE IF EXISTS {target}"],
-                       check=False, capture_output=True)
+        with maria.connect() as conn, conn.cursor() as cursor:
+            cursor.execute(f"DROP TABLE IF EXISTS {target}")

@@ -1,8 +1,7 @@
-"""JDBC against the real PostgreSQL (127.0.0.1:5432/test) and MariaDB (127.0.0.1:3306/test) of the machine."""
+"""JDBC against real PostgreSQL and MariaDB servers (the suite's, from tools.services)."""
 
 from __future__ import annotations
 
-import socket
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -11,27 +10,16 @@ import pytest
 
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
+from tools import services
 
-PG_URL = "jdbc:postgresql://127.0.0.1:5432/test"
-MARIA_URL = "jdbc:mysql://127.0.0.1:3306/test"
-
-
-def _reachable(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
+PG = services.postgres
+MARIA = services.mariadb
 
 
-pytestmark = pytest.mark.skipif(not (_reachable(5432) and _reachable(3306)),
-                                reason="PostgreSQL and MariaDB on 127.0.0.1 are needed")
-
-
-def _sql(glue_context: Any, url: str, user: str, statements: list[str]) -> None:
+def _sql(glue_context: Any, server: services.DatabaseServer, statements: list[str]) -> None:
     """Run statements through the JVM's DriverManager (the drivers Spark uses)."""
     jvm = glue_context.spark_session._jvm
-    connection = jvm.java.sql.DriverManager.getConnection(url, user, "")
+    connection = jvm.java.sql.DriverManager.getConnection(server.jdbc_url, server.user, server.password)
     try:
         statement = connection.createStatement()
         for text in statements:
@@ -44,10 +32,10 @@ def _sql(glue_context: Any, url: str, user: str, statements: list[str]) -> None:
 def pg_table(glue_context: Any) -> Iterator[str]:
     name = f"items_{uuid.uuid4().hex[:8]}"
     values = ", ".join(f"({i}, 'n{i}', {i * 10})" if i != 20 else "(20, NULL, NULL)" for i in range(1, 21))
-    _sql(glue_context, PG_URL, "postgres", [f"CREATE TABLE {name} (id int, name text, amount int)",
-                                            f"INSERT INTO {name} VALUES {values}"])
+    _sql(glue_context, PG(), [f"CREATE TABLE {name} (id int, name text, amount int)",
+                              f"INSERT INTO {name} VALUES {values}"])
     yield name
-    _sql(glue_context, PG_URL, "postgres", [f"DROP TABLE IF EXISTS {name}"])
+    _sql(glue_context, PG(), [f"DROP TABLE IF EXISTS {name}"])
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +43,10 @@ def connections(glue_context: Any) -> Iterator[tuple[str, str]]:
     suffix = uuid.uuid4().hex[:6]
     pg, maria = f"pg_{suffix}", f"maria_{suffix}"
     client = glue_context.glue_client
-    client.create_connection(ConnectionInput={"Name": pg, "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": PG_URL, "USERNAME": "postgres"}})
-    client.create_connection(ConnectionInput={"Name": maria, "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": MARIA_URL, "USERNAME": "root"}})
+    client.create_connection(ConnectionInput={
+        "Name": pg, "ConnectionType": "JDBC", "ConnectionProperties": PG().connection_properties()})
+    client.create_connection(ConnectionInput={
+        "Name": maria, "ConnectionType": "JDBC", "ConnectionProperties": MARIA().connection_properties()})
     yield pg, maria
     client.delete_connection(ConnectionName=pg)
     client.delete_connection(ConnectionName=maria)
@@ -70,7 +58,7 @@ def _ids(frame: DynamicFrame) -> list[int]:
 
 def test_read_postgresql_with_url_options(glue_context: Any, pg_table: str) -> None:
     frame = glue_context.create_dynamic_frame.from_options(
-        "postgresql", {"url": PG_URL, "user": "postgres", "password": "", "dbtable": pg_table})
+        "postgresql", {"url": PG().jdbc_url, "user": PG().user, "password": PG().password, "dbtable": pg_table})
     assert _ids(frame) == list(range(1, 21))
     row = frame.toDF().where("id = 3").first()
     assert row is not None and (row["name"], row["amount"]) == ("n3", 30)
@@ -79,8 +67,8 @@ def test_read_postgresql_with_url_options(glue_context: Any, pg_table: str) -> N
 def test_extract_jdbc_conf(glue_context: Any, connections: tuple[str, str]) -> None:
     conf = glue_context.extract_jdbc_conf(connections[0])
     assert (conf["url"], conf["fullUrl"], conf["user"], conf["vendor"]) == (
-        "jdbc:postgresql://127.0.0.1:5432", PG_URL, "postgres", "postgresql")
-    assert conf["password"] == ""
+        f"jdbc:postgresql://{PG().host}:{PG().port}", PG().jdbc_url, PG().user, "postgresql")
+    assert conf["password"] == PG().password
     assert glue_context.extract_jdbc_conf(connections[1])["vendor"] == "mysql"
 
 
@@ -126,10 +114,10 @@ def test_write_mariadb_through_catalog_connection(glue_context: Any, connections
         # Glue appends
         glue_context.write_dynamic_frame.from_options(
             DynamicFrame.fromDF(source.toDF().where("id = 1"), glue_context, "one"), "mysql",
-            {"url": MARIA_URL, "user": "root", "password": "", "dbtable": target})
+            {"url": MARIA().jdbc_url, "user": MARIA().user, "password": MARIA().password, "dbtable": target})
         assert back.toDF().where("id = 1").count() == 2
     finally:
-        _sql(glue_context, MARIA_URL, "root", [f"DROP TABLE IF EXISTS {target}"])
+        _sql(glue_context, MARIA(), [f"DROP TABLE IF EXISTS {target}"])
 
 
 def test_from_catalog_on_a_jdbc_table(glue_context: Any, pg_table: str, connections: tuple[str, str]) -> None:

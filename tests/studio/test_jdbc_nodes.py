@@ -7,19 +7,18 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import pymysql
+import psycopg
 import pytest
 
 from tests.helpers import ServerProcess, unique, wait_for
+from tools import services
 
-psycopg = pytest.importorskip("psycopg")
-PG = "postgresql://postgres@127.0.0.1:5432/test"
 ROLE = "arn:aws:iam::123456789012:role/glue"
 ENDED = ("STOPPED", "SUCCEEDED", "FAILED", "TIMEOUT", "ERROR")
 
 
 def _pg(*statements: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(PG, autocommit=True) as conn:
+    with psycopg.connect(services.postgres().url, autocommit=True) as conn:
         rows: list[tuple[Any, ...]] = []
         for statement in statements:
             cursor = conn.execute(statement)
@@ -29,7 +28,7 @@ def _pg(*statements: str) -> list[tuple[Any, ...]]:
 
 
 def _maria(*statements: str) -> list[tuple[Any, ...]]:
-    conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", database="test", autocommit=True)
+    conn = services.mariadb().connect()
     try:
         rows: list[tuple[Any, ...]] = []
         with conn.cursor() as cursor:
@@ -65,18 +64,19 @@ def test_jdbc_sources_and_targets(studio_server: ServerProcess, tables: tuple[st
     source, copy, target = tables
     glue = studio_server.client()
     pg, maria, db = unique("pg"), unique("maria"), unique("jdbc")
-    glue.create_connection(ConnectionInput={"Name": pg, "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": "jdbc:postgresql://127.0.0.1:5432/test", "USERNAME": "postgres"}})
-    glue.create_connection(ConnectionInput={"Name": maria, "ConnectionType": "JDBC", "ConnectionProperties": {
-        "JDBC_CONNECTION_URL": "jdbc:mysql://127.0.0.1:3306/test", "USERNAME": "root"}})
+    pg_db, maria_db = services.postgres().database, services.mariadb().database
+    glue.create_connection(ConnectionInput={"Name": pg, "ConnectionType": "JDBC",
+                                            "ConnectionProperties": services.postgres().connection_properties()})
+    glue.create_connection(ConnectionInput={"Name": maria, "ConnectionType": "JDBC",
+                                            "ConnectionProperties": services.mariadb().connection_properties()})
     glue.create_database(DatabaseInput={"Name": db})
-    glue.create_table(DatabaseName=db, TableInput=_jdbc_table("items", "postgresql", pg, f"test.public.{source}"))
-    glue.create_table(DatabaseName=db, TableInput=_jdbc_table("copy", "postgresql", pg, f"test.public.{copy}"))
-    doubled = _jdbc_table("doubled", "mysql", maria, f"test.{target}")
+    glue.create_table(DatabaseName=db, TableInput=_jdbc_table("items", "postgresql", pg, f"{pg_db}.public.{source}"))
+    glue.create_table(DatabaseName=db, TableInput=_jdbc_table("copy", "postgresql", pg, f"{pg_db}.public.{copy}"))
+    doubled = _jdbc_table("doubled", "mysql", maria, f"{maria_db}.{target}")
     doubled["StorageDescriptor"]["Columns"].append({"Name": "doubled", "Type": "int"})
     glue.create_table(DatabaseName=db, TableInput=doubled)
     nodes = {
-        "node-1": {"DirectJDBCSource": {"Name": "Items", "Database": "test", "Table": f"public.{source}",
+        "node-1": {"DirectJDBCSource": {"Name": "Items", "Database": pg_db, "Table": f"public.{source}",
                                         "ConnectionName": pg, "ConnectionType": "postgresql"}},
         "node-2": {"DynamicTransform": {
             "Name": "Double", "TransformName": "gs_derived", "Inputs": ["node-1"], "FunctionName": "gs_derived",
