@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers browser services
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers browser services jars
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -57,6 +57,10 @@ services:
 	@command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || \
 		$(APT) "the suite's MariaDB" mariadb-server
 
+# JVM connectors of the pinned list (glueball/jvm/pom.xml) resolved with Maven into ~/.cache/glueball/jars
+jars: $(VENV)/.installed
+	$(BIN)/glueball jars fetch --all
+
 demo: $(VENV)/.installed
 	$(BIN)/python -m glueball.demo
 
@@ -64,7 +68,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint jdbc-drivers browser services
+test: lint jdbc-drivers browser services jars
 	$(BIN)/python -m tools.coverage_doc --check
 	$(BIN)/python -m pytest -q --durations=15
 

@@ -145,12 +145,13 @@ def run(script: str, script_args: tuple[str, ...]) -> None:
 
 from glueball.cli.accounts import accounts  # noqa: E402
 from glueball.cli.crawl import crawl  # noqa: E402
+from glueball.cli.jars import jars  # noqa: E402
 from glueball.cli.jobs import jobs, logs  # noqa: E402
 from glueball.cli.sessions import sessions  # noqa: E402
 from glueball.cli.usage import usage  # noqa: E402
 from glueball.cli.workflows import workflows  # noqa: E402
 
-for command in (accounts, crawl, jobs, logs, sessions, usage, workflows):
+for command in (accounts, crawl, jars, jobs, logs, sessions, usage, workflows):
     cli.add_command(command)
 
 

@@ -1,12 +1,12 @@
 """The Spark session of a Glue script: one per process, sensible for a small machine.
 
-JDBC drivers come from Debian packages (``libpostgresql-jdbc-java``,
-``libmariadb-java``) and are put on the driver's and executors' classpath;
-``GLUEBALL_EXTRA_JARS`` adds more. Glue's semantics need non-ANSI SQL (a failed
-cast is NULL, not an error), which Spark 4 no longer has by default. ``s3://``,
-``s3a://`` and ``s3n://`` paths reach the object store through glueball's Hadoop
-FileSystem (``glueball.runtime.hadoop``), whose jar is on the classpath too.
-"""
+JDBC drivers come from Debian packages (``libpostgresql-jdbc-java``, ``libmariadb-java``) and are put on
+the driver's and executors' classpath, with the JVM connectors of glueball's pinned list
+(``glueball.jvm``: Spark's Kafka connector by default, ``GLUEBALL_JVM_FEATURES`` names others), fetched
+with Maven the first time a session needs them; ``GLUEBALL_EXTRA_JARS`` adds more. Glue's semantics need
+non-ANSI SQL (a failed cast is NULL, not an error), which Spark 4 no longer has by default. ``s3://``,
+``s3a://`` and ``s3n://`` paths reach the object store through glueball's Hadoop FileSystem
+(``glueball.runtime.hadoop``), whose jar is on the classpath too."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from glueball import jvm
 from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
 from glueball.runtime import hadoop
 from glueball.runtime.io import rawkinds
@@ -51,10 +52,33 @@ def jdbc_jars() -> list[str]:
     return [j for j in (*JDBC_DRIVER_JARS, *extra) if Path(j).exists()]
 
 
+DEFAULT_JVM_FEATURES = ("kafka",)
+
+
+def jvm_features() -> list[str]:
+    """The features of glueball's pinned JVM list every Spark session of this process gets: ``kafka`` (as every
+    Glue job has Spark's Kafka connector), plus those ``GLUEBALL_JVM_FEATURES`` names (comma separated)."""
+    named = [f.strip() for f in os.environ.get("GLUEBALL_JVM_FEATURES", "").split(",") if f.strip()]
+    return list(dict.fromkeys([*DEFAULT_JVM_FEATURES, *named]))
+
+
+def connector_jars() -> list[str]:
+    """The jars of :func:`jvm_features` (fetched on first need); a feature whose jars cannot be had now is left
+    out, and what uses it says so when it is used (``glueball.jvm.JarsUnavailable``)."""
+    found: list[str] = []
+    for name in jvm_features():
+        try:
+            found.extend(str(p) for p in jvm.jars(name))
+        except jvm.JarsUnavailable:
+            continue
+    return found
+
+
 def driver_jars() -> list[str]:
-    """The jars of every Spark driver glueball starts: :func:`jdbc_jars`, glueball's Hadoop FileSystem and its
-    raw-kinds scanner (each built on first use; left out when it cannot be built)."""
-    jars = jdbc_jars()
+    """The jars of every Spark driver glueball starts: :func:`jdbc_jars`, the connectors of :func:`jvm_features`,
+    glueball's Hadoop FileSystem and its raw-kinds scanner (each built on first use; left out when it cannot be
+    built)."""
+    jars = [*jdbc_jars(), *connector_jars()]
     for own in (hadoop.jar(), rawkinds.jar()):
         if own is not None:
             jars.append(str(own))
