@@ -34,10 +34,14 @@ class SpoolError(ValueError):
 
 
 def is_aws_chunked(headers: dict[str, str]) -> bool:
-    """Whether the body of a request with these (lower-cased) headers is aws-chunked."""
+    """Whether the body of a request with these (lower-cased) headers is aws-chunked: its payload hash says
+    ``STREAMING-...``, or it says ``Content-Encoding: aws-chunked`` with the ``x-amz-decoded-content-length``
+    such a body needs. A Content-Encoding of aws-chunked alone (a CopyObject repeating its source's headers,
+    with no body) does not frame a body."""
     declared = headers.get("x-amz-content-sha256", "")
     encodings = [e.strip().lower() for e in headers.get("content-encoding", "").split(",")]
-    return declared.startswith("STREAMING-") or "aws-chunked" in encodings
+    return declared.startswith("STREAMING-") or ("aws-chunked" in encodings
+                                                 and "x-amz-decoded-content-length" in headers)
 
 
 class Spooler:

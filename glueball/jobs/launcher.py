@@ -23,7 +23,10 @@ Environment of the driver: ``GLUEBALL_HOME``; ``GLUEBALL_ENDPOINT`` (and ``AWS_E
 launched it (embedded, a Python shell script's boto3 clients are answered in-process:
 :mod:`glueball.runtime.lake`); ``GLUEBALL_JOB_NAME``, ``GLUEBALL_JOB_RUN_ID``, ``GLUEBALL_JOB_ATTEMPT``,
 ``GLUEBALL_PREVIOUS_RUN_ID``; ``GLUEBALL_JOB_LOG_DIR`` (the run's log directory, where a streaming job's
-``forEachBatch`` records its per-batch metrics); ``AWS_REGION``/``AWS_DEFAULT_REGION`` and the caller's access key.
+``forEachBatch`` records its per-batch metrics); ``AWS_REGION``/``AWS_DEFAULT_REGION`` and the caller's access key;
+``GLUEBALL_S3_FILESYSTEM`` from the job argument ``--s3-filesystem`` (``glueball``, the default: s3:// read and
+written in the object store's folder; ``s3a``: Hadoop's S3AFileSystem through this server's S3 API with the run's
+credentials, as executors that share no disk with the server need; such a run starts a driver of its own).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from glueball.jobs.models import PYTHON_SHELL, RAY, SPARK_COMMANDS, JobRun
 from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
 from glueball.runtime import capacity as resources
-from glueball.runtime import jvmshare
+from glueball.runtime import hadoop, jvmshare
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import PythonModulesError, job_python
 from glueball.runtime.spark import driver_jars
@@ -187,8 +190,17 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
         if key == "--extra-py-files" and extra_files:
             value = ",".join(extra_files)
         passed += [key, value]
+    filesystem = arguments.get("--s3-filesystem")
+    if filesystem is not None and filesystem not in hadoop.S3_FILESYSTEMS:
+        raise LaunchError(f"--s3-filesystem: {filesystem!r} is not one of {', '.join(hadoop.S3_FILESYSTEMS)}")
+    if filesystem == "s3a" and not endpoint:
+        raise LaunchError("--s3-filesystem s3a reads and writes s3:// through a server's S3 API: an embedded run "
+                          "has none")
     python = _python(arguments, home)
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+    env.pop(hadoop.S3_FILESYSTEM_ENV, None)
+    if filesystem is not None:
+        env[hadoop.S3_FILESYSTEM_ENV] = filesystem
     event_dirs: list[Path] = []
     warm_shape: Shape | None = None
     if command["Name"] == PYTHON_SHELL:
@@ -200,7 +212,8 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
         jvmshare.build_in_background(driver_jars())  # the first Spark launch without an archive starts one
         options, event_dirs = _spark_options(run, arguments, home, directory / "events")
         argv = [python, "-m", "glueball", "run", str(script), *identity, *passed, *options]
-        if event_dirs == [directory / "events"]:  # a user's own event log path needs a driver started for it
+        # a user's own event log path, or S3A's jars and the run's credentials, need a driver started for them
+        if event_dirs == [directory / "events"] and filesystem != "s3a":
             warm_shape = shape_of(python, argv[4:])
     DriverEnv(home=home, endpoint=endpoint or "", store_url="" if endpoint else store_url,
               job_name=run.job_name, run_id=run.run_id, attempt=run.attempt,
@@ -230,11 +243,11 @@ def spawn(plan: LaunchPlan, warm: WarmPool | None = None) -> subprocess.Popen[by
 
 def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:
     """The warm-driver shape of a job's runs (as :func:`plan_launch` would give them), or None: not a Spark job,
-    modules of its own to install, or its own Spark event log path."""
+    modules of its own to install, its own Spark event log path, or s3:// through S3A."""
     arguments = dict(spec.get("DefaultArguments") or {})
     arguments.update(spec.get("NonOverridableArguments") or {})
     if spec.get("Command", {}).get("Name") == PYTHON_SHELL or arguments.get("--additional-python-modules") or \
-            arguments.get("--enable-spark-ui", "").lower() == "true":
+            arguments.get("--enable-spark-ui", "").lower() == "true" or arguments.get("--s3-filesystem") == "s3a":
         return None
     master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
     try:

@@ -387,8 +387,19 @@ def check_tags(tags: dict[str, str], limit: int) -> dict[str, str]:
 
 
 def stored_headers(request: dict[str, Any]) -> dict[str, Any]:
-    """The headers kept with an object from a PutObject-like request (``Expires`` as epoch seconds)."""
+    """The headers kept with an object from a PutObject-like request (``Expires`` as epoch seconds).
+
+    ``aws-chunked`` is how the body was framed on the wire, not the object's encoding: S3 keeps the
+    Content-Encoding without it (and none when it was the only one), so a client copying an object's
+    headers (S3A's rename does) never sends it back for a request with no chunked body."""
     found = {name: request[name] for name in STORED_HEADERS if request.get(name) is not None}
+    if "ContentEncoding" in found:
+        encodings = [e.strip() for e in str(found["ContentEncoding"]).split(",")
+                     if e.strip() and e.strip().lower() != "aws-chunked"]
+        if encodings:
+            found["ContentEncoding"] = ",".join(encodings)
+        else:
+            del found["ContentEncoding"]
     if isinstance(found.get("Expires"), dt.datetime):
         found["Expires"] = found["Expires"].timestamp()
     return found

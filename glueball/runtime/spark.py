@@ -57,9 +57,12 @@ DEFAULT_JVM_FEATURES = ("kafka",)
 
 def jvm_features() -> list[str]:
     """The features of glueball's pinned JVM list every Spark session of this process gets: ``kafka`` (as every
-    Glue job has Spark's Kafka connector), plus those ``GLUEBALL_JVM_FEATURES`` names (comma separated)."""
+    Glue job has Spark's Kafka connector), ``s3a`` when s3:// goes through S3A (``GLUEBALL_S3_FILESYSTEM=s3a``
+    or ``GLUEBALL_S3_ENDPOINT``), plus those ``GLUEBALL_JVM_FEATURES`` names (comma separated)."""
     named = [f.strip() for f in os.environ.get("GLUEBALL_JVM_FEATURES", "").split(",") if f.strip()]
-    return list(dict.fromkeys([*DEFAULT_JVM_FEATURES, *named]))
+    s3a = ["s3a"] if os.environ.get(hadoop.S3_FILESYSTEM_ENV, "").strip().lower() == "s3a" \
+        or os.environ.get("GLUEBALL_S3_ENDPOINT") else []
+    return list(dict.fromkeys([*DEFAULT_JVM_FEATURES, *s3a, *named]))
 
 
 def connector_jars() -> list[str]:

@@ -334,3 +334,33 @@ def test_bad_requests_get_s3s_codes(server: ServerProcess, s3: Any) -> None:
     assert status == 400 and b"<Code>IncompleteBody</Code>" in body
     assert error_of(s3.head_object, Bucket="strict", Key="chunked")[1] == 404
     assert list((server.home / "s3-work" / "spool").iterdir()) == [], "refused uploads leave no spool file"
+
+
+def test_aws_chunked_is_the_wire_framing_not_the_object_s_encoding(s3: Any, server: ServerProcess) -> None:
+    """S3 keeps an upload's Content-Encoding without ``aws-chunked`` (the SDKs' framing of the body), so a client
+    that copies an object's headers back (S3A's rename: CopyObject with the source's Content-Encoding and no body)
+    sends no chunked body, and is not refused as one."""
+    s3.create_bucket(Bucket="framing")
+
+    def raw_put(key: str, body: bytes, headers: dict[str, str]) -> int:
+        request = urllib.request.Request(f"{server.endpoint}/framing/{key}", data=body, method="PUT",
+                                         headers=headers)
+        try:
+            with urllib.request.urlopen(request) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as err:
+            return int(err.code)
+
+    chunked = b"5\r\nhello\r\n0\r\n\r\n"
+    assert raw_put("plain", chunked, {"Content-Encoding": "aws-chunked", "X-Amz-Decoded-Content-Length": "5",
+                                      "X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER"}) == 200
+    assert raw_put("gzipped", chunked, {"Content-Encoding": "gzip,aws-chunked", "X-Amz-Decoded-Content-Length": "5",
+                                        "X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER"}) == 200
+    plain = s3.head_object(Bucket="framing", Key="plain")
+    assert "ContentEncoding" not in plain and plain["ContentLength"] == 5
+    assert s3.head_object(Bucket="framing", Key="gzipped")["ContentEncoding"] == "gzip"
+    assert s3.get_object(Bucket="framing", Key="plain")["Body"].read() == b"hello"
+    # a copy that repeats an aws-chunked Content-Encoding over an empty, unsigned body is an ordinary copy
+    assert raw_put("copy", b"", {"Content-Encoding": "aws-chunked", "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD",
+                                 "X-Amz-Copy-Source": "framing/plain", "X-Amz-Metadata-Directive": "REPLACE"}) == 200
+    assert s3.get_object(Bucket="framing", Key="copy")["Body"].read() == b"hello"

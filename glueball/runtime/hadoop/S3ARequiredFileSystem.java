@@ -1,7 +1,7 @@
 /*
- * What s3://, s3a:// and s3n:// are when GLUEBALL_S3_ENDPOINT names a real S3-compatible store but
- * Hadoop's S3AFileSystem (hadoop-aws) is not on the class path: a file system that refuses to start,
- * saying which jars are missing, instead of Hadoop's bare ClassNotFoundException.
+ * What s3://, s3a:// and s3n:// are when they must go through Hadoop's S3AFileSystem (GLUEBALL_S3_FILESYSTEM=s3a,
+ * or GLUEBALL_S3_ENDPOINT naming an S3-compatible store) but hadoop-aws is not on the class path: a file
+ * system that refuses to start, saying how to get the jars, instead of Hadoop's bare ClassNotFoundException.
  */
 package dev.glueball.fs;
 
@@ -10,15 +10,13 @@ import java.net.URI;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.RawLocalFileSystem;
-import org.apache.hadoop.util.VersionInfo;
 
 public class S3ARequiredFileSystem extends RawLocalFileSystem {
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
-    throw new IOException(name + ": GLUEBALL_S3_ENDPOINT is set, so s3://, s3a:// and s3n:// paths go to that"
-        + " S3-compatible store through Hadoop's S3AFileSystem (org.apache.hadoop.fs.s3a.S3AFileSystem), which is"
-        + " not on the class path: put hadoop-aws-" + VersionInfo.getVersion() + ".jar and the AWS SDK bundle"
-        + " jar it was built with (bundle-2.x.jar) in a folder and list them in GLUEBALL_EXTRA_JARS"
-        + " (comma-separated)");
+    throw new IOException(name + ": s3://, s3a:// and s3n:// paths go through Hadoop's S3AFileSystem"
+        + " (GLUEBALL_S3_FILESYSTEM=s3a or GLUEBALL_S3_ENDPOINT), whose jars (hadoop-aws and the AWS SDK modules,"
+        + " glueball's 's3a' feature) are not on the class path: fetch them with `glueball jars fetch s3a`"
+        + " (or `make jars` in a checkout), then start the run again");
   }
 }

@@ -15,9 +15,14 @@ writers (which hand Spark local paths) are unaffected and only ``s3://`` in plai
 Spark start then says why once on stderr, and ``glueball run`` ends a script that failed on such a
 path with a :class:`HadoopJarError` naming what is missing (:func:`explain`).
 
-With ``GLUEBALL_S3_ENDPOINT`` set, ``s3://`` means that S3-compatible store: the three schemes go to
-Hadoop's ``S3AFileSystem`` when hadoop-aws is on the class path, else to a file system that refuses to
-start with a message naming the jars it needs (:func:`filesystem_settings`).
+With ``GLUEBALL_S3_FILESYSTEM=s3a`` (a job's ``--s3-filesystem s3a``), the three schemes are Hadoop's
+``S3AFileSystem`` speaking the S3 API of the glueball server the run reports to (``GLUEBALL_ENDPOINT``,
+path-style, with the run's credentials: the server's keys, or the role's temporary ones under
+``--auth iam``), as executors on other machines need: hadoop-aws comes from glueball's pinned JVM list
+(the ``s3a`` feature, ``glueball.jvm``). With ``GLUEBALL_S3_ENDPOINT`` set, ``s3://`` means that
+S3-compatible store, through S3A the same way. Without hadoop-aws on the class path either way, the three
+schemes go to a file system that refuses to start with a message naming the jars it needs
+(:func:`filesystem_settings`).
 """
 
 from __future__ import annotations
@@ -124,19 +129,76 @@ def s3a_on_classpath(jars: list[str]) -> bool:
     return False
 
 
+S3_FILESYSTEM_ENV = "GLUEBALL_S3_FILESYSTEM"
+S3_FILESYSTEMS = ("glueball", "s3a")
+
+
+def s3_filesystem() -> str:
+    """``glueball`` (the object store's folder, read and written in place: one machine) or ``s3a`` (Hadoop's
+    S3AFileSystem over an S3 API), from ``GLUEBALL_S3_FILESYSTEM``; ``s3a`` whenever ``GLUEBALL_S3_ENDPOINT``
+    names a remote store.
+
+    Raises:
+        HadoopJarError: ``GLUEBALL_S3_FILESYSTEM`` names neither.
+    """
+    chosen = os.environ.get(S3_FILESYSTEM_ENV, "").strip().lower() or "glueball"
+    if chosen not in S3_FILESYSTEMS:
+        raise HadoopJarError(f"{S3_FILESYSTEM_ENV}={chosen!r}: expected one of {', '.join(S3_FILESYSTEMS)}")
+    return "s3a" if os.environ.get("GLUEBALL_S3_ENDPOINT") else chosen
+
+
+def s3a_settings(endpoint: str) -> dict[str, str]:
+    """S3A against the S3 API at ``endpoint``: path-style (buckets are not host names here), the process's AWS
+    credentials (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`` and a session token when there is one: a
+    run's role), and Hadoop's classic rename committer (S3A's magic committers need Spark's hadoop-cloud
+    module, which PySpark does not ship)."""
+    settings = {f"spark.hadoop.fs.{scheme}.impl": S3A_FILESYSTEM for scheme in SCHEMES}
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    settings.update({
+        "spark.hadoop.fs.s3a.endpoint": endpoint,
+        "spark.hadoop.fs.s3a.endpoint.region": region,
+        "spark.hadoop.fs.s3a.path.style.access": "true",
+        "spark.hadoop.fs.s3a.connection.ssl.enabled": str(endpoint.startswith("https://")).lower(),
+        # a local server answers at once: Hadoop's defaults wait up to minutes between retries
+        "spark.hadoop.fs.s3a.retry.limit": "3",
+        "spark.hadoop.fs.s3a.attempts.maximum": "3",
+    })
+    key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
+    if key and secret:
+        settings["spark.hadoop.fs.s3a.access.key"] = key
+        settings["spark.hadoop.fs.s3a.secret.key"] = secret
+        token = os.environ.get("AWS_SESSION_TOKEN")
+        if token:
+            settings["spark.hadoop.fs.s3a.session.token"] = token
+            settings["spark.hadoop.fs.s3a.aws.credentials.provider"] = \
+                "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
+        else:
+            settings["spark.hadoop.fs.s3a.aws.credentials.provider"] = \
+                "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"
+    return settings
+
+
 def filesystem_settings(jars: list[str], root: Path) -> dict[str, str]:
     """The Spark settings (``spark.hadoop.*``) that give ``s3``, ``s3a`` and ``s3n`` their file system.
 
     Args:
         jars: the driver's jars (``glueball.runtime.spark.driver_jars``: this jar when it was built).
         root: the object store's folder, behind ``s3://``.
+
+    Raises:
+        HadoopJarError: ``s3a`` was chosen for a process that reports to no server and names no S3 endpoint.
     """
     own = jar()
     if own is None:
         _warn_unavailable()
-    if os.environ.get("GLUEBALL_S3_ENDPOINT"):
-        if s3a_on_classpath(jars):  # s3a:// is S3A by Hadoop's own default
-            return {f"spark.hadoop.fs.{scheme}.impl": S3A_FILESYSTEM for scheme in ("s3", "s3n")}
+    if s3_filesystem() == "s3a":
+        endpoint = os.environ.get("GLUEBALL_S3_ENDPOINT") or os.environ.get("GLUEBALL_ENDPOINT", "")
+        if not endpoint.startswith(("http://", "https://")):
+            raise HadoopJarError(f"{S3_FILESYSTEM_ENV}=s3a reads and writes s3:// through an S3 API, and this "
+                                 "process has none: run it under a glueball server (GLUEBALL_ENDPOINT) or name "
+                                 "a store with GLUEBALL_S3_ENDPOINT")
+        if s3a_on_classpath(jars):
+            return s3a_settings(endpoint)
         return {f"spark.hadoop.fs.{scheme}.impl": S3A_REQUIRED for scheme in SCHEMES} if own else {}
     if own is None:
         return {}
