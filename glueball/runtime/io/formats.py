@@ -236,7 +236,8 @@ def _read_csv(spark: SparkSession, spark_paths: list[str], options: Mapping[str,
             probe = spark.read.options(**{k: v for k, v in reader_options.items() if k != "mode"})
             lines = [r["value"] for r in spark.read.text(spark_paths[:1]).limit(2).collect()]
             sample = spark.sparkContext.parallelize(lines[1:2] or lines[:1], 1)
-            probed = probe.option("header", "false").csv(sample).columns
+            # an RDD of lines is read as CSV text (PySpark 4.1 types csv() paths only, but takes an RDD)
+            probed = probe.option("header", "false").csv(sample).columns  # type: ignore[arg-type]
         elif with_header:
             # Spark reads the header for the column names: that read's frame is the records' (all text columns)
             records = records_reader.option("header", "true").csv(spark_paths)
