@@ -139,14 +139,14 @@ def test_spark_history_server_reads_the_logs(event_logs: Path, tmp_path: Path) -
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/applications", timeout=5) as reply:
                     apps = json.loads(reply.read())
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError, TimeoutError):  # not answering yet, or slowly
                 pass
             except ValueError:  # still starting: the UI answers with an HTML page before the REST API is mounted
                 apps = []
             if not apps:
                 time.sleep(0.5)
         assert [app["id"] for app in apps] == [app_id]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/applications/{app_id}/jobs", timeout=5) as reply:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/applications/{app_id}/jobs", timeout=60) as reply:
             jobs = json.loads(reply.read())
         assert {job["status"] for job in jobs} == {"SUCCEEDED"} and len(jobs) >= 2
     finally:
