@@ -205,7 +205,8 @@ class Glueball:
 
     def _wire(self) -> Edge:
         enforce = self.settings.auth == "iam"
-        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None)
+        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None,
+                    body_spool=self.objects.spool)
         # --auth off: a request names the caller's own catalog; iam: policies decide, resource policies included
         glue_guard = self.authorizer.glue_guard if enforce else own_catalog_only
         edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True,

@@ -153,6 +153,23 @@ class RestProtocol(Protocol):
             return RestError(code, message, status)
         return super().auth_error(kind, message)
 
+    def limit_error(self, kind: str, message: str) -> ServiceError:
+        if self.xml:  # S3's codes: SlowDown (503, "Please reduce your request rate."), MaxMessageLengthExceeded
+            code, status = {"throttled": ("SlowDown", 503), "too large": ("MaxMessageLengthExceeded", 400)}[kind]
+            return RestError(code, message, status)
+        code, status = {"throttled": ("ThrottlingException", 429), "too large": ("SerializationException", 413)}[kind]
+        return RestError(code, message, status)
+
+    def holds_body(self, request: WireRequest) -> bool:
+        """Whether the operation ``request`` asks for reads its body whole (a document), rather than as
+        a stream (an upload's blob payload)."""
+        matched = self._match(request)
+        if matched is None:
+            return True
+        shape = self.model.operation_model(matched[0].operation).input_shape
+        payload = shape.serialization.get("payload") if shape is not None else None
+        return not (payload and shape is not None and shape.members[payload].type_name == "blob")
+
     def unknown_operation(self, message: str) -> ServiceError:
         if self.xml:
             return RestError("NotImplemented", message, 501)
