@@ -48,7 +48,7 @@ from glueball.edge.protocols.query import FORM, QueryError, form_pairs
 from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
 from glueball.edge.spool import Spooler, SpoolError, is_aws_chunked
-from glueball.edge.validation import validate
+from glueball.edge.validation import check_storable, validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import SerializationException, ServiceError
 
@@ -388,6 +388,11 @@ class Edge:
         if service.model is None or not service.validates:  # the handler validates its input
             if not isinstance(params, dict):
                 raise SerializationException(f"{service.qualified(operation)} expects a JSON object")
+            try:  # but values no store can keep are refused for every operation
+                check_storable(service.model.operation_model(operation).input_shape if service.model else None,
+                               params)
+            except ServiceError as err:
+                raise service.protocol.validation_error(err) from err
             return params
         try:
             validate(service.model.operation_model(operation).input_shape, params, service.open_enums)

@@ -125,7 +125,8 @@ def test_pyarrow_writes_and_reads_a_multipart_sized_parquet_dataset(server: Serv
     assert len(files) == 2 and all(info.size > 12 * 1024 * 1024 for info in files), files
     listed = [item for item in s3.list_objects_v2(Bucket="arrow", Prefix="events/")["Contents"]
               if not item["Key"].endswith("/")]  # pyarrow also makes "folder" markers (events/part=0/)
-    assert len(listed) == 2 and all("-" in item["ETag"] for item in listed), listed  # completed multipart uploads: MD5-of-MD5s-N
+    # completed multipart uploads: their ETags are the MD5 of the parts' MD5s and "-N"
+    assert len(listed) == 2 and all("-" in item["ETag"] for item in listed), listed
     back = ds.dataset("arrow/events", filesystem=lake, format="parquet", partitioning="hive").to_table()
     assert back.num_rows == rows
     assert back.sort_by("id").column("payload").equals(table.column("payload"))
