@@ -520,8 +520,10 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
     """
     import uvicorn
 
+    from glueball.edge.asgi import KEEP_ALIVE_SECONDS
+
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
-                               "http": "httptools", "access_log": False}
+                               "http": "httptools", "access_log": False, "timeout_keep_alive": KEEP_ALIVE_SECONDS}
     if workers <= 1:
         glue.reconcile()
         glue.start_warm_drivers()

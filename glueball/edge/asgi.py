@@ -32,6 +32,13 @@ LARGE_BODY = 1 * MIB  # above this, a body read whole is kept in a file as it ar
 # the parse cost (glueball.edge.memory) of the large bodies one server process reads at once
 BODY_MEMORY = int(os.environ.get("GLUEBALL_REQUEST_MEMORY_MB", "256")) * MIB
 _SEND_PIECE = 1024 * 1024  # a streamed response goes out in pieces of this size
+# How long an idle keep-alive connection stays open (uvicorn's default is 5 s). Clients keep idle
+# connections in their pools with no limit of their own: botocore's urllib3 pool holds them until the
+# server closes them, and checks only when it takes one whether the server already has (a zero-timeout
+# poll); a request sent on a connection the server is closing at that moment is reset. Every close of an
+# idle connection is such a chance, so the server closes them seldom: after longer than the 60 s the AWS
+# SDK for Java (Spark's S3A) keeps an idle connection, as AWS's own load balancers do by default.
+KEEP_ALIVE_SECONDS = 75
 Scope = dict[str, Any]
 log = logging.getLogger("glueball.edge")
 
