@@ -74,8 +74,22 @@ class EdgeAsgiApp:
         path = raw_path.decode("latin-1").partition("?")[0] if raw_path else quote(scope["path"], safe="/~")
         request = WireRequest(scope["method"], path, query, headers, b"", client[0] if client else None)
         reservation = _Reservation(self.budget)
+        started = False
+
+        async def answering(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        large = False
         try:
-            large = await self._serve(request, receive, send, reservation)
+            large = await self._serve(request, receive, answering, reservation)
+        except Exception as exc:  # not the handler's (the edge answers those): reading or sending the request
+            log.exception("%s %s failed outside its handler", request.method, request.path)
+            if started:
+                raise  # the answer is half sent: the connection is closed, as HTTP allows nothing else
+            what = environment_cause(exc) or type(exc).__name__
+            await self._send(send, self.edge.internal(request, f"Internal error: {what}"))
         finally:
             reservation.release()
         if large:  # its body, parsed values and answer are freed now: give the memory back
@@ -101,9 +115,6 @@ class EdgeAsgiApp:
                     spooled = await loop.run_in_executor(self.pool, spooler.finish)
                 except SpoolError as err:
                     await self._send(send, self.edge.refuse(request, "IncompleteBody", str(err)))
-                    return False
-                except OSError as err:  # the disk is full (or failing): nothing was stored
-                    await self._send(send, self._unwritable(request, err))
                     return False
                 shape = spooler.shape
                 if shape is not None and shape.size > LARGE_BODY and not reservation.fits(shape.cost):
@@ -133,7 +144,7 @@ class EdgeAsgiApp:
         held = bytearray()
         spilled: BodyFile | None = None
         size = 0
-        try:
+        try:  # a full disk here is answered by __call__: the spool file is gone, nothing was read
             while True:
                 message = await receive()
                 piece = message.get("body", b"")
@@ -157,9 +168,6 @@ class EdgeAsgiApp:
                 await self._send(send, self._limited(request, spilled.shape.cost))
                 return None
             return await loop.run_in_executor(self.pool, spilled.read)
-        except OSError as err:  # the spool's disk is full: the request is refused, nothing was read
-            await self._send(send, self._unwritable(request, err))
-            return None
         finally:
             if spilled is not None:
                 spilled.close()
@@ -186,10 +194,6 @@ class EdgeAsgiApp:
     def _too_large(self, request: WireRequest, message: str) -> WireResponse:
         return self.edge.limit(request, "too large", message)
 
-    def _unwritable(self, request: WireRequest, err: OSError) -> WireResponse:
-        cause = environment_cause(err) or f"{type(err).__name__}: {err}"
-        log.error("could not keep a request body for %s %s: %s", request.method, request.path, cause)
-        return self.edge.internal(request, f"The server could not keep the request body: {cause}; nothing was stored")
 
     async def _send(self, send: Any, response: WireResponse) -> None:
         named = {name.lower() for name, _ in response.headers}

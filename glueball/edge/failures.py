@@ -31,10 +31,9 @@ def environment_cause(exc: BaseException) -> str | None:
 def _cause_of(exc: BaseException) -> str | None:
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        where = f" ({exc.filename})" if exc.filename else ""
-        return f"No space left on device: the server's disk is full{where}"
+        return "No space left on device: the server's disk is full"  # which file is the log's to say
     if isinstance(exc, OSError) and exc.errno == errno.EROFS:
-        return f"Read-only file system: the server cannot write its files ({exc.filename or detail})"
+        return "Read-only file system: the server cannot write its files"
     code = getattr(exc, "sqlite_errorcode", None)
     if code == _SQLITE_FULL:
         return f"No space left on device: the server's disk is full (the catalog database: {detail})"

@@ -33,7 +33,7 @@ def mounts() -> Iterator[list[Path]]:
     mounted: list[Path] = []
     yield mounted
     for point in reversed(mounted):
-        subprocess.run(["umount", str(point)], check=False, capture_output=True)
+        subprocess.run(["umount", "--lazy", str(point)], check=False, capture_output=True)
 
 
 def _start(home: Path) -> subprocess.CompletedProcess[str]:
