@@ -88,6 +88,7 @@ def test_s3_writes_on_a_full_disk_answer_s3_errors_and_store_nothing(full_home: 
     upload = s3.create_multipart_upload(Bucket="full", Key="joined")["UploadId"]
     part = s3.upload_part(Bucket="full", Key="joined", UploadId=upload, PartNumber=1, Body=b"p" * (6 * MIB))
     parts = {"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]}
+    s3.put_object(Bucket="full", Key="before", Body=b"b" * (4 * MIB))
     disk.fill()
 
     code, status, message, request_id = _error(s3.put_object, Bucket="full", Key="object", Body=b"o" * (2 * MIB))
@@ -106,8 +107,10 @@ def test_s3_writes_on_a_full_disk_answer_s3_errors_and_store_nothing(full_home: 
     code, status, message, _ = _error(s3.complete_multipart_upload, Bucket="full", Key="joined", UploadId=upload,
                                       MultipartUpload=parts)
     assert (code, status) == ("InternalError", 500) and "No space left on device" in message
+    code, status, message, _ = _error(s3.copy_object, Bucket="full", Key="copied", CopySource="full/before")
+    assert (code, status) == ("InternalError", 500) and "No space left on device" in message
 
-    for key in ("object", "raw", "joined"):  # nothing half-written: no object, no spool file
+    for key in ("object", "raw", "joined", "copied"):  # nothing half-written: no object, no spool file
         assert _error(s3.head_object, Bucket="full", Key=key)[:2] == ("404", 404)
     assert not list((server.home / "s3-work" / "spool").iterdir())
     assert [u["UploadId"] for u in s3.list_multipart_uploads(Bucket="full")["Uploads"]] == [upload]

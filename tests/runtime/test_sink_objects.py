@@ -2,8 +2,8 @@
 
 Glue's file sinks leave their data objects (``run-...-part-r-00000``) and nothing else: no Hadoop
 checksum side files (``.part-....crc``: S3 is no checksummed file system) and no ``_SUCCESS`` marker
-(AWS's listings of DynamicFrame output show only ``run-`` objects). A plain ``df.write`` keeps
-Spark's ``_SUCCESS``, as on Glue, but no checksums either. Listed through a real ``glueball server``
+(the output listings users post show ``run-`` objects alone; docs/fidelity.md). A plain ``df.write``
+keeps Spark's ``_SUCCESS``, but no checksums either. Listed through a real ``glueball server``
 over the same home.
 """
 
