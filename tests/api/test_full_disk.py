@@ -8,6 +8,7 @@ same writes succeed: what failed left nothing behind that gets in the way.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import http.client
 import shutil
@@ -69,8 +70,9 @@ def _error(call: Any, **kwargs: Any) -> tuple[str, int, str, str]:
             response["ResponseMetadata"].get("RequestId", ""))
 
 
-@pytest.fixture()
-def full_home(tmp_path: Path) -> Iterator[tuple[ServerProcess, Disk]]:
+@contextlib.contextmanager
+def _server_on_tmpfs(tmp_path: Path) -> Iterator[tuple[ServerProcess, Disk]]:
+    """A server whose home (SQLite catalog included) is on a 48 MB tmpfs."""
     disk = Disk(tmp_path / "disk", 48)
     (disk.point / "home").mkdir()
     server = ServerProcess(disk.point / "home")
@@ -79,6 +81,12 @@ def full_home(tmp_path: Path) -> Iterator[tuple[ServerProcess, Disk]]:
     finally:
         server.stop()
         disk.unmount()
+
+
+@pytest.fixture()
+def full_home(tmp_path: Path) -> Iterator[tuple[ServerProcess, Disk]]:
+    with _server_on_tmpfs(tmp_path) as running:
+        yield running
 
 
 def test_s3_writes_on_a_full_disk_answer_s3_errors_and_store_nothing(full_home: tuple[ServerProcess, Disk]) -> None:
@@ -126,14 +134,8 @@ def test_s3_writes_on_a_full_disk_answer_s3_errors_and_store_nothing(full_home: 
 @pytest.fixture(params=["sqlite", "postgres"])
 def full_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[ServerProcess, Disk]]:
     if request.param == "sqlite":
-        disk = Disk(tmp_path / "disk", 48)
-        (disk.point / "home").mkdir()
-        server = ServerProcess(disk.point / "home")
-        try:
-            yield server.start(), disk
-        finally:
-            server.stop()
-            disk.unmount()
+        with _server_on_tmpfs(tmp_path) as running:
+            yield running
         return
     with _tablespace_database() as (url, disk):
         (tmp_path / "home").mkdir()
