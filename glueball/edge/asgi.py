@@ -6,6 +6,12 @@ loop: handing them to a thread costs more than serving them. Everything else
 (writes, listings, searches, batches) runs on a thread pool, so that a slow
 call does not hold up the others and concurrent writers really race in the
 store. ``--workers N`` runs N such processes on one port for more cores.
+
+Bodies: an upload streams to a spool file (:mod:`glueball.edge.spool`); a body the server reads whole
+is held in memory up to ``LARGE_BODY``, kept in an unnamed file beyond, and admitted by what parsing it
+costs against the process's budget (:mod:`glueball.edge.memory`): the protocol's throttling error when
+it does not fit beside the large requests in flight, its "too large" error when it never would. Anything
+that fails outside a handler (a full spool disk) is still answered in the service's protocol.
 """
 
 from __future__ import annotations
@@ -193,7 +199,6 @@ class EdgeAsgiApp:
 
     def _too_large(self, request: WireRequest, message: str) -> WireResponse:
         return self.edge.limit(request, "too large", message)
-
 
     async def _send(self, send: Any, response: WireResponse) -> None:
         named = {name.lower() for name, _ in response.headers}
