@@ -13,7 +13,6 @@ import http.client
 import json
 import socket
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -130,6 +129,11 @@ def _throttled(answer: Answer) -> bool:
     return headers.get("x-amzn-errortype") == "ThrottlingException" or any(mark in data for mark in _THROTTLED)
 
 
+def _throttled_now(server: ServerProcess) -> bool:
+    """Whether a large Glue request is refused now (another large request holds the budget)."""
+    return _throttled(_post(server.port, "/", _description_body(2 * MIB), GLUE))
+
+
 def _if_throttled(answer: Answer) -> Answer | None:
     return answer if _throttled(answer) else None
 
@@ -173,8 +177,8 @@ def test_an_s3_document_is_throttled_with_slow_down_and_uploads_are_not(small_bu
                       aws_secret_access_key="secret")
     held = _HeldRequest(small_budget.port, 2 * MIB)
     try:
-        time.sleep(0.2)  # the held request's headers reach the server first (it holds the budget or it does not:
-        s3.put_object(Bucket="held", Key="upload", Body=b"u" * (3 * MIB))  # either way the upload must pass)
+        wait_for(lambda: _throttled_now(small_budget), timeout=20, what="the held request holding the budget")
+        s3.put_object(Bucket="held", Key="upload", Body=b"u" * (3 * MIB))
     finally:
         held.finish()
     assert s3.head_object(Bucket="held", Key="upload")["ContentLength"] == 3 * MIB
@@ -212,8 +216,7 @@ def test_boto3_retries_a_throttled_request_until_it_is_served(small_budget: Serv
         "Name": "wide", "Parameters": parameters})))
     held = _HeldRequest(small_budget.port, 2 * MIB)
     try:
-        wait_for(lambda: _throttled(_post(small_budget.port, "/", _description_body(2 * MIB), GLUE)), timeout=20,
-                 what="the held request holding the budget")
+        wait_for(lambda: _throttled_now(small_budget), timeout=20, what="the held request holding the budget")
         caller.start()
         assert throttled.wait(30), "boto3's request was never throttled"
     finally:
