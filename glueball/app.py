@@ -205,7 +205,8 @@ class Glueball:
 
     def _wire(self) -> Edge:
         enforce = self.settings.auth == "iam"
-        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None)
+        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None,
+                    body_spool=self.objects.spool)
         # --auth off: a request names the caller's own catalog; iam: policies decide, resource policies included
         glue_guard = self.authorizer.glue_guard if enforce else own_catalog_only
         edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True,
@@ -519,8 +520,10 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
     """
     import uvicorn
 
+    from glueball.edge.asgi import KEEP_ALIVE_SECONDS
+
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
-                               "http": "httptools", "access_log": False}
+                               "http": "httptools", "access_log": False, "timeout_keep_alive": KEEP_ALIVE_SECONDS}
     if workers <= 1:
         glue.reconcile()
         glue.start_warm_drivers()

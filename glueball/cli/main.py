@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
 from glueball import __version__
-from glueball.config import Settings, default_home, log_to_home
+from glueball.config import Settings, default_home, log_to_home, writable_home
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,7 +72,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str, warm_drivers: int,
            clock_file: str | None) -> None:
     """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
-    from glueball.app import Glueball, serve
+    from glueball.app import serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
 
     own_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
@@ -100,7 +101,7 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         raise click.BadParameter(str(exc), param_hint="--access-key") from exc
     if clock_file:
         os.environ["GLUEBALL_CLOCK_FILE"] = clock_file  # the scheduler's clock, in every worker process
-    glue = Glueball(settings, directory)
+    glue = _installation(settings, directory)
     log_to_home(settings)
     if auth == "iam":
         created = glue.ensure_root_key()
@@ -119,6 +120,26 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
                f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s), "
                f"auth {auth})", err=True)
     serve(glue, host, port, workers, scheduler)
+
+
+def _installation(settings: Settings, directory: Any) -> Any:
+    """The server's installation, or a one-line error naming what it cannot use (its home, its store)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import OperationalError
+
+    from glueball.app import Glueball
+
+    try:
+        writable_home(settings.home)
+    except OSError as exc:
+        raise click.ClickException(f"cannot start: GLUEBALL_HOME {settings.home} is not writable "
+                                   f"({exc.strerror or exc}); it holds the database, the objects and the logs: "
+                                   "give a writable --home") from None
+    try:
+        return Glueball(settings, directory)
+    except OperationalError as exc:
+        store = make_url(settings.database_url).render_as_string(hide_password=True)
+        raise click.ClickException(f"cannot start: the store {store} cannot be opened ({exc.orig})") from None
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
