@@ -22,7 +22,7 @@ import botocore.config
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, table_input
+from tests.helpers import ServerProcess, table_input
 
 MIB = 1024 * 1024
 CONFIG = botocore.config.Config(retries={"max_attempts": 1})  # a 500 is retried by default
@@ -147,34 +147,27 @@ def full_catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tup
 
 
 class _tablespace_database:  # noqa: N801 - a context manager used like a function
-    """A PostgreSQL database of the suite's cluster whose files live in a tablespace on a 24 MB tmpfs."""
+    """A database whose files live in a tablespace on a 24 MB tmpfs, in a throwaway PostgreSQL cluster of its own
+    (a tablespace is a folder of the server's machine: the suite's server may be a user's, elsewhere)."""
 
     def __enter__(self) -> tuple[str, Disk]:
         import psycopg
 
-        from tools import services
+        from tools.services import PostgreSQL
         from tools.services.base import new_folder, service_user
 
-        self.cluster = services.postgres()
+        self.cluster = PostgreSQL.start_throwaway()
         user = service_user("postgres") or "root"
         self.disk = Disk(new_folder("tablespace"), 24, f",uid={_uid(user)},mode=0700")
         (self.disk.point / "pg").mkdir()
         subprocess.run(["chown", user, str(self.disk.point / "pg")], check=True)
-        self.name = f"full_{self.disk.point.name.replace('-', '_')}"
         with psycopg.connect(self.cluster.url, autocommit=True) as conn:
-            conn.execute(f"CREATE TABLESPACE {self.name} LOCATION '{self.disk.point / 'pg'}'")
-        url = create_postgres_database()
-        with psycopg.connect(self.cluster.url, autocommit=True) as conn:
-            conn.execute(f'ALTER DATABASE "{url.rsplit("/", 1)[1]}" SET TABLESPACE {self.name}')
-        self.url = url
-        return url, self.disk
+            conn.execute(f"CREATE TABLESPACE full_disk LOCATION '{self.disk.point / 'pg'}'")
+            conn.execute("CREATE DATABASE catalog TABLESPACE full_disk")
+        return self.cluster.url_of("catalog"), self.disk
 
     def __exit__(self, *exc: object) -> None:
-        import psycopg
-
-        drop_postgres_database(self.url)
-        with psycopg.connect(self.cluster.url, autocommit=True) as conn:
-            conn.execute(f"DROP TABLESPACE IF EXISTS {self.name}")
+        self.cluster.stop()
         self.disk.unmount()
 
 
