@@ -14,7 +14,7 @@ import pytest
 
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.streaming.sources import streaming_table_options
-from tests.streaming.helpers import Broker, drain
+from tests.streaming.helpers import Broker, drain_until_idle
 from tests.streaming.kinesis_helpers import MotoServer, kinesis_options
 
 pytestmark = pytest.mark.spark
@@ -124,10 +124,10 @@ def test_kinesis_latest_reads_only_what_arrives_after_the_start(glue_context: An
     time.sleep(1.1)  # arrival times are kept to the millisecond: "latest" starts after these
     frame = glue_context.create_data_frame.from_options(
         "kinesis", {**kinesis_options(moto_server, stream), "startingPosition": "latest"})
-    assert _ids(drain(frame, tmp_path / "cp")) == []
+    assert _ids(drain_until_idle(frame, tmp_path / "cp")) == []
     time.sleep(1.1)
     moto_server.put_json(stream, [{"id": i} for i in range(5, 12)])
-    assert _ids(drain(frame, tmp_path / "cp")) == list(range(5, 12))
+    assert _ids(drain_until_idle(frame, tmp_path / "cp")) == list(range(5, 12))
 
 
 def test_kinesis_starting_at_a_timestamp(glue_context: Any, moto_server: MotoServer, tmp_path: Path) -> None:
@@ -139,7 +139,8 @@ def test_kinesis_starting_at_a_timestamp(glue_context: Any, moto_server: MotoSer
     moto_server.put_json(stream, [{"id": i} for i in range(3, 6)])
     frame = glue_context.create_data_frame.from_options(
         "kinesis", {**kinesis_options(moto_server, stream), "startingPosition": middle.isoformat()})
-    assert _ids(drain(frame, tmp_path / "cp")) == [3, 4, 5]
+    assert _ids(drain_until_idle(frame, tmp_path / "cp")) == [3, 4, 5]
     frame = glue_context.create_data_frame.from_options(
         "kinesis", {**kinesis_options(moto_server, stream), "startingPosition": "earliest"})
-    assert _ids(drain(frame, tmp_path / "cp-again")) == list(range(6)), "a new checkpoint reads from the start"
+    assert _ids(drain_until_idle(frame, tmp_path / "cp-again")) == list(range(6)), \
+        "a new checkpoint reads from the start"

@@ -58,10 +58,12 @@ def _written(glue_context: Any, out: Path) -> list[Any]:
 
 def _offsets_done(run: BackgroundRun, total: int) -> bool:
     progress = run.runner.query.lastProgress if run.runner.query is not None else None
-    if not progress or not progress["sources"]:
+    if not progress:
         return False
-    end = json.loads(progress["sources"][0]["endOffset"]) if isinstance(progress["sources"][0]["endOffset"], str) \
-        else progress["sources"][0]["endOffset"]
+    sources = json.loads(progress.json)["sources"]  # the progress as Spark reports it: offsets as JSON objects
+    if not sources:
+        return False
+    end = sources[0]["endOffset"]
     return sum(int(o) for partitions in end.values() for o in partitions.values()) == total
 
 

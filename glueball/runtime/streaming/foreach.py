@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError, attach_errors
 from glueball.runtime.streaming.decode import decode_batch
-from glueball.runtime.streaming.kafka_options import as_bool, lower_keys
 from glueball.runtime.streaming.metrics import StreamMetrics
+from glueball.runtime.streaming.options import as_bool, lower_keys
 from glueball.runtime.streaming.sources import decode_spec_of
 
 if TYPE_CHECKING:
