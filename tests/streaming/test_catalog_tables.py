@@ -81,6 +81,21 @@ def test_streaming_table_options_merge_parameters_columns_and_additional_options
     assert options == {"streamarn": "arn:aws:kinesis:eu-west-1:1:stream/s", "classification": "csv",
                        "delimiter": "|", "schema": "`a` int, `b c` string", "startingposition": "earliest"}
     assert streaming_table_options({"Name": "plain", "Parameters": {"classification": "parquet"}}, {}) is None
+    # a table classified as the stream itself: the payload's format comes from its SerDe
+    kafka_table = {"Name": "k", "Parameters": {"classification": "kafka"},
+                   "StorageDescriptor": {"Parameters": {"topicName": "orders", "connectionName": "msk"},
+                                         "Columns": [{"Name": "id", "Type": "bigint"}],
+                                         "SerdeInfo": {"SerializationLibrary": "org.openx.data.jsonserde.JsonSerDe"}}}
+    assert streaming_table_options(kafka_table, {}) == ("kafka", {
+        "topicname": "orders", "connectionname": "msk", "classification": "json", "schema": "`id` bigint"})
+    lazy_simple = {"SerializationLibrary": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+                   "Parameters": {"field.delim": "|"}}
+    csv_table = {**kafka_table, "StorageDescriptor": {**kafka_table["StorageDescriptor"], "SerdeInfo": lazy_simple}}
+    assert streaming_table_options(csv_table, {"inferSchema": "true"}) == ("kafka", {
+        "topicname": "orders", "connectionname": "msk", "classification": "csv", "delimiter": "|",
+        "inferschema": "true"})
+    raw = {**kafka_table, "StorageDescriptor": {"Parameters": {"topicName": "orders"}}}
+    assert streaming_table_options(raw, {}) == ("kafka", {"topicname": "orders"}), "no SerDe: the raw columns"
     with pytest.raises(GlueRuntimeError, match="typeOfData 'mqtt'"):
         streaming_table_options({"Name": "m", "Parameters": {"typeOfData": "mqtt"}}, {})
 

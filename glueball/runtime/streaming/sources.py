@@ -5,12 +5,12 @@ Glue's, turned into Spark's (``kafka_options``). A ``connectionName`` is resolve
 the catalog's GetConnection, so Spark's source and its tasks get plain client properties.
 ``connection_type="kinesis"`` reads with the ``glueball-kinesis`` source (``kinesis``, ``kinesis_options``).
 
-A catalog table whose parameters say ``typeOfData`` ``kafka`` or ``kinesis`` (or whose ``classification`` is
-``kafka`` or ``kinesis``, as Glue's console writes streaming tables) is a streaming table:
-``create_data_frame.from_catalog`` turns its parameters (table and storage descriptor: ``topicName``,
-``connectionName``, ``streamName``/``streamARN``, ``endpointUrl``, the payload's ``classification``,
-``delimiter``...) and its columns (the ``schema``, unless ``inferSchema`` is true) into connection options, with
-``additional_options`` on top.
+A catalog table whose parameters say ``typeOfData`` ``kafka`` or ``kinesis``, or whose ``classification`` is
+``kafka`` or ``kinesis`` (the payload's format then comes from its SerDe: JSON, CSV/LazySimple with its
+delimiter, Avro with its schema), is a streaming table: ``create_data_frame.from_catalog`` turns its parameters
+(table and storage descriptor: ``topicName``, ``connectionName``, ``streamName``/``streamARN``, ``endpointUrl``,
+the payload's ``classification``, ``delimiter``...) and its columns (the ``schema``, unless ``inferSchema`` is
+true) into connection options, with ``additional_options`` on top.
 
 With a ``classification`` the frame carries how to decode each micro-batch (``decode.DecodeSpec``);
 ``forEachBatch`` applies it, so its batch function sees the records. Without one the frame has the
@@ -118,6 +118,9 @@ def streaming_table_options(table: Mapping[str, Any], additional_options: Mappin
     descriptor = table.get("StorageDescriptor") or {}
     params = lower_keys({**(table.get("Parameters") or {}), **(descriptor.get("Parameters") or {})})
     kind = str(params.get("typeofdata") or "").strip().lower()
+    if not kind and str(params.get("classification") or "").strip().lower() in _TABLE_OPTIONS:
+        kind = str(params.pop("classification")).strip().lower()  # the stream's kind; the payload's is the SerDe's
+        params.update(_serde_payload(descriptor.get("SerdeInfo") or {}))
     if not kind:
         return None
     if kind not in _TABLE_OPTIONS:
@@ -134,6 +137,23 @@ def streaming_table_options(table: Mapping[str, Any], additional_options: Mappin
         options["schema"] = ", ".join(f"`{c['Name']}` {c['Type']}" for c in columns)
     options.update(extra)
     return kind, options
+
+
+def _serde_payload(serde: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload options a table's SerDe implies (lower-cased): JSON, CSV with its delimiter, Avro with its schema."""
+    library = str(serde.get("SerializationLibrary") or "").lower()
+    params = serde.get("Parameters") or {}
+    if "json" in library:
+        return {"classification": "json"}
+    if "avro" in library:
+        found = {"classification": "avro"}
+        if params.get("avro.schema.literal"):
+            found["avroschema"] = params["avro.schema.literal"]
+        return found
+    if "csv" in library or "lazysimpleserde" in library:
+        delimiter = params.get("separatorChar") or params.get("field.delim")
+        return {"classification": "csv", **({"delimiter": delimiter} if delimiter else {})}
+    return {}
 
 
 def catalog_data_frame(glue_ctx: Any, database: str | None, table_name: str | None,
