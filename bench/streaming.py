@@ -150,14 +150,19 @@ def spark_stream(spark: Any, broker: Broker, topic: str) -> Any:
 
 
 def best_of(rounds: int, sides: dict[str, Callable[[int], Rate]]) -> dict[str, Rate]:
-    """Each side ``rounds`` times, alternating which goes first; the round with the best whole-query rate."""
+    """Each side ``rounds`` times, alternating which goes first; the round with the best whole-query rate (every
+    round's rate is printed: the spread is the machine's noise)."""
     best: dict[str, Rate] = {}
+    seen: dict[str, list[float]] = {name: [] for name in sides}
     names = list(sides)
     for n in range(rounds):
         for name in names if n % 2 == 0 else names[::-1]:
             rate = sides[name](n)
+            seen[name].append(rate.query)
             if name not in best or rate.query > best[name].query:
                 best[name] = rate
+    for name, rates in seen.items():
+        print(f"rounds, {name}: " + ", ".join(f"{r:,.0f}" for r in rates) + " records/s")
     return best
 
 
