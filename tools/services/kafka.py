@@ -10,7 +10,8 @@ Its listeners, each on its own port:
 
 The SCRAM user is created by Kafka's own storage tool when the log directory is formatted
 (``kafka.tools.StorageTool format --add-scram``); the PLAIN user is in the listeners' JAAS settings. The
-broker's log is ``kafka.log`` in its folder. It dies with the process that started it (also kill -9).
+broker's log is ``kafka.log`` in its folder. It dies with the process that started it (also kill -9). Its heap is
+768 MB unless ``GLUEBALL_TEST_KAFKA_HEAP`` says otherwise (``2g`` for a bigger benchmark).
 """
 
 from __future__ import annotations
