@@ -172,3 +172,32 @@ def test_catalog_connection_name(glue_context: Any, broker: Broker, tmp_path: Pa
     assert [bytes(r["value"]) for r in _rows(drain(stream, tmp_path / "ckpt"))] == [b"via-catalog"]
     with pytest.raises(GlueRuntimeError, match="connectionName 'missing'"):
         glue_context.create_data_frame.from_options("kafka", {"connectionName": "missing", "topicName": topic})
+
+
+def test_what_spark_refuses_and_missing_jvm_features_fail_clearly(glue_context: Any, broker: Broker,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    from glueball import jvm
+    from glueball.runtime.streaming.kafka import add_feature
+
+    spark = glue_context.spark_session
+    with pytest.raises(GlueRuntimeError, match="Spark's Kafka source refused the options: .*auto.offset.reset"):
+        _stream(glue_context, broker, topicName="t", **{"kafka.auto.offset.reset": "earliest"})
+    # a feature whose jars are not in the cache and cannot be fetched (offline, no Maven)
+    monkeypatch.setenv("GLUEBALL_JARS_CACHE", str(tmp_path / "no-jars"))
+    monkeypatch.setenv("GLUEBALL_MVN", "/bin/false")
+    with pytest.raises(jvm.JarsUnavailable, match="glueball jars fetch msk-iam"):
+        add_feature(spark, "msk-iam", "software.amazon.msk.auth.iam.NoSuchClass")
+    monkeypatch.undo()
+    # jars added that do not hold the class asked for
+    with pytest.raises(GlueRuntimeError, match="jars of glueball's 'kafka' feature did not reach this Spark session"):
+        add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")
+    # a class loader that takes no jars (not spark-submit's)
+    thread = spark._jvm.java.lang.Thread.currentThread()
+    loader = thread.getContextClassLoader()
+    thread.setContextClassLoader(spark._jvm.java.lang.ClassLoader.getPlatformClassLoader())
+    try:
+        with pytest.raises(GlueRuntimeError, match="cannot take the jars .* GLUEBALL_JVM_FEATURES=kafka"):
+            add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")
+    finally:
+        thread.setContextClassLoader(loader)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.gluetypes import CHOICE_METADATA
-from glueball.runtime.streaming.options import as_bool, lower_keys
+from glueball.runtime.streaming.option_values import as_bool, lower_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.runtime.streaming.options import as_bool
+from glueball.runtime.streaming.option_values import as_bool
 
 MSK_IAM_LOGIN_MODULE = "software.amazon.msk.auth.iam.IAMLoginModule"
 MSK_IAM_CALLBACK_HANDLER = "software.amazon.msk.auth.iam.IAMClientCallbackHandler"

@@ -34,7 +34,7 @@ from typing import Any
 
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.streaming.kafka_connection import ClientSettings, connection_settings, needs_msk_iam
-from glueball.runtime.streaming.options import bool_option, int_option, lower_keys
+from glueball.runtime.streaming.option_values import bool_option, int_option, lower_keys
 
 log = logging.getLogger("glueball.runtime.streaming")
 

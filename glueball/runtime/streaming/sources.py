@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.streaming.decode import DecodeSpec
 from glueball.runtime.streaming.kafka_options import DECODE_OPTIONS, kafka_source
-from glueball.runtime.streaming.options import lower_keys, spark_options
+from glueball.runtime.streaming.option_values import lower_keys, spark_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
