@@ -192,12 +192,9 @@ def test_what_spark_refuses_and_missing_jvm_features_fail_clearly(glue_context: 
     # jars added that do not hold the class asked for
     with pytest.raises(GlueRuntimeError, match="jars of glueball's 'kafka' feature did not reach this Spark session"):
         add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")
-    # a class loader that takes no jars (not spark-submit's)
-    thread = spark._jvm.java.lang.Thread.currentThread()
-    loader = thread.getContextClassLoader()
-    thread.setContextClassLoader(spark._jvm.java.lang.ClassLoader.getPlatformClassLoader())
-    try:
-        with pytest.raises(GlueRuntimeError, match="cannot take the jars .* GLUEBALL_JVM_FEATURES=kafka"):
-            add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")
-    finally:
-        thread.setContextClassLoader(loader)
+    # a driver whose class loader takes no jars (the JVM's platform loader, not spark-submit's)
+    from glueball.runtime.streaming import kafka
+
+    monkeypatch.setattr(kafka, "_loader", lambda session: session._jvm.java.lang.ClassLoader.getPlatformClassLoader())
+    with pytest.raises(GlueRuntimeError, match="cannot take the jars .* GLUEBALL_JVM_FEATURES=kafka"):
+        add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")

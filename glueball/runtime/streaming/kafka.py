@@ -57,7 +57,8 @@ def kafka_stream(spark: SparkSession, source: KafkaSource) -> DataFrame:
             raise missing from e
         raise
     except IllegalArgumentException as e:
-        raise GlueRuntimeError(f"Spark's Kafka source refused the options: {e}") from None
+        reason = " ".join(str(e).split())  # Spark's message spans lines
+        raise GlueRuntimeError(f"Spark's Kafka source refused the options: {reason}") from None
     return with_ending_offsets(frame, source.ending)
 
 
