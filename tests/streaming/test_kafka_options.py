@@ -88,6 +88,10 @@ def test_starting_timestamp_is_epoch_millis_falling_back_to_latest() -> None:
     source = kafka_source({**BASE, "topicName": "t", "startingTimestamp": "2023-04-04T00:00:00Z"})
     assert source.options["startingTimestamp"] == "1680566400000"
     assert source.options["startingOffsetsByTimestampStrategy"] == "latest"
+    strict = kafka_source({**BASE, "topicName": "t", "startingTimestamp": "1680566400000",
+                           "startingOffsetsByTimestampStrategy": "error"})  # Spark's own option wins
+    assert strict.options["startingoffsetsbytimestampstrategy"] == "error"
+    assert "startingOffsetsByTimestampStrategy" not in strict.options
 
 
 def test_decode_options_are_checked() -> None:

@@ -197,7 +197,8 @@ class _Builder:
             if starting not in (None, ""):
                 raise GlueRuntimeError(f"{WHAT}s startingOffsets and startingTimestamp exclude each other")
             self.spark["startingTimestamp"] = str(parse_timestamp_ms(timestamp))
-            self.spark.setdefault("startingOffsetsByTimestampStrategy", "latest")
+            if "startingoffsetsbytimestampstrategy" not in self.opts:  # Spark's own option, given: it wins
+                self.spark["startingOffsetsByTimestampStrategy"] = "latest"
         elif starting not in (None, ""):
             given = self._position("startingOffsets", starting)
             self.spark["startingOffsets"] = given if isinstance(given, str) else _to_json(given)
