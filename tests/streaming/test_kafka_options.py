@@ -205,3 +205,15 @@ def test_keystores_and_kerberos_settings(tmp_path: Path) -> None:
         f'com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="{keytab}" '
         'principal="app@EXAMPLE.COM";')
     assert kerberos.properties["security.protocol"] == "SASL_PLAINTEXT"
+
+
+def test_spark_s_missing_kafka_source_is_explained() -> None:
+    from glueball import jvm
+
+    assert jvm.explain(RuntimeError("[DATA_SOURCE_NOT_FOUND] Failed to find the data source: avro.")) is None
+    assert jvm.explain(RuntimeError("Table or view not found: kafka")) is None
+    # the jars are in this machine's cache: the session that failed was started without them
+    jvm.jars("kafka")
+    found = jvm.explain(RuntimeError("Failed to find data source: kafka. Please deploy the application as per ..."))
+    assert isinstance(found, jvm.JarsUnavailable)
+    assert "glueball's 'kafka' feature" in str(found) and "this Spark session was started without them" in str(found)
