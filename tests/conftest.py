@@ -55,6 +55,7 @@ DRIVER_MODULES = {
     "tests/jobs/test_s3a.py",
     "tests/runtime/test_run.py", "tests/runtime/test_s3_scripts.py",
     "tests/streaming/test_streaming_job.py", "tests/streaming/test_registry_job.py",
+    "tests/streaming/test_kafka_everywhere.py",
     "tests/dataquality/test_service_runs.py",
     "tests/dataquality/test_service_spark.py", "tests/workflows/test_fires.py", "tests/workflows/test_resume.py",
     "tests/workflows/test_runs.py", "tests/workflows/test_scheduler.py", "tests/blueprints/test_blueprints.py",
