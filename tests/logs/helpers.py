@@ -53,3 +53,12 @@ def messages(logs: Any, group: str, stream: str) -> list[str]:
         if page["nextForwardToken"] == token:
             return found
         token = page["nextForwardToken"]
+
+
+def streams(logs: Any, group: str, prefix: str) -> list[str]:
+    """The names of a group's streams with ``prefix`` (none while the group does not exist yet)."""
+    try:
+        found = logs.describe_log_streams(logGroupName=group, logStreamNamePrefix=prefix)["logStreams"]
+    except logs.exceptions.ResourceNotFoundException:
+        return []
+    return [stream["logStreamName"] for stream in found]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, unique, wait_for
-from tests.logs.helpers import client, messages
+from tests.logs.helpers import client, messages, streams
 
 ENDED = ("SUCCEEDED", "FAILED", "STOPPED", "TIMEOUT", "ERROR")
 
@@ -135,9 +135,9 @@ def test_a_running_jobs_lines_arrive_while_it_runs_stamped_when_written(logs_ser
     started = time.time() * 1000
     name, run_id = start_job(logs_server, PAUSING, **{"--go": str(go)})
     logs = client(logs_server, "logs")
-    stream = wait_for(lambda: logs.describe_log_streams(logGroupName="/aws-glue/jobs/output",
-                                                        logStreamNamePrefix=run_id)["logStreams"], 30,
-                      "the stream of a running job", 0.2)[0]
+    wait_for(lambda: streams(logs, "/aws-glue/jobs/output", run_id), 30, "the stream of a running job", 0.2)
+    stream = logs.describe_log_streams(logGroupName="/aws-glue/jobs/output", logStreamNamePrefix=run_id)[
+        "logStreams"][0]
     assert started <= stream["firstEventTimestamp"] <= stream["lastEventTimestamp"] <= time.time() * 1000
     assert client(logs_server, "glue").get_job_run(JobName=name, RunId=run_id)["JobRun"]["JobRunState"] == "RUNNING"
     go.write_text("go")
