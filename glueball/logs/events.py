@@ -258,7 +258,7 @@ def _stream_names(session: Session, group: LogGroupRow, streams: list[str] | Non
         query = query.where(LogStreamRow.name.in_(streams))
     elif prefix is not None:
         query = query.where(LogStreamRow.name >= prefix, LogStreamRow.name < prefix + "\U0010ffff")
-    return {str(name): int(stream_id) for name, stream_id in session.execute(query).tuples()}
+    return {str(name): int(stream_id) for name, stream_id in session.execute(query)}
 
 
 def _scan(session: Session, group: LogGroupRow, streams: set[str] | None, start: int | None, end: int | None,
@@ -275,7 +275,7 @@ def _scan(session: Session, group: LogGroupRow, streams: set[str] | None, start:
                                     and_(LogEventRow.timestamp == after[0], LogEventRow.id > after[1])))
         rows: list[tuple[LogEventRow, str]] = [
             (row, str(name)) for row, name in session.execute(
-                query.order_by(LogEventRow.timestamp, LogEventRow.id).limit(CHUNK)).tuples()]
+                query.order_by(LogEventRow.timestamp, LogEventRow.id).limit(CHUNK))]
         yield from rows
         if len(rows) < CHUNK:
             return

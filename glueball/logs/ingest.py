@@ -117,8 +117,9 @@ class Ingester:
                     active.add(key)
         if wanted:
             with self.store.read() as session:
-                known = set(session.execute(select(LogSourceRow.path, LogSourceRow.kind, LogSourceRow.group_name)
-                                            .where(LogSourceRow.path.in_({key[0] for key in wanted}))).tuples())
+                known = {(str(path), str(kind), str(group)) for path, kind, group in session.execute(
+                    select(LogSourceRow.path, LogSourceRow.kind, LogSourceRow.group_name).where(
+                        LogSourceRow.path.in_({key[0] for key in wanted})))}
             for key, row in wanted.items():
                 if key not in known:
                     try:
