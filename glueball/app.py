@@ -87,7 +87,7 @@ from glueball.logs import metric_handlers as _metrics  # noqa: F401
 from glueball.logs.area import METRIC_OPERATIONS, LogsNeeds
 from glueball.logs.area import OPERATIONS as LOG_OPERATIONS
 from glueball.logs.ingest import Ingester
-from glueball.logs.sources import run_logs
+from glueball.logs.run_sources import run_logs
 from glueball.mltransforms import handlers as _mltransforms  # noqa: F401
 from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
 from glueball.mltransforms.area import MLTransformNeeds

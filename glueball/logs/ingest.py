@@ -26,9 +26,9 @@ from pathlib import Path
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from glueball.logs.datapoints import insert_data
 from glueball.logs.events import insert_events
 from glueball.logs.groups import LogGroups, purge_expired
-from glueball.logs.metrics import insert_data
 from glueball.logs.models import RunLogs
 from glueball.logs.run_metrics import SPARK_FIGURES, batch_data, spark_data
 from glueball.logs.store import changed
@@ -50,7 +50,7 @@ class Ingester:
     """Reads the runs' files into the store: :meth:`sync` on demand, :meth:`start` every ``interval`` seconds.
 
     Args:
-        listing: the runs started since a time, and those not over (:func:`glueball.logs.sources.run_logs`).
+        listing: the runs started since a time, and those not over (:func:`glueball.logs.run_sources.run_logs`).
         timeline: a Spark event log's figures per interval (``glueball.jobs.eventlog.timeline``).
     """
 

@@ -8,13 +8,13 @@ from typing import Any
 from glueball.api.identity import Caller
 from glueball.api.operations import Request, Response
 from glueball.logs.area import METRIC_OPERATIONS, LogsNeeds
+from glueball.logs.datapoints import STATISTICS, Datum, Metric, Metrics, canonical, check_period, moment, requested
 from glueball.logs.errors import (
     InvalidNextToken,
     InvalidParameterCombination,
     InvalidParameterException,
     InvalidParameterValue,
 )
-from glueball.logs.metrics import STATISTICS, Datum, Metric, Metrics, canonical, check_period, moment, requested
 from glueball.logs.store import decode_token, encode_token
 from glueball.store.scoped import Scope
 

@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from glueball.logs.metrics import Datum
+from glueball.logs.datapoints import Datum
 
 NAMESPACE = "Glue"
 # a driver's heap when the run sets none (Spark's spark.driver.memory default): usage = used / this

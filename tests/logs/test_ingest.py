@@ -12,7 +12,7 @@ from glueball.jobs.eventlog import timeline
 from glueball.logs.events import LogEvents
 from glueball.logs.ingest import Ingester
 from glueball.logs.models import LogFile, RunLogs
-from glueball.logs.sources import run_logs
+from glueball.logs.run_sources import run_logs
 from glueball.store.engine import Store
 from glueball.store.schema import DataQualityRunRow
 from glueball.store.scoped import Scope
