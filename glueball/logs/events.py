@@ -46,6 +46,7 @@ DEFAULT_LIMIT = 10_000
 RESPONSE_BYTES = 1_048_576
 SCAN_BUDGET = 100_000
 CHUNK = 1_000
+STREAMED = 100
 _TOKEN = re.compile(r"([fb])/(\d{20})(\d{20})\d{16}/s$")
 Position = tuple[int, int]
 
@@ -154,7 +155,7 @@ class LogEvents:
                 if position is not None:
                     query = query.where(key < tuple_(*position))
                 query = query.order_by(LogEventRow.timestamp.desc(), LogEventRow.id.desc())
-            rows = _bounded(session.scalars(query.limit(size)))
+            rows = _bounded(session.scalars(query.limit(size).execution_options(yield_per=STREAMED)))
         if direction == "b":
             rows.reverse()
         events = [LogEvent(stream, row.timestamp, row.message, row.ingestion, row.id) for row in rows]
@@ -257,7 +258,7 @@ def _stream_names(session: Session, group: LogGroupRow, streams: list[str] | Non
     if streams is not None:
         query = query.where(LogStreamRow.name.in_(streams))
     elif prefix is not None:
-        query = query.where(LogStreamRow.name >= prefix, LogStreamRow.name < prefix + "\U0010ffff")
+        query = query.where(LogStreamRow.name.startswith(prefix, autoescape=True))
     return {str(name): int(stream_id) for name, stream_id in session.execute(query)}
 
 
@@ -273,11 +274,12 @@ def _scan(session: Session, group: LogGroupRow, streams: set[str] | None, start:
         if after is not None:
             query = query.where(or_(LogEventRow.timestamp > after[0],
                                     and_(LogEventRow.timestamp == after[0], LogEventRow.id > after[1])))
-        rows: list[tuple[LogEventRow, str]] = [
-            (row, str(name)) for row, name in session.execute(
-                query.order_by(LogEventRow.timestamp, LogEventRow.id).limit(CHUNK))]
-        yield from rows
-        if len(rows) < CHUNK:
+        count, last = 0, None
+        # streamed a few rows at a time (a server-side cursor on PostgreSQL): messages may be large
+        for row, name in session.execute(query.order_by(LogEventRow.timestamp, LogEventRow.id).limit(CHUNK)
+                                         .execution_options(yield_per=STREAMED)):
+            count, last = count + 1, row
+            yield row, str(name)
+        if count < CHUNK or last is None:
             return
-        last = rows[-1][0]
         after = (last.timestamp, last.id)

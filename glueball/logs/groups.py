@@ -124,7 +124,7 @@ class LogGroups:
         query = select(LogGroupRow).where(LogGroupRow.account_id == self.scope.account_id,
                                           LogGroupRow.region == self.scope.region).order_by(LogGroupRow.name)
         if prefix is not None:
-            query = query.where(LogGroupRow.name >= prefix, LogGroupRow.name < prefix + "\U0010ffff")
+            query = query.where(LogGroupRow.name.startswith(prefix, autoescape=True))
         if identifiers is not None:
             query = query.where(LogGroupRow.name.in_([group_of_identifier(self.scope, i) for i in identifiers]))
         if pattern:
@@ -203,7 +203,7 @@ class LogGroups:
             found = group_row(session, self.scope, group)
             query = select(LogStreamRow).where(LogStreamRow.group_id == found.id)
             if prefix is not None:
-                query = query.where(LogStreamRow.name >= prefix, LogStreamRow.name < prefix + "\U0010ffff")
+                query = query.where(LogStreamRow.name.startswith(prefix, autoescape=True))
             # streams without events count as time 0, so every stream has a place in the order
             when = func.coalesce(LogStreamRow.last_event, 0)
             keys: list[Any] = [when, LogStreamRow.name] if by_time else [LogStreamRow.name]

@@ -1,5 +1,5 @@
 """A Spark job run's Glue metrics (namespace Glue; JobName, JobRunId, Type) read through CloudWatch's API, from
-its Spark event log; a streaming job's batch metrics while it runs."""
+its Spark event log; a streaming job's batch metrics and log lines while it runs."""
 
 from __future__ import annotations
 
@@ -117,6 +117,10 @@ def test_a_streaming_runs_batch_metrics_arrive_while_it_runs(metrics_server: Ser
         assert glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]["JobRunState"] == "RUNNING"
         assert statistic(cloudwatch, "glue.driver.streaming.batchProcessingTimeInMs", dimensions) > 0
         assert statistic(cloudwatch, "glue.driver.streaming.numRecords", {**dimensions, "JobRunId": "ALL"}) >= 20
+        logs = client(metrics_server, "logs")
+        printed = logs.filter_log_events(logGroupName="/aws-glue/jobs/output", logStreamNames=[run_id],
+                                         filterPattern="batch")["events"]
+        assert printed and all(e["message"].startswith("batch ") for e in printed)  # its lines, while it runs
     finally:
         glue.batch_stop_job_run(JobName=name, JobRunIds=[run_id])
     wait_for(lambda: glue.get_job_run(JobName=name, RunId=run_id)["JobRun"]["JobRunState"] in ENDED, 120,
