@@ -143,3 +143,26 @@ def test_a_running_jobs_lines_arrive_while_it_runs_stamped_when_written(logs_ser
     go.write_text("go")
     wait_ended(logs_server, name, run_id)
     assert len(messages(logs, "/aws-glue/jobs/output", run_id)) == 301
+
+
+OWN_LOGS = '''
+import sys, time, boto3
+group = sys.argv[sys.argv.index("--group") + 1]
+logs = boto3.client("logs")
+logs.create_log_group(logGroupName=group)
+logs.create_log_stream(logGroupName=group, logStreamName="app")
+now = int(time.time() * 1000)
+logs.put_log_events(logGroupName=group, logStreamName="app",
+                    logEvents=[{"timestamp": now + i, "message": f"app line {i}"} for i in range(3)])
+boto3.client("cloudwatch").put_metric_data(Namespace=group.strip("/"), MetricData=[{"MetricName": "rows", "Value": 42}])
+'''
+
+
+def test_a_scripts_own_boto3_clients_write_its_logs_and_metrics(logs_server: ServerProcess) -> None:
+    group = f"/scripts/{unique('own')}"
+    name, run_id = start_job(logs_server, OWN_LOGS, **{"--group": group})
+    run = wait_ended(logs_server, name, run_id)
+    assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+    assert messages(client(logs_server, "logs"), group, "app") == ["app line 0", "app line 1", "app line 2"]
+    listed = client(logs_server, "cloudwatch").list_metrics(Namespace=group.strip("/"))["Metrics"]
+    assert [m["MetricName"] for m in listed] == ["rows"]
