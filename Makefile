@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers browser services jars
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers browser services jars awscli2
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -37,6 +37,14 @@ $(BROWSER_BINS):
 
 browser: $(BROWSER_BINS)
 
+# the AWS CLI v2 from Debian's awscli (/usr/bin/aws; the .venv's aws is v1): `aws logs tail --follow` and CloudWatch
+# over the query protocol in the logs tests (tests/logs/test_clients.py)
+AWSCLI2 := /usr/bin/aws
+$(AWSCLI2):
+	@$(APT) "the logs tests' AWS CLI v2" awscli
+
+awscli2: $(AWSCLI2)
+
 # the database servers the suite starts as throwaway clusters on free ports (tools/services); installing them
 # starts no server: a machine's own databases on 5432/3306 are never touched. The suite's Kafka broker comes from
 # `make jars` (the kafka-broker feature); its TLS certificates are made with openssl and the JDK's keytool
@@ -59,7 +67,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint jdbc-drivers browser services jars
+test: lint jdbc-drivers browser services jars awscli2
 	$(BIN)/python -m tools.coverage_doc --check
 	$(BIN)/python -m pytest -q --durations=15
 

@@ -78,9 +78,16 @@ from glueball.jobs import handlers as _jobs  # noqa: F401
 from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
 from glueball.jobs.area import OPERATIONS as JOB_OPERATIONS
 from glueball.jobs.area import JobNeeds
+from glueball.jobs.eventlog import timeline
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError, default_shape
+from glueball.logs import handlers as _logs  # noqa: F401
+from glueball.logs import metric_handlers as _metrics  # noqa: F401
+from glueball.logs.area import METRIC_OPERATIONS, LogsNeeds
+from glueball.logs.area import OPERATIONS as LOG_OPERATIONS
+from glueball.logs.ingest import Ingester
+from glueball.logs.run_sources import run_logs
 from glueball.mltransforms import handlers as _mltransforms  # noqa: F401
 from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
 from glueball.mltransforms.area import MLTransformNeeds
@@ -101,6 +108,7 @@ from glueball.registry.references import referenced_columns
 from glueball.runtime.client import boto3_session
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.spark import jdbc_jars
+from glueball.runtime.streaming.metrics import METRICS_FILE
 from glueball.security import handlers as _security  # noqa: F401
 from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
 from glueball.security.area import SecurityNeeds
@@ -132,6 +140,7 @@ log = logging.getLogger("glueball")
 DRIVER_VARIABLES = (*RUN_VARIABLES, "GLUEBALL_SPARK_CONF", "GLUEBALL_SPARK_MASTER")
 
 GLUE_TARGET_PREFIX = "AWSGlue"
+LOGS_TARGET_PREFIX = "Logs_20140328"
 INTERNAL_TARGET_PREFIX = "Glueball"
 
 
@@ -176,6 +185,10 @@ class Glueball:
         self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
+        # what runs write, read into CloudWatch Logs and metrics (before each read; every second in a server)
+        self.run_logs = Ingester(self.store, lambda since: run_logs(
+            self.store, lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id), METRICS_FILE,
+            since), timeline)
         self.edge = self._wire()
 
     def start_warm_drivers(self, default: bool = True) -> None:
@@ -219,6 +232,10 @@ class Glueball:
                               protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
                               spool=self.objects.spool, unsigned=True)
         edge.add_rest_service("databrew", guard=self.authorizer.databrew_guard if enforce else None)
+        edge.add_json_service("logs", LOGS_TARGET_PREFIX, guard=self.authorizer.logs_guard if enforce else None,
+                              validation_code="InvalidParameterException")
+        edge.add_query_service("cloudwatch", guard=self.authorizer.cloudwatch_guard if enforce else None)
+        edge.add_json_variant("cloudwatch", validation_code="InvalidParameterValue")
         catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
@@ -255,6 +272,9 @@ class Glueball:
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
         edge.mount(RECIPE_OPERATIONS, RecipeNeeds(self.store))
+        logs = LogsNeeds(self.store, self.run_logs.sync)
+        edge.mount(LOG_OPERATIONS, logs)
+        edge.mount(METRIC_OPERATIONS, logs)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))
@@ -424,6 +444,7 @@ class Glueball:
     def close(self) -> None:
         if self.scheduler is not None:
             self.scheduler.close()
+        self.run_logs.close()
         self.crawls.close()
         self.jobs.close()
         self.sessions.close()
@@ -508,6 +529,7 @@ def create_app() -> Any:
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
     glue.start_warm_drivers()
+    glue.run_logs.start()
     if config.get("scheduler"):
         glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
     return glue.asgi()
@@ -522,11 +544,14 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
 
     from glueball.edge.asgi import KEEP_ALIVE_SECONDS
 
+    # the event loop is asyncio's, whether or not uvloop happens to be installed (the loop tested is the loop run)
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
-                               "http": "httptools", "access_log": False, "timeout_keep_alive": KEEP_ALIVE_SECONDS}
+                               "http": "httptools", "loop": "asyncio", "access_log": False,
+                               "timeout_keep_alive": KEEP_ALIVE_SECONDS}
     if workers <= 1:
         glue.reconcile()
         glue.start_warm_drivers()
+        glue.run_logs.start()
         if scheduler:
             glue.start_scheduler()
         uvicorn.run(glue.asgi(), **options)

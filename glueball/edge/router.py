@@ -114,17 +114,19 @@ class Edge:
     # -- wiring (the composition root)
 
     def add_json_service(self, name: str, target_prefix: str, validates: bool = True, guard: Guard | None = None,
-                         default: bool = False, open_enums: frozenset[str] = frozenset()) -> Service:
+                         default: bool = False, open_enums: frozenset[str] = frozenset(),
+                         validation_code: str | None = None) -> Service:
         """Serve ``name`` over AWS JSON 1.1 for ``X-Amz-Target: <target_prefix>.*``.
 
         With ``validates`` False the model names the operations (and serves clients) but the
         handlers check their own input (glueball's own operations, whose messages say more than
         the model's constraints can). ``open_enums`` names the model's enum shapes the service
-        accepts other values of.
+        accepts other values of; ``validation_code`` the code of input the model refuses, when the
+        service does not call it ``ValidationException``.
         """
         model = service_model(name)
-        service = Service(name, JsonProtocol(model, target_prefix), model, target_prefix, guard, validates=validates,
-                          open_enums=open_enums)
+        service = Service(name, JsonProtocol(model, target_prefix, validation_code=validation_code), model,
+                          target_prefix, guard, validates=validates, open_enums=open_enums)
         self.services[name] = service
         self._by_signing_name.setdefault(str(model.signing_name), service)
         self._by_target[target_prefix] = service
@@ -140,6 +142,19 @@ class Edge:
         self._by_signing_name[str(model.signing_name)] = service
         self._by_version[str(model.api_version)] = service
         return service
+
+    def add_json_variant(self, name: str, validation_code: str | None = None) -> Service:
+        """Serve ``name``, already served over the query protocol, over AWS JSON too (its model's
+        ``protocols`` list both; CloudWatch): ``X-Amz-Target: <the model's targetPrefix>.*``, the same
+        operations and guard, JSON 1.0 or 1.1 as the model's ``jsonVersion`` says."""
+        served = self.services[name]
+        assert served.model is not None
+        prefix = str(served.model.metadata["targetPrefix"])
+        content_type = f"application/x-amz-json-{served.model.metadata.get('jsonVersion', '1.1')}"
+        variant = Service(name, JsonProtocol(served.model, prefix, content_type, validation_code), served.model, prefix,
+                          served.guard, operations=served.operations)
+        self._by_target[prefix] = variant
+        return variant
 
     def add_rest_service(self, name: str, guard: Guard | None = None, protocol: RestProtocol | None = None,
                          spool: Path | None = None, unsigned: bool = False) -> Service:
