@@ -55,12 +55,14 @@ def become(assignment: dict[str, Any]) -> int:
         stream.flush()
         with open(assignment[name], "ab") as target:
             os.dup2(target.fileno(), stream.fileno())
+    before = dict(os.environ)
     os.environ.clear()
     os.environ.update(assignment["env"])
     os.chdir(assignment["cwd"])
     from glueball.runtime.client import reset_client
 
     reset_client()
+    serve_the_run(before)
     argv = list(assignment["argv"])
     if argv[:3] == ["-m", "glueball", "run"]:
         from glueball.runtime import scriptrunner
@@ -92,6 +94,26 @@ def become(assignment: dict[str, Any]) -> int:
     return 2
 
 
+def serve_the_run(before: dict[str, str]) -> None:
+    """Give the SparkContext made ahead what belongs to the run this process now serves, not to the process that
+    started the pool: the run's object store behind ``s3://`` (its home), and its environment for the Python
+    workers Spark starts from now on (UDFs, Python data sources) - they inherit the JVM's environment, the
+    server's, and get every variable the run's differs in (a run variable it lacks as empty)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    from glueball.runtime.spark import serve_this_home
+    from glueball.supervise.driverenv import ENDPOINT, HOME, RUN_VARIABLES, STORE
+
+    serve_this_home(SparkSession.builder.getOrCreate())
+    context = SparkContext._active_spark_context
+    if context is None:
+        return
+    changed = {key: value for key, value in os.environ.items() if before.get(key) != value}
+    lacking = {key: "" for key in (HOME, ENDPOINT, STORE, *RUN_VARIABLES) if key not in os.environ}
+    context.environment.update({**lacking, **changed})
+
+
 def _assignment(parent: int) -> str:
     """The assignment line from stdin; empty when the pool lets the driver go, or its server is gone (it was
     reparented: the pipe may live on in a process that inherited it)."""
@@ -109,8 +131,8 @@ def main(options: list[str]) -> int:
     parent = os.getppid()
     warm_up(options)
     ready = os.environ.get(READY_ENV)
-    if ready:
-        Path(ready).write_text(str(os.getpid()))
+    if ready:  # names its process group: its keeper's pid, what a run it takes records as its driver
+        Path(ready).write_text(str(os.getpgid(0)))
     line = _assignment(parent)
     if not line.strip():
         return 0  # the pool let it go (or its server stopped): nothing to do
