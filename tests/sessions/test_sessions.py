@@ -215,4 +215,5 @@ def test_a_driver_whose_server_is_gone_ends_itself(tmp_path: Path) -> None:
             "zombie" not in Path(f"/proc/{pid}/status").read_text().lower():
         time.sleep(0.5)
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
-    assert "no server for 3 s, ending" in (server.home / "logs" / "sessions" / "orphan" / "error.log").read_text()
+    assert "no server answered for 3 s: the session's server stopped, ending" in (
+        server.home / "logs" / "sessions" / "orphan" / "error.log").read_text()
