@@ -12,8 +12,11 @@ for the next incremental crawl, and the crawler is READY again.
 Each crawl writes its log to ``$GLUEBALL_HOME/logs/crawlers/<crawler>/<crawl id>.log``
 (Glue's LogGroup ``/aws-glue/crawlers``, LogStream the crawler name,
 MessagePrefix the crawl id). A process records itself (host, pid, boot id) and
-a heartbeat on the crawls it runs; at start-up, crawls whose process is gone
-are reconciled to READY with a FAILED last crawl.
+a heartbeat on the crawls it runs, and writes how a crawl ended to its outcome
+record (``<crawl id>.outcome.json`` beside the log, :mod:`glueball.supervise.outcome`)
+before the store; at start-up, crawls whose process is gone are reconciled to
+READY with the last crawl their record says (a process that died between the two),
+else FAILED ("server restarted during the crawl").
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from glueball.crawlers.models import LOG_GROUP, CrawlStats, LastCrawlStatus
-from glueball.crawlers.service import CrawlerService, CrawlStart, abandon_orphans, beat
+from glueball.crawlers.service import CrawlerService, CrawlStart, RecordedCrawl, abandon_orphans, beat
 from glueball.store.scoped import Scope
+from glueball.supervise import outcome
 from glueball.supervise.process import is_orphan
 from glueball.supervise.supervisor import Supervisor
 
@@ -247,6 +251,7 @@ class CrawlRunner:
         finally:
             try:
                 try:
+                    _record(path, result, state)
                     service.finish_crawl(crawl_id, result.status, result.error, result.stats, state)
                 except Exception as exc:  # e.g. an engine state that cannot be stored: still end the crawl
                     log.exception("recording crawl %s of crawler %s failed", crawl_id, name)
@@ -259,9 +264,35 @@ class CrawlRunner:
         return result
 
 
-def reconcile(store: Store) -> list[str]:
-    """At start-up: crawlers left RUNNING/STOPPING by a process that died become READY, last crawl FAILED."""
-    abandoned = abandon_orphans(store, is_orphan, RESTARTED_MESSAGE)
+def outcome_path(crawl_log: Path) -> Path:
+    """The outcome record of the crawl whose log is ``crawl_log``: ``<crawl id>.outcome.json`` beside it."""
+    return crawl_log.with_name(crawl_log.name.removesuffix(".log") + ".outcome.json")
+
+
+def _record(crawl_log: Path, result: CrawlResult, state: dict[str, Any] | None) -> None:
+    """How the crawl ended, durably, before the store hears it: a process that dies between the two is settled
+    from it (:func:`reconcile`)."""
+    record = outcome_path(crawl_log)
+    outcome.record(record.parent, result.status.value, result.error, record.name, stats=result.stats.to_json(),
+                   state=state)
+
+
+def recorded_end(home: Path, crawler_name: str, crawl_id: str) -> RecordedCrawl | None:
+    """How a crawl ended as its process recorded it before it died, or None."""
+    record = outcome_path(log_path(home, crawler_name, crawl_id))
+    found = outcome.read(record.parent, record.name)
+    if found is None or found.status is None or found.status not in LastCrawlStatus.__members__:
+        return None
+    state = found.details.get("state")
+    return RecordedCrawl(LastCrawlStatus(found.status), found.message,
+                         CrawlStats.from_json(found.details.get("stats")), state if isinstance(state, dict) else None)
+
+
+def reconcile(store: Store, home: Path) -> list[str]:
+    """At start-up: crawlers left RUNNING/STOPPING by a process that died become READY, their crawl ended as its
+    outcome record says (it finished, but the store did not hear it), else FAILED."""
+    abandoned = abandon_orphans(store, is_orphan, RESTARTED_MESSAGE, lambda name, crawl: recorded_end(home, name,
+                                                                                                    crawl))
     if abandoned:
         log.warning("crawlers left running by a stopped process are READY again: %s", ", ".join(abandoned))
     return abandoned

@@ -603,11 +603,23 @@ def beat(store: Store, crawl_ids: list[str]) -> None:
                         .execution_options(synchronize_session=False))
 
 
-def abandon_orphans(store: Store, is_orphan: Callable[[str | None, float | None], bool], message: str) -> list[str]:
-    """Make crawlers whose crawl's process is gone READY with a FAILED last crawl; return their names.
+@dataclass(frozen=True)
+class RecordedCrawl:
+    """How a crawl ended as the process running it recorded it (its outcome record), before the store heard it."""
 
-    ``is_orphan(runner, heartbeat)`` decides, from the process identity and heartbeat a crawl
-    recorded, whether nobody runs it any more.
+    status: LastCrawlStatus
+    error: str | None
+    stats: CrawlStats
+    state: Spec | None
+
+
+def abandon_orphans(store: Store, is_orphan: Callable[[str | None, float | None], bool], message: str,
+                    recorded: Callable[[str, str], RecordedCrawl | None]) -> list[str]:
+    """Make crawlers whose crawl's process is gone READY; return their names.
+
+    ``is_orphan(runner, heartbeat)`` decides, from the process identity and heartbeat a crawl recorded, whether
+    nobody runs it any more. Its crawl ends as ``recorded(crawler name, crawl id)`` says when the process recorded
+    its end before it died, else FAILED with ``message``.
     """
     abandoned: list[str] = []
     with store.read() as session:
@@ -618,7 +630,9 @@ def abandon_orphans(store: Store, is_orphan: Callable[[str | None, float | None]
             continue
         service = CrawlerService(store, Scope(row.account_id, row.region))
         if row.current_crawl is not None:
-            done = service.finish_crawl(row.current_crawl, LastCrawlStatus.FAILED, message, CrawlStats(), None)
+            end = recorded(row.name, row.current_crawl) or RecordedCrawl(LastCrawlStatus.FAILED, message,
+                                                                           CrawlStats(), None)
+            done = service.finish_crawl(row.current_crawl, end.status, end.error, end.stats, end.state)
         else:
             done = service.abandon_unrecorded(row.id, row.state, message)
         if done:
