@@ -52,6 +52,7 @@ def glue(server: ServerProcess) -> Any:
 # contract - exit status, kill -9, timeout, stop, retry, streaming resume - needs real drivers
 DRIVER_MODULES = {
     "tests/jobs/test_cli.py", "tests/jobs/test_cluster.py", "tests/jobs/test_runs.py", "tests/jobs/test_tutorial.py",
+    "tests/jobs/test_crashes.py",
     "tests/runtime/test_run.py", "tests/runtime/test_s3_scripts.py",
     "tests/streaming/test_streaming_job.py", "tests/streaming/test_registry_job.py",
     "tests/dataquality/test_service_runs.py",

@@ -1,0 +1,319 @@
+"""Job runs across crashes, with real servers and drivers: kill -9 of the server (SQLite and PostgreSQL), and of
+one ``--workers`` process (PostgreSQL), at every moment of a run - before its driver starts, while it runs, after
+it ended with no server watching, during adoption - leaves each run in the state its driver reached: SUCCEEDED
+only with its output, FAILED saying why. A streaming run lives on across a server crash too.
+
+Each run of the Python shell job below works in a folder of its own: it notes its pid, waits for ``go``, then
+fails (``--fail``) or writes ``output``. The moment a driver ended while no server watched is known by its
+keeper's record (``outcome.json`` in the run's log folder), not by sleeping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy
+
+from tests.helpers import (
+    ScopedEnviron,
+    ServerProcess,
+    create_postgres_database,
+    drop_postgres_database,
+    unique,
+    wait_for,
+)
+
+ENDED = ("STOPPED", "SUCCEEDED", "FAILED", "TIMEOUT", "ERROR")
+NEVER_STARTED = "the server stopped before the run's driver started"
+
+STEP = '''
+import os, pathlib, sys, time
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+work = pathlib.Path(args["--work"])
+(work / "pid.tmp").write_text(str(os.getpid()))
+os.replace(work / "pid.tmp", work / "pid")
+while not (work / "go").exists():
+    time.sleep(0.05)
+if args.get("--fail"):
+    raise ValueError("failed as asked in " + work.name)
+(work / "output").write_text("done")
+print("done")
+'''
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The store the servers of a test share: "" (SQLite under the home) or a fresh PostgreSQL database."""
+    url = create_postgres_database() if request.param == "postgres" else ""
+    yield url
+    if url:
+        drop_postgres_database(url)
+
+
+class Runs:
+    """The runs of one job on a server that is killed and started again."""
+
+    def __init__(self, server: ServerProcess, tmp_path: Path) -> None:
+        self.server = server
+        self.tmp_path = tmp_path
+        self.job = unique("crash")
+        script = server.home / "s3" / "scripts" / f"{self.job}.py"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(STEP)
+        self.glue.create_job(Name=self.job, Role="GlueRole", ExecutionProperty={"MaxConcurrentRuns": 20},
+                             Command={"Name": "pythonshell", "ScriptLocation": f"s3://scripts/{self.job}.py"})
+
+    @property
+    def glue(self) -> Any:
+        return self.server.client()
+
+    def work(self, name: str) -> Path:
+        return self.tmp_path / name
+
+    def start(self, name: str, fail: bool = False) -> str:
+        self.work(name).mkdir()
+        arguments = {"--work": str(self.work(name)), **({"--fail": "yes"} if fail else {})}
+        return str(self.glue.start_job_run(JobName=self.job, Arguments=arguments)["JobRunId"])
+
+    def pid(self, name: str) -> int:
+        path = self.work(name) / "pid"
+        return int(wait_for(lambda: path.exists() and path.read_text(), 60, f"the pid of {name}"))
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        return dict(self.glue.get_job_run(JobName=self.job, RunId=run_id)["JobRun"])
+
+    def wait(self, run_id: str, states: tuple[str, ...] = ENDED, timeout: float = 60) -> dict[str, Any]:
+        return dict(wait_for(lambda: (found := self.run(run_id))["JobRunState"] in states and found, timeout,
+                             f"run {run_id} in {states}"))
+
+    def folder(self, run_id: str) -> Path:
+        return self.server.home / "logs" / "jobs" / self.job / run_id
+
+    def recorded(self, run_id: str) -> dict[str, Any]:
+        """Wait for the keeper's record of a run's driver (it ended): what it says."""
+        record = self.folder(run_id) / "outcome.json"
+        wait_for(record.exists, 60, f"the outcome record of {run_id}")
+        return dict(json.loads(record.read_text()))
+
+    def go(self, name: str) -> None:
+        (self.work(name) / "go").write_text("")
+
+    def succeeded_with_output(self, name: str, run_id: str) -> None:
+        run = self.run(run_id)
+        assert run["JobRunState"] == "SUCCEEDED", run
+        assert (self.work(name) / "output").read_text() == "done"
+
+    def killed(self, name: str, run_id: str, pid: int) -> None:
+        run = self.run(run_id)
+        assert (run["JobRunState"], run.get("ErrorMessage")) == (
+            "FAILED", f"Job run driver (pid {pid}) was killed (signal 9)"), run
+        assert not (self.work(name) / "output").exists()
+
+
+def runner_of(server: ServerProcess, run_id: str) -> str | None:
+    """The process watching a run, as the store has it (``host:pid:boot``)."""
+    url = server.store_url or f"sqlite:///{server.home / 'glueball.db'}"
+    engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.connect() as db:
+            value = db.execute(sqlalchemy.text("SELECT runner FROM glue_job_run WHERE run_id = :r"),
+                               {"r": run_id}).scalar()
+    finally:
+        engine.dispose()
+    return str(value) if value is not None else None
+
+
+def watcher_pid(server: ServerProcess, run_id: str) -> int:
+    runner = runner_of(server, run_id)
+    assert runner is not None
+    return int(runner.split(":")[1])
+
+
+def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home", store)
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    with ScopedEnviron({"GLUEBALL_LAUNCH_GATE": str(gate)}):  # this server holds every launch: STARTING stays
+        server.start()
+    try:
+        runs = Runs(server, tmp_path)
+        # before start: the server dies while the run is STARTING, its driver not launched
+        before = runs.start("before")
+        assert runs.run(before)["JobRunState"] == "STARTING"
+        server.kill()
+        gate.unlink()
+        server.start()
+        ended = runs.run(before)
+        assert (ended["JobRunState"], ended["ErrorMessage"]) == ("FAILED", NEVER_STARTED)
+        assert not (runs.work("before") / "pid").exists(), "it never ran"
+
+        names = ("ok", "fails", "killed_unwatched", "killed_adopted", "live")
+        ids = {name: runs.start(name, fail=name == "fails") for name in names}
+        pids = {name: runs.pid(name) for name in names}
+        for run_id in ids.values():
+            runs.wait(run_id, ("RUNNING",))
+        server.kill()
+        # after exit with no server: drivers end (well, badly, killed) while nobody watches
+        runs.go("ok")
+        runs.go("fails")
+        os.kill(pids["killed_unwatched"], signal.SIGKILL)
+        assert runs.recorded(ids["ok"])["ExitCode"] == 0
+        assert runs.recorded(ids["fails"])["ExitCode"] == 1
+        assert runs.recorded(ids["killed_unwatched"])["Signal"] == signal.SIGKILL
+        server.start()
+        runs.succeeded_with_output("ok", ids["ok"])
+        failed = runs.run(ids["fails"])
+        assert (failed["JobRunState"], failed["ErrorMessage"]) == ("FAILED", "ValueError: failed as asked in fails")
+        runs.killed("killed_unwatched", ids["killed_unwatched"], pids["killed_unwatched"])
+        # while running: adopted, and a SIGKILL of an adopted driver is a failure, not a success
+        assert runs.run(ids["killed_adopted"])["JobRunState"] == "RUNNING"
+        os.kill(pids["killed_adopted"], signal.SIGKILL)
+        runs.wait(ids["killed_adopted"])
+        runs.killed("killed_adopted", ids["killed_adopted"], pids["killed_adopted"])
+
+        # during adoption: the next server is killed as soon as it has claimed the live run
+        assert runs.run(ids["live"])["JobRunState"] == "RUNNING"
+        claimed_by = runner_of(server, ids["live"])
+        server.kill()
+        server.launch()
+        assert server.proc is not None
+        adopter = server.proc.pid
+        wait_for(lambda: runner_of(server, ids["live"]) != claimed_by, 60, "the live run claimed again")
+        assert watcher_pid(server, ids["live"]) == adopter
+        server.kill()
+        runs.go("live")  # and it ends while nobody watches again
+        assert runs.recorded(ids["live"])["ExitCode"] == 0
+        server.start()
+        runs.succeeded_with_output("live", ids["live"])
+        every = {r["Id"]: r["JobRunState"] for r in runs.glue.get_job_runs(JobName=runs.job)["JobRuns"]}
+        assert every == {before: "FAILED", ids["ok"]: "SUCCEEDED", ids["fails"]: "FAILED",
+                         ids["killed_unwatched"]: "FAILED", ids["killed_adopted"]: "FAILED",
+                         ids["live"]: "SUCCEEDED"}
+    finally:
+        server.stop()
+
+
+@pytest.mark.postgres
+def test_kill_9_of_one_worker_process(tmp_path: Path) -> None:
+    url = create_postgres_database()
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home", url, extra_args=("--workers", "2"))
+    try:
+        server.start()
+        runs = Runs(server, tmp_path)
+        ids = {name: runs.start(name) for name in ("adopted", "killed")}
+        pids = {name: runs.pid(name) for name in ids}
+        for run_id in ids.values():
+            runs.wait(run_id, ("RUNNING",))
+        watchers = {name: runner_of(server, run_id) for name, run_id in ids.items()}
+        assert server.proc is not None and all(w and int(w.split(":")[1]) != server.proc.pid
+                                               for w in watchers.values())
+        for worker in {int(str(w).split(":")[1]) for w in watchers.values()}:
+            os.kill(worker, signal.SIGKILL)  # the server lives on and starts a worker in its place
+        os.kill(pids["killed"], signal.SIGKILL)
+        for name, run_id in ids.items():  # the replacement reconciles: takes each run over
+            wait_for(lambda r=run_id, n=name: runner_of(server, r) != watchers[n], 90,  # type: ignore[misc]
+                     f"the {name} run taken over by another worker")
+        runs.wait(ids["killed"])
+        runs.killed("killed", ids["killed"], pids["killed"])
+        assert runs.run(ids["adopted"])["JobRunState"] == "RUNNING"
+        runs.go("adopted")
+        runs.wait(ids["adopted"])
+        runs.succeeded_with_output("adopted", ids["adopted"])
+    finally:
+        server.stop()
+        drop_postgres_database(url)
+
+
+def test_a_workflow_counts_what_its_job_did_while_no_server_watched(tmp_path: Path) -> None:
+    """The first job of a workflow ends while its server is dead: the restarted server settles it SUCCEEDED from
+    its record, the conditional trigger fires the second job, and the workflow run completes with no failure."""
+    from tests.workflows.helpers import statistics, wait_workflow_run
+
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home").start()
+    try:
+        first = Runs(server, tmp_path)
+        second = Runs(server, tmp_path)
+        for name in ("first", "second"):
+            first.work(name).mkdir()
+        glue = server.client()
+        workflow = unique("wf")
+        glue.create_workflow(Name=workflow)
+        glue.create_trigger(Name=unique("start"), WorkflowName=workflow, Type="ON_DEMAND",
+                            Actions=[{"JobName": first.job, "Arguments": {"--work": str(first.work("first"))}}])
+        glue.create_trigger(Name=unique("then"), WorkflowName=workflow, Type="CONDITIONAL", StartOnCreation=True,
+                            Predicate={"Conditions": [{"LogicalOperator": "EQUALS", "JobName": first.job,
+                                                       "State": "SUCCEEDED"}]},
+                            Actions=[{"JobName": second.job, "Arguments": {"--work": str(second.work("second"))}}])
+        run_id = glue.start_workflow_run(Name=workflow)["RunId"]
+        first.pid("first")
+        server.kill()
+        first.go("first")
+        record = wait_for(lambda: next(iter((server.home / "logs" / "jobs" / first.job).glob("*/outcome.json")),
+                                       None), 60, "the first job's outcome record")
+        assert json.loads(record.read_text())["ExitCode"] == 0
+        server.start()
+        second.pid("second")
+        second.go("second")
+        ended = wait_workflow_run(server.client(), workflow, run_id, timeout=90)
+        assert ended["Status"] == "COMPLETED"
+        assert ended["Statistics"] == statistics(TotalActions=2, SucceededActions=2)
+        assert (second.work("second") / "output").read_text() == "done"
+    finally:
+        server.stop()
+
+
+STREAMING = '''
+import sys
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+
+args = getResolvedOptions(sys.argv, ["JOB_NAME", "output", "checkpoint"])
+spark = GlueContext(SparkContext.getOrCreate()).spark_session
+rows = spark.readStream.format("rate").option("rowsPerSecond", 20).load()
+query = (rows.writeStream.format("json").option("path", args["output"])
+         .option("checkpointLocation", args["checkpoint"]).trigger(processingTime="1 second").start())
+query.awaitTermination()
+'''
+
+
+@pytest.mark.spark
+def test_a_streaming_run_lives_on_across_a_server_crash(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home").start()
+    try:
+        glue = server.client()
+        script = server.home / "s3" / "scripts" / "stream.py"
+        script.parent.mkdir(parents=True)
+        script.write_text(STREAMING)
+        output = tmp_path / "out"
+        glue.create_job(Name="stream", Role="GlueRole", Command={"Name": "gluestreaming",
+                                                                  "ScriptLocation": "s3://scripts/stream.py"},
+                        DefaultArguments={"--output": str(output), "--checkpoint": str(tmp_path / "checkpoint")})
+        run_id = glue.start_job_run(JobName="stream")["JobRunId"]
+
+        def batches() -> int:
+            return len(list(output.glob("part-*.json"))) if output.exists() else 0
+
+        wait_for(lambda: batches() >= 1, 240, "a first micro-batch written")
+        server.kill()
+        before = batches()
+        wait_for(lambda: batches() > before, 60, "micro-batches written while no server watches")
+        server.start()
+        glue = server.client()
+        assert glue.get_job_run(JobName="stream", RunId=run_id)["JobRun"]["JobRunState"] == "RUNNING"
+        glue.batch_stop_job_run(JobName="stream", JobRunIds=[run_id])
+        stopped = wait_for(lambda: (r := glue.get_job_run(JobName="stream", RunId=run_id)["JobRun"])[
+            "JobRunState"] in ENDED and r, 90, "the adopted streaming run stopped")
+        assert stopped["JobRunState"] == "STOPPED", stopped
+    finally:
+        server.stop()
