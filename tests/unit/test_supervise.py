@@ -257,3 +257,20 @@ def test_an_installation_is_wired_with_the_clock_it_is_given(tmp_path: Path) -> 
         assert app.workflow_needs().clock is clock
     finally:
         app.close()
+
+
+def test_a_keeper_refuses_a_command_line_it_does_not_know() -> None:
+    for argv in ([], ["--record", "/tmp"], ["--record", "/tmp", "--"], ["--bogus", "x", "--", "true"],
+                 ["--assigned", "/tmp/a", "--parent", "x", "--", "true"], ["--assigned", "/tmp/a", "--", "true"]):
+        done = subprocess.run([sys.executable, "-m", "glueball.supervise.keeper", *argv], capture_output=True,
+                              text=True)
+        assert done.returncode == 2 and done.stderr.startswith("usage: python -m glueball.supervise.keeper"), argv
+
+
+def test_a_keeper_that_cannot_record_says_so_and_still_exits_as_its_driver(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    done = subprocess.run([sys.executable, "-m", "glueball.supervise.keeper", "--record", str(not_a_folder), "--",
+                           sys.executable, "-c", "import sys; sys.exit(5)"], capture_output=True, text=True)
+    assert done.returncode == 5
+    assert "the outcome of pid" in done.stderr and "could not be recorded" in done.stderr
