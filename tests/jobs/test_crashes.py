@@ -105,12 +105,12 @@ class Runs:
         (self.work(name) / "go").write_text("")
 
     def succeeded_with_output(self, name: str, run_id: str) -> None:
-        run = self.run(run_id)
+        run = self.wait(run_id)  # settled by the watcher a restarted server gives each run it takes over
         assert run["JobRunState"] == "SUCCEEDED", run
         assert (self.work(name) / "output").read_text() == "done"
 
     def killed(self, name: str, run_id: str, pid: int) -> None:
-        run = self.run(run_id)
+        run = self.wait(run_id)
         assert (run["JobRunState"], run.get("ErrorMessage")) == (
             "FAILED", f"Job run driver (pid {pid}) was killed (signal 9)"), run
         assert not (self.work(name) / "output").exists()
@@ -169,13 +169,12 @@ def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Pat
         assert runs.recorded(ids["killed_unwatched"])["Signal"] == signal.SIGKILL
         server.start()
         runs.succeeded_with_output("ok", ids["ok"])
-        failed = runs.run(ids["fails"])
+        failed = runs.wait(ids["fails"])
         assert (failed["JobRunState"], failed["ErrorMessage"]) == ("FAILED", "ValueError: failed as asked in fails")
         runs.killed("killed_unwatched", ids["killed_unwatched"], pids["killed_unwatched"])
         # while running: adopted, and a SIGKILL of an adopted driver is a failure, not a success
         assert runs.run(ids["killed_adopted"])["JobRunState"] == "RUNNING"
         os.kill(pids["killed_adopted"], signal.SIGKILL)
-        runs.wait(ids["killed_adopted"])
         runs.killed("killed_adopted", ids["killed_adopted"], pids["killed_adopted"])
 
         # during adoption: the next server is killed as soon as it has claimed the live run
@@ -221,11 +220,9 @@ def test_kill_9_of_one_worker_process(tmp_path: Path) -> None:
         for name, run_id in ids.items():  # the replacement reconciles: takes each run over
             wait_for(lambda r=run_id, n=name: runner_of(server, r) != watchers[n], 90,  # type: ignore[misc]
                      f"the {name} run taken over by another worker")
-        runs.wait(ids["killed"])
         runs.killed("killed", ids["killed"], pids["killed"])
         assert runs.run(ids["adopted"])["JobRunState"] == "RUNNING"
         runs.go("adopted")
-        runs.wait(ids["adopted"])
         runs.succeeded_with_output("adopted", ids["adopted"])
     finally:
         server.stop()
@@ -269,6 +266,66 @@ def test_a_workflow_counts_what_its_job_did_while_no_server_watched(tmp_path: Pa
         assert (second.work("second") / "output").read_text() == "done"
     finally:
         server.stop()
+
+
+def builders(cache: Path) -> set[int]:
+    """The processes building a class-data-sharing archive into ``cache`` (glueball.runtime.jvmshare)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"glueball.runtime.jvmshare" in command and any(part.startswith(str(cache).encode()) for part in command):
+            found.add(int(entry.name))
+    return found
+
+
+def test_a_class_archive_build_outlives_a_short_lived_server_and_the_next_server_reuses_it(tmp_path: Path) -> None:
+    cache = tmp_path / "jvm-cache"
+    env = {k: v for k, v in os.environ.items() if k != "GLUEBALL_JVM_SHARE"}
+    env["GLUEBALL_JVM_CACHE"] = str(cache)
+
+    def submit_job(server: ServerProcess) -> Any:
+        """A Spark job whose script prints how its driver would start Spark (it does not start it)."""
+        script = server.home / "s3" / "scripts" / "submit.py"
+        script.parent.mkdir(parents=True)
+        script.write_text("import os\nprint('submit', os.environ.get('PYSPARK_SUBMIT_ARGS', ''))\n")
+        glue = server.client()
+        glue.create_job(Name="submit", Role="r", Command={"Name": "glueetl",
+                                                          "ScriptLocation": "s3://scripts/submit.py"})
+        return glue
+
+    def run_submit(glue: Any) -> str:
+        run_id = str(glue.start_job_run(JobName="submit")["JobRunId"])
+        run = wait_for(lambda: (r := glue.get_job_run(JobName="submit", RunId=run_id)["JobRun"])[
+            "JobRunState"] in ENDED and r, 120, f"run {run_id} ended")
+        assert run["JobRunState"] == "SUCCEEDED", run
+        return run_id
+
+    (tmp_path / "one").mkdir()
+    first = ServerProcess(tmp_path / "one").start(env)
+    try:
+        submit_job(first).start_job_run(JobName="submit")  # the first Spark launch with no archive starts its build
+        building = wait_for(lambda: builders(cache), 60, "the archive's build under way")
+    finally:
+        first.kill()  # a short-lived server
+    (tmp_path / "two").mkdir()
+    second = ServerProcess(tmp_path / "two").start(env)
+    try:
+        glue = submit_job(second)
+        run_submit(glue)
+        assert builders(cache) <= building, "no second build while the first is under way"
+        archive = wait_for(lambda: next(iter(cache.glob("spark-*.jsa")), None), 600, "the archive in place")
+        wait_for(lambda: not builders(cache), 60, "the build ended")
+        assert not list(cache.glob(".building-*")), "its scratch file was renamed into place"
+        built = archive.stat().st_mtime
+        later = run_submit(glue)
+        printed = (second.home / "logs" / "jobs" / "submit" / later / "output.log").read_text()
+        assert f"-XX:SharedArchiveFile={archive}" in printed, printed
+        assert not builders(cache) and archive.stat().st_mtime == built, "reused, not built again"
+    finally:
+        second.stop()
 
 
 STREAMING = '''
