@@ -50,7 +50,13 @@ def warm_up(options: list[str]) -> None:
 
 
 def become(assignment: dict[str, Any]) -> int:
-    """Take on the run described by ``assignment``; its exit status."""
+    """Take on the run described by ``assignment``; its exit status. First of all, tell the driver's keeper the
+    folder of the run, where it records how this process ends (:mod:`glueball.supervise.keeper`)."""
+    from glueball.supervise.keeper import ASSIGNED_ENV
+    from glueball.supervise.outcome import note_assignment
+
+    if os.environ.get(ASSIGNED_ENV):
+        note_assignment(Path(os.environ[ASSIGNED_ENV]), Path(assignment["cwd"]))
     for name, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
         stream.flush()
         with open(assignment[name], "ab") as target:

@@ -11,10 +11,11 @@ launched the driver or adopted it after a restart.
 
 - ``--record DIR``: the run's folder, known at launch;
 - ``--assigned FILE --parent PID``: a warm driver (:mod:`glueball.runtime.warm_driver`), started by the
-  pool of server ``PID`` before it has a run: when the pool assigns it one it writes the run's folder into
-  ``FILE``, and the record goes there. While ``FILE`` does not exist the driver is idle, and should the
-  server go away (the keeper's parent is no longer ``PID``), the keeper ends it: an idle warm driver does
-  not outlive its pool.
+  pool of server ``PID`` before it has a run: once it has read a run's assignment it writes the run's
+  folder into ``FILE`` (``$GLUEBALL_WARM_ASSIGNED``), and the record goes there - a driver that never
+  took its run records nothing, so it is not taken for one that ran. While ``FILE`` does not exist the
+  driver is idle, and should the server go away (the keeper's parent is no longer ``PID``), the keeper
+  ends it: an idle warm driver does not outlive its pool.
 
 The driver dies with its keeper (``PR_SET_PDEATHSIG``), so no driver runs unwatched by one. Signals
 sent to the keeper alone (SIGTERM, SIGINT, SIGHUP) are passed on to the driver; a signal to the whole
@@ -32,6 +33,7 @@ from pathlib import Path
 from glueball.supervise.outcome import assignment_of, record_exit
 from glueball.supervise.process import die_with_parent
 
+ASSIGNED_ENV = "GLUEBALL_WARM_ASSIGNED"  # where a warm driver names the folder of the run it took
 PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 IDLE_POLL_SECONDS = 0.5
 GRACE_SECONDS = 10.0

@@ -104,7 +104,7 @@ class Outcome:
         if self.code is not None:
             return f"Command failed with exit code {self.code}"
         return (f"{driver} (pid {self.pid}) ended without recording how: it was killed together with its "
-                "keeper, or its machine restarted")
+                "keeper, or it never took up the run")
 
     def to_json(self) -> dict[str, Any]:
         return {"Pid": self.pid, "ExitCode": self.code, "Signal": self.signal, "Status": self.status,

@@ -113,11 +113,6 @@ class WarmDriver:
         return self.proc.poll() is None and self.ready_file.exists()
 
     @property
-    def assigned_file(self) -> Path:
-        """Names the folder of the run it was assigned, for its keeper (:mod:`glueball.supervise.keeper`)."""
-        return self.ready_file.parent / "assigned"
-
-    @property
     def serving(self) -> bool:
         """Assigned a run that has not ended."""
         return self.taken and self.proc.poll() is None
@@ -214,7 +209,6 @@ class WarmPool:
         driver.ready_file.unlink(missing_ok=True)  # no longer warm: a ready file marks an idle driver
         outcome.clear(cwd)
         outcome.write_driver(cwd, driver.proc.pid, driver.events)
-        outcome.note_assignment(driver.assigned_file, cwd)  # where its keeper records the end
         assert driver.proc.stdin is not None
         driver.proc.stdin.write((json.dumps(assignment) + "\n").encode())
         driver.proc.stdin.close()
@@ -401,6 +395,7 @@ class WarmPool:
         options = [*_options(shape), "--conf", "spark.eventLog.enabled=true", "--conf",
                    f"spark.eventLog.dir=file://{events}", "--conf", "spark.eventLog.compress=false"]
         env["GLUEBALL_WARM_READY"] = str(home / "ready")
+        env[keeper.ASSIGNED_ENV] = str(home / "assigned")  # the driver names its run's folder there, for its keeper
         env["PYTHONUNBUFFERED"] = "1"
         gateway = jvm.gateway() if jvm is not None else None
         if gateway is not None:  # attach to the warm JVM rather than start one (pyspark's own way of doing it)
