@@ -67,7 +67,7 @@ def _parse(argv: list[str]) -> tuple[Path | None, Path | None, int, list[str]]:
 def keep(record: Path | None, assigned: Path | None, parent: int, argv: list[str]) -> int:
     """Run ``argv`` as the kept driver; its exit status (negative: the signal that killed it). ``parent`` is the
     process that started the keeper (for a warm driver: the pool's server)."""
-    child = subprocess.Popen(argv, preexec_fn=die_with_parent)  # noqa: PLW1509 - the keeper has no threads
+    child = subprocess.Popen(argv, preexec_fn=die_with_parent)  # safe: the keeper has no threads
 
     def pass_on(number: int, _frame: object) -> None:
         if child.returncode is None:
@@ -90,7 +90,7 @@ def keep(record: Path | None, assigned: Path | None, parent: int, argv: list[str
     if folder is not None:
         try:
             record_exit(folder, child.pid, returncode)
-        except OSError as exc:  # the folder is gone: nothing can be recorded, the watcher says so
+        except OSError as exc:  # the folder cannot be written: the watcher says the end went unrecorded
             print(f"glueball keeper: the outcome of pid {child.pid} could not be recorded: {exc}", file=sys.stderr)
     return returncode
 
