@@ -16,7 +16,11 @@ is the script's. One assignment, then it exits: no state leaks from one run to t
 With ``PYSPARK_GATEWAY_PORT`` and ``PYSPARK_GATEWAY_SECRET`` set (by the pool) it starts no JVM: it
 attaches to a warm JVM (:mod:`glueball.runtime.warm_jvm`) as pyspark attaches to a gateway it did
 not launch, and creates its own SparkContext there, with its own settings and event log. Stdin
-closing without an assignment, or its server going away (it is reparented), ends it too.
+closing without an assignment ends it too (and its keeper ends it when its server goes away).
+
+Taking a run, it names the run's folder for its keeper (``GLUEBALL_WARM_ASSIGNED``), which records there
+how it ends, and serves the run's installation: its SparkContext's ``s3://`` file systems are pointed at
+the run's object store and Spark's Python workers get the run's environment (:func:`serve_the_run`).
 """
 
 from __future__ import annotations

@@ -17,9 +17,12 @@ runs for the CPU; attaching a driver to a free JVM does not wait. A JVM serves a
 :data:`MAX_RUNS_PER_JVM` drivers. A run whose shape has no driver ready or coming starts cold, as
 without the pool.
 
-A warm driver leads its own process group, as a cold driver does, so stopping, timing out and
-killing a run that took one works the same (the JVM, outside that group, then stops what the run
-left); drivers and JVMs read from pipes, so when the server stops they see end-of-file and exit.
+A warm driver runs under its keeper (:mod:`glueball.supervise.keeper`), which leads its process group as
+a cold driver's does, so stopping, timing out and killing a run that took one works the same (the JVM,
+outside that group, then stops what the run left), and which records the run's outcome in the run's
+folder once the driver has taken it up. Drivers and JVMs read from pipes, so when the server stops (or
+dies) idle ones see end-of-file and exit; a JVM serving a run stays up until that run's driver ends, so
+the run lives on for the next server to adopt, as a cold driver's does.
 """
 from __future__ import annotations
 
