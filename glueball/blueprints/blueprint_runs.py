@@ -58,8 +58,8 @@ from glueball.supervise.supervisor import (
     NEVER_STARTED_MESSAGE,
     Orphan,
     Supervisor,
+    orphan_of,
     reconcile_orphans,
-    recorded_driver,
     watch_driver,
 )
 
@@ -322,9 +322,7 @@ class BlueprintRunner:
         watched again (or its outcome record read) and the run goes on; a run that had begun creating its entities,
         or whose layout never started, is rolled back and ends FAILED, saying which."""
         rows = task_runs.unended_runs(self.needs.store, BLUEPRINT_RUN, [s.value for s in UNENDED])
-        orphans = [Orphan(str(r.id), r.runner, r.heartbeat,
-                          recorded_driver(r.driver_host, r.driver_pid, r.driver_start,
-                                          Path(r.log_dir) if r.log_dir else None), r) for r in rows]
+        orphans = [orphan_of(str(r.id), r, r.log_dir, r) for r in rows]
 
         def adopt(orphan: Orphan[TaskRunRow]) -> None:
             row = orphan.item

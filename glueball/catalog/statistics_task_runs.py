@@ -52,8 +52,8 @@ from glueball.supervise.supervisor import (
     NEVER_STARTED_MESSAGE,
     Orphan,
     Supervisor,
+    orphan_of,
     reconcile_orphans,
-    recorded_driver,
     watch_driver,
 )
 
@@ -210,9 +210,7 @@ class StatisticsTaskRunner:
     def reconcile(self) -> list[str]:
         """Settle the runs whose watching process is gone (see the module's doc); their row ids."""
         rows = task_runs.unended_runs(self.needs.store, COLUMN_STATISTICS_RUN, [s.value for s in UNENDED])
-        orphans = [Orphan(str(r.id), r.runner, r.heartbeat,
-                          recorded_driver(r.driver_host, r.driver_pid, r.driver_start,
-                                          Path(r.log_dir) if r.log_dir else None), r) for r in rows]
+        orphans = [orphan_of(str(r.id), r, r.log_dir, r) for r in rows]
 
         def adopt(orphan: Orphan[TaskRunRow]) -> None:
             row = orphan.item

@@ -66,8 +66,8 @@ from glueball.supervise.supervisor import (
     NEVER_STARTED_MESSAGE,
     Orphan,
     Supervisor,
+    orphan_of,
     reconcile_orphans,
-    recorded_driver,
     watch_driver,
 )
 
@@ -345,9 +345,7 @@ def reconcile(app: DataQualityNeeds, owner: DataQualityRunner) -> list[str]:
     """
     with app.store.read() as session:
         rows = [(row, load_run(session, row)) for row in active_runs(session)]
-    orphans = [Orphan(row.run_id, row.runner, row.heartbeat,
-                      recorded_driver(row.driver_host, row.driver_pid, row.driver_start,
-                                      Path(run.log_dir) if run.log_dir else None), (row, run)) for row, run in rows]
+    orphans = [orphan_of(row.run_id, row, run.log_dir, (row, run)) for row, run in rows]
 
     def claim(orphan: Orphan[Any]) -> bool:
         with app.store.write() as session:

@@ -58,8 +58,8 @@ from glueball.supervise.supervisor import (
     NEVER_STARTED_MESSAGE,
     Orphan,
     Supervisor,
+    orphan_of,
     reconcile_orphans,
-    recorded_driver,
     watch_driver,
 )
 from glueball.supervise.warm import Shape, WarmPool
@@ -300,10 +300,7 @@ def reconcile(store: Store, runner: JobRunner) -> list[str]:
     """
     with store.read() as session:
         rows = [(row, session.get(JobRow, row.job_id)) for row in active_runs(session)]
-    orphans = [Orphan(row.run_id, row.runner, row.heartbeat,
-                      recorded_driver(row.driver_host, row.driver_pid, row.driver_start,
-                                      Path(row.log_dir) if row.log_dir else None), (row, job))
-               for row, job in rows if job is not None]
+    orphans = [orphan_of(row.run_id, row, row.log_dir, (row, job)) for row, job in rows if job is not None]
 
     def claim(orphan: Orphan[Any]) -> bool:
         with store.write() as session:

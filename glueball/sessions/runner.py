@@ -50,8 +50,8 @@ from glueball.supervise.supervisor import (
     NEVER_STARTED_MESSAGE,
     Orphan,
     Supervisor,
+    orphan_of,
     reconcile_orphans,
-    recorded_driver,
     watch_driver,
 )
 from glueball.supervise.warm import Shape, WarmPool, shape_of
@@ -219,9 +219,7 @@ def reconcile(store: Store, runner: SessionRunner) -> list[str]:
     """Settle the live sessions whose watching process is gone: watch a live driver again, else FAILED."""
     with store.read() as db:
         rows = list(db.scalars(select(GlueSessionRow).where(GlueSessionRow.state.in_([s.value for s in LIVE]))))
-    orphans = [Orphan(row.session_id, row.runner, row.heartbeat,
-                      recorded_driver(row.driver_host, row.driver_pid, row.driver_start,
-                                      session_log_dir(runner.settings, row.session_id)), row) for row in rows]
+    orphans = [orphan_of(row.session_id, row, session_log_dir(runner.settings, row.session_id), row) for row in rows]
 
     def claim(orphan: Orphan[Any]) -> bool:
         with store.write() as db:

@@ -192,12 +192,14 @@ class Orphan(Generic[T]):
     item: T
 
 
-def recorded_driver(host: str | None, pid: int | None, start: int | None, folder: Path | None) -> DriverProcess | None:
-    """A run's driver as the store has it, else as its folder noted it at launch (a server that died between
-    launching the driver and storing it), else None: it never started."""
-    if pid is not None:
-        return DriverProcess(host, pid, start)
-    return outcome.read_driver(folder)
+def orphan_of(run_id: str, row: Any, folder: str | Path | None, item: T) -> Orphan[T]:
+    """An unended run as its row stores it (``runner``, ``heartbeat``, ``driver_host``, ``driver_pid``,
+    ``driver_start``). Its driver is the stored one, else the one its folder noted at launch (a server that died
+    between launching the driver and storing it), else None: it never started."""
+    folder = Path(folder) if folder else None
+    driver = DriverProcess(row.driver_host, row.driver_pid, row.driver_start) if row.driver_pid is not None \
+        else outcome.read_driver(folder)
+    return Orphan(run_id, row.runner, row.heartbeat, driver, item)
 
 
 def reconcile_orphans(candidates: Iterable[Orphan[T]], claim: Callable[[Orphan[T]], bool],

@@ -224,6 +224,7 @@ class WarmPool:
         """A driver of ``shape`` started now for this run alone, with a JVM of its own: a warm driver assigned at
         once (it becomes the run as soon as Spark is up). What a run that found no ready driver gets, when it
         starts this way."""
+        pass_gate()
         driver = self._start(shape, self._env())
         return self.assign(driver, argv, env, cwd, stdout, stderr)
 

@@ -199,6 +199,43 @@ def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Pat
         server.stop()
 
 
+def test_runs_of_every_kind_whose_driver_never_started_fail_saying_so(tmp_path: Path) -> None:
+    """A data quality run, a column statistics task run and a session accepted by a server killed before it
+    launched their drivers: the next server fails each, saying so (job runs and blueprint runs: above and in
+    their own modules)."""
+    from tests.helpers import table_input
+
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home")
+    gate = tmp_path / "gate"
+    gate.write_text("")
+    with ScopedEnviron({"GLUEBALL_LAUNCH_GATE": str(gate)}):
+        server.start()
+    try:
+        glue = server.client()
+        glue.create_database(DatabaseInput={"Name": "held"})
+        glue.create_table(DatabaseName="held", TableInput=table_input("orders"))
+        glue.create_data_quality_ruleset(Name="held-rules", Ruleset="Rules = [ RowCount > 0 ]")
+        quality = glue.start_data_quality_ruleset_evaluation_run(
+            DataSource={"GlueTable": {"DatabaseName": "held", "TableName": "orders"}}, Role="r",
+            RulesetNames=["held-rules"])["RunId"]
+        statistics = glue.start_column_statistics_task_run(DatabaseName="held", TableName="orders",
+                                                           Role="r")["ColumnStatisticsTaskRunId"]
+        glue.create_session(Id="held", Role="r", Command={"Name": "glueetl", "PythonVersion": "3"})
+        server.kill()
+        gate.unlink()
+        server.start()
+        glue = server.client()
+        run = glue.get_data_quality_ruleset_evaluation_run(RunId=quality)
+        assert (run["Status"], run["ErrorString"]) == ("FAILED", NEVER_STARTED)
+        task = glue.get_column_statistics_task_run(ColumnStatisticsTaskRunId=statistics)["ColumnStatisticsTaskRun"]
+        assert (task["Status"], task["ErrorMessage"]) == ("FAILED", NEVER_STARTED)
+        session = glue.get_session(Id="held")["Session"]
+        assert (session["Status"], session["ErrorMessage"]) == ("FAILED", NEVER_STARTED)
+    finally:
+        server.stop()
+
+
 @pytest.mark.postgres
 def test_kill_9_of_one_worker_process(tmp_path: Path) -> None:
     url = create_postgres_database()

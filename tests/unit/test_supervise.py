@@ -274,3 +274,18 @@ def test_a_keeper_that_cannot_record_says_so_and_still_exits_as_its_driver(tmp_p
                            sys.executable, "-c", "import sys; sys.exit(5)"], capture_output=True, text=True)
     assert done.returncode == 5
     assert "the outcome of pid" in done.stderr and "could not be recorded" in done.stderr
+
+
+def test_an_orphans_driver_is_the_stored_one_else_the_one_its_folder_noted_at_launch(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from glueball.supervise.supervisor import orphan_of
+
+    unstored = SimpleNamespace(runner=None, heartbeat=None, driver_host=None, driver_pid=None, driver_start=None)
+    assert orphan_of("never", unstored, tmp_path, "x").driver is None, "nothing launched"
+    outcome.write_driver(tmp_path, os.getpid())
+    noted = orphan_of("noted", unstored, str(tmp_path), "x").driver
+    assert noted is not None and noted.pid == os.getpid() and noted.alive(), "launched, then its server died"
+    stored = SimpleNamespace(runner="h:1:b", heartbeat=1.0, driver_host="h", driver_pid=7, driver_start=9)
+    found = orphan_of("stored", stored, tmp_path, "x")
+    assert (found.driver, found.runner, found.heartbeat) == (DriverProcess("h", 7, 9), "h:1:b", 1.0)
