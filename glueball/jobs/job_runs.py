@@ -228,11 +228,12 @@ class JobRunner:
             state = JobRunState.SUCCEEDED if succeeded else JobRunState.FAILED
         exit_code = end.code if end.code is not None else -end.signal if end.signal is not None else ending.code
         return self._finish(scope, run, state, message, exit_code,
-                            plan.event_dirs if plan else outcome.event_dirs(folder))
+                            plan.event_dirs if plan else outcome.event_dirs(folder), end.ended_at)
 
-    def _finish(self, scope: Scope, run: JobRun, outcome: JobRunState, message: str | None, code: int | None,
-                event_dirs: list[Path]) -> JobRun | None:
-        execution_time = max(0, math.ceil(time.time() - run.started_on))
+    def _finish(self, scope: Scope, run: JobRun, state: JobRunState, message: str | None, code: int | None,
+                event_dirs: list[Path], ended_at: float | None = None) -> JobRun | None:
+        """Record how the run ended (``ended_at``: when its driver did, as recorded; else now)."""
+        execution_time = max(0, math.ceil((ended_at or time.time()) - run.started_on))
         metrics, dpu_seconds = RunMetrics(), None
         spark = _spark_metrics(run, event_dirs)
         if spark is not None:
@@ -240,7 +241,7 @@ class JobRunner:
         if dpu_seconds is None:
             dpu_seconds = round(execution_time * float(run.spec.get("MaxCapacity") or 0.0), 3)
         service = JobRunService(self.store, scope)
-        final = service.finish(run.run_id, outcome, message, execution_time, dpu_seconds, metrics.to_json())
+        final = service.finish(run.run_id, state, message, execution_time, dpu_seconds, metrics.to_json(), ended_at)
         if run.log_dir:
             try:
                 summary = {"JobRunState": final.value if final else None, "ExitCode": code,

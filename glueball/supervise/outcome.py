@@ -83,6 +83,7 @@ class Outcome:
     message: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     recorded: bool = False  # read from a record (not only seen by the watcher)
+    ended_at: float | None = None  # epoch seconds, as recorded
 
     @property
     def seen(self) -> bool:
@@ -108,7 +109,7 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         return {"Pid": self.pid, "ExitCode": self.code, "Signal": self.signal, "Status": self.status,
-                "Message": self.message, "Details": self.details, "EndedAt": time.time()}
+                "Message": self.message, "Details": self.details, "EndedAt": self.ended_at or time.time()}
 
 
 def _of_json(body: dict[str, Any]) -> Outcome:
@@ -116,11 +117,12 @@ def _of_json(body: dict[str, Any]) -> Outcome:
         value = body.get(key)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
-    details = body.get("Details")
+    details, ended_at = body.get("Details"), body.get("EndedAt")
     return Outcome(number("Pid"), number("ExitCode"), number("Signal"),
                    body.get("Status") if isinstance(body.get("Status"), str) else None,
                    body.get("Message") if isinstance(body.get("Message"), str) else None,
-                   details if isinstance(details, dict) else {}, recorded=True)
+                   details if isinstance(details, dict) else {}, recorded=True,
+                   ended_at=float(ended_at) if isinstance(ended_at, int | float) else None)
 
 
 def report(status: str, message: str | None = None, directory: Path | None = None, **details: Any) -> None:

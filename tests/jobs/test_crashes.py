@@ -164,11 +164,14 @@ def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Pat
         runs.go("ok")
         runs.go("fails")
         os.kill(pids["killed_unwatched"], signal.SIGKILL)
-        assert runs.recorded(ids["ok"])["ExitCode"] == 0
+        ok_record = runs.recorded(ids["ok"])
+        assert ok_record["ExitCode"] == 0
         assert runs.recorded(ids["fails"])["ExitCode"] == 1
         assert runs.recorded(ids["killed_unwatched"])["Signal"] == signal.SIGKILL
         server.start()
         runs.succeeded_with_output("ok", ids["ok"])
+        # it completed when its driver ended, not when a server came back to see it
+        assert runs.run(ids["ok"])["CompletedOn"].timestamp() == pytest.approx(ok_record["EndedAt"], abs=0.01)
         failed = runs.wait(ids["fails"])
         assert (failed["JobRunState"], failed["ErrorMessage"]) == ("FAILED", "ValueError: failed as asked in fails")
         runs.killed("killed_unwatched", ids["killed_unwatched"], pids["killed_unwatched"])
