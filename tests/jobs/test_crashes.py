@@ -224,7 +224,8 @@ def test_runs_of_every_kind_whose_driver_never_started_fail_saying_so(tmp_path: 
             RulesetNames=["held-rules"])["RunId"]
         statistics = glue.start_column_statistics_task_run(DatabaseName="held", TableName="orders",
                                                            Role="r")["ColumnStatisticsTaskRunId"]
-        glue.create_session(Id="held", Role="r", Command={"Name": "glueetl", "PythonVersion": "3"})
+        glue.create_session(Id="held", Role="arn:aws:iam::123456789012:role/GlueRole",
+                            Command={"Name": "glueetl", "PythonVersion": "3"})
         server.kill()
         gate.unlink()
         server.start()
