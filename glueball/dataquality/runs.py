@@ -56,6 +56,7 @@ from glueball.dataquality.service import RunService, parsed_rule_count
 from glueball.dataquality.store import active_runs, compare_and_swap, load_run, ruleset_exists, run_row
 from glueball.jobs.launcher import LaunchError, LaunchPlan, plan_launch, spawn
 from glueball.jobs.models import JobRun, JobRunState
+from glueball.store.claims import claim_runner
 from glueball.store.engine import Store
 from glueball.store.schema import DataQualityRulesetRow, DataQualityRunRow
 from glueball.store.scoped import Scope
@@ -348,13 +349,7 @@ def reconcile(app: DataQualityNeeds, owner: DataQualityRunner) -> list[str]:
     orphans = [orphan_of(row.run_id, row, run.log_dir, (row, run)) for row, run in rows]
 
     def claim(orphan: Orphan[Any]) -> bool:
-        with app.store.write() as session:
-            moved = session.execute(
-                update(DataQualityRunRow).where(DataQualityRunRow.run_id == orphan.run_id,
-                                                DataQualityRunRow.runner == orphan.runner)
-                .values(runner=owner.identity, heartbeat=time.time())
-                .execution_options(synchronize_session=False)).rowcount  # type: ignore[attr-defined]
-        return bool(moved == 1)
+        return claim_runner(app.store, DataQualityRunRow.run_id, orphan.run_id, orphan.runner, owner.identity)
 
     def adopt(orphan: Orphan[Any]) -> None:
         row, run = orphan.item

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from glueball.errors import GlueError
 from glueball.jobs.bookmarks import BookmarkService
@@ -50,6 +50,7 @@ from glueball.jobs.launcher import LaunchError, LaunchPlan, job_shape, plan_laun
 from glueball.jobs.models import PYTHON_SHELL, RETRIED_STATES, Driver, JobRun, JobRunState, RunMetrics
 from glueball.jobs.service import JobRunService, beat
 from glueball.jobs.store import active_runs, to_run
+from glueball.store.claims import claim_runner
 from glueball.store.schema import JobRow, JobRunRow
 from glueball.store.scoped import Scope
 from glueball.supervise import outcome
@@ -304,12 +305,7 @@ def reconcile(store: Store, runner: JobRunner) -> list[str]:
     orphans = [orphan_of(row.run_id, row, row.log_dir, (row, job)) for row, job in rows if job is not None]
 
     def claim(orphan: Orphan[Any]) -> bool:
-        with store.write() as session:
-            moved = session.execute(
-                update(JobRunRow).where(JobRunRow.run_id == orphan.run_id, JobRunRow.runner == orphan.runner)
-                .values(runner=runner.identity, heartbeat=time.time())
-                .execution_options(synchronize_session=False)).rowcount  # type: ignore[attr-defined]
-        return bool(moved == 1)
+        return claim_runner(store, JobRunRow.run_id, orphan.run_id, orphan.runner, runner.identity)
 
     def adopt(orphan: Orphan[Any]) -> None:
         row, job = orphan.item

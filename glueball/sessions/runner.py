@@ -39,7 +39,8 @@ from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import job_python
 from glueball.runtime.warm_driver import EXTRA_PY_FILES_ENV
 from glueball.sessions.models import ENDED, LIVE, Session, SessionState
-from glueball.sessions.service import SessionService, changed
+from glueball.sessions.service import SessionService
+from glueball.store.claims import claim_runner
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.store.session_tables import GlueSessionRow
@@ -222,11 +223,7 @@ def reconcile(store: Store, runner: SessionRunner) -> list[str]:
     orphans = [orphan_of(row.session_id, row, session_log_dir(runner.settings, row.session_id), row) for row in rows]
 
     def claim(orphan: Orphan[Any]) -> bool:
-        with store.write() as db:
-            return bool(changed(db, update(GlueSessionRow).where(
-                GlueSessionRow.id == orphan.item.id, GlueSessionRow.runner.is_(None) if orphan.runner is None
-                else GlueSessionRow.runner == orphan.runner).values(runner=runner.identity,
-                                                                heartbeat=time.time())))
+        return claim_runner(store, GlueSessionRow.id, orphan.item.id, orphan.runner, runner.identity)
 
     def adopt(orphan: Orphan[Any]) -> None:
         row = orphan.item
