@@ -38,7 +38,8 @@ args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 work = pathlib.Path(args["--work"])
 (work / "pid.tmp").write_text(str(os.getpid()))
 os.replace(work / "pid.tmp", work / "pid")
-while not (work / "go").exists():
+deadline = time.time() + 300  # a test that failed leaves no driver waiting for ever
+while not (work / "go").exists() and time.time() < deadline:
     time.sleep(0.05)
 if args.get("--fail"):
     raise ValueError("failed as asked in " + work.name)
