@@ -120,6 +120,7 @@ from glueball.sessions.runner import SessionRunner
 from glueball.sessions.runner import reconcile as reconcile_sessions
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
+from glueball.supervise.driverenv import HOME as HOME_VARIABLE
 from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
 from glueball.supervise.warm import WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
@@ -178,8 +179,8 @@ class Glueball:
                                      lambda arns: tags_of(self.store, arns), self.bucket_owner)
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
-        self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers,
-                             lambda: driver_env(DRIVER_VARIABLES), lambda: bool(self.jobs.active()))
+        self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers, self.warm_driver_env,
+                             lambda: bool(self.jobs.active()))
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None,
                               self.warm)
         self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
@@ -190,6 +191,13 @@ class Glueball:
             self.store, lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id), METRICS_FILE,
             since), timeline)
         self.edge = self._wire()
+
+    def warm_driver_env(self) -> dict[str, str]:
+        """What a warm driver starts with: this process's environment without any run's variables, in this
+        installation (``--home`` need not be exported). A run it takes brings its own (glueball.runtime.warm_driver)."""
+        env = driver_env(DRIVER_VARIABLES)
+        env[HOME_VARIABLE] = str(self.settings.home)
+        return env
 
     def start_warm_drivers(self, default: bool = True) -> None:
         """Keep warm drivers (``--warm-drivers``; 0: none) of the shapes of the Spark jobs changed or run most
@@ -212,7 +220,7 @@ class Glueball:
         embedded installation inside a driver never does, so it cannot take over the server's runs.
         """
         self.serves_runs = True
-        reconcile_crawls(self.store)
+        reconcile_crawls(self.store, self.settings.home)
         reconcile_job_runs(self.store, self.jobs)
         reconcile_sessions(self.store, self.sessions)
 

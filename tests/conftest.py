@@ -53,6 +53,7 @@ def glue(server: ServerProcess) -> Any:
 DRIVER_MODULES = {
     "tests/jobs/test_cli.py", "tests/jobs/test_cluster.py", "tests/jobs/test_runs.py", "tests/jobs/test_tutorial.py",
     "tests/jobs/test_s3a.py",
+    "tests/jobs/test_crashes.py",
     "tests/runtime/test_run.py", "tests/runtime/test_s3_scripts.py",
     "tests/streaming/test_streaming_job.py", "tests/streaming/test_registry_job.py",
     "tests/streaming/test_kafka_everywhere.py",

@@ -95,6 +95,27 @@ def base_settings(jars: list[str]) -> dict[str, str]:
     return settings
 
 
+def serve_this_home(session: SparkSession) -> None:
+    """Point a running session's ``s3://`` file systems at this process's object store, as it is now.
+
+    A warm driver (:mod:`glueball.runtime.warm_driver`) starts its SparkContext before it has a run, under the
+    environment of the process that started its pool; once it takes a run's environment, the run's object store
+    (``GLUEBALL_HOME``, ``GLUEBALL_S3_ENDPOINT``) is the one its plain ``df.write.parquet("s3://...")`` and
+    ``CREATE TABLE ... LOCATION`` must reach: the Hadoop configuration of the context, the SparkConf later
+    sessions start from and the session's own settings are all set again.
+    """
+    context = session.sparkContext
+    settings = hadoop.filesystem_settings(driver_jars(), object_store_root().absolute())
+    if f"spark.hadoop.{hadoop.ROOT_KEY}" not in settings:
+        context._jsc.hadoopConfiguration().unset(hadoop.ROOT_KEY)
+        context._jsc.sc().conf().remove(f"spark.hadoop.{hadoop.ROOT_KEY}")
+        session.conf.unset(f"spark.hadoop.{hadoop.ROOT_KEY}")
+    for key, value in settings.items():
+        context._jsc.hadoopConfiguration().set(key.removeprefix("spark.hadoop."), value)
+        context._jsc.sc().conf().set(key, value)
+        session.conf.set(key, value)
+
+
 def prepare_event_log(settings: dict[str, str]) -> None:
     """Make an ``s3://`` event log directory of the object store before Spark starts (Spark refuses a missing
     one); without glueball's Hadoop FileSystem, give Spark that directory as a local folder instead."""
