@@ -268,9 +268,6 @@ def event_log_settings(directory: str | Path, home: Path | None = None) -> dict[
         "spark.eventLog.enabled": "true",
         "spark.eventLog.dir": target,
         "spark.eventLog.compress": "false",
-        # executors' memory sampled every second into each task's end event: the heap metrics of the run
-        # (glue.driver.jvm.heap.*, served by glueball.logs) come from those samples
-        "spark.executor.metrics.pollingInterval": "1s",
     }
 
 

@@ -43,6 +43,9 @@ DEFAULT_CONF = {
     "spark.driver.memory": "2g",
     "spark.sql.sources.partitionOverwriteMode": "dynamic",
     "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+    # executors' memory sampled every second into each task's end event: the heap metrics of a run (glue.*.jvm.heap.*,
+    # served by glueball.logs) come from those samples. On every session, so warm drivers have the shape runs ask for
+    "spark.executor.metrics.pollingInterval": "1s",
 }
 
 
