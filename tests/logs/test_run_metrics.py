@@ -23,6 +23,12 @@ args = getResolvedOptions(sys.argv, ["JOB_NAME", "input"])
 glue = GlueContext(SparkContext.getOrCreate())
 frame = glue.spark_session.read.json(args["input"])
 print("rows", frame.groupBy("k").count().count())
+# a task that outlasts the executors' memory sampling interval (1 s): the heap figures come from those samples
+def slowly(rows):
+    import time
+    time.sleep(2.5)
+    return rows
+print("sampled", frame.rdd.mapPartitions(slowly).count())
 '''
 
 STREAMING = '''
