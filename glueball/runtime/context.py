@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.client import glue_client
 from glueball.runtime.dynamicframe import DynamicFrame
+from glueball.runtime.hivecatalog import is_hive_session
 
 if TYPE_CHECKING:
     from pyspark import SparkContext
@@ -50,7 +51,9 @@ class GlueContext:
         self.create_data_frame = DataFrameReader(self)
         self.write_data_frame = DataFrameWriter(self)
         self._sql_catalog: LazyCatalog | None = None
-        if os.environ.get("GLUEBALL_SQL_CATALOG", "on").lower() not in ("off", "0", "false"):
+        if is_hive_session(self.spark_session):
+            pass  # the Data Catalog is the session's metastore (glueball.runtime.hivecatalog)
+        elif os.environ.get("GLUEBALL_SQL_CATALOG", "on").lower() not in ("off", "0", "false"):
             from glueball.runtime.sqlcatalog import attach
 
             # catalog tables become Spark SQL tables when a statement first names them: nothing is read here
@@ -63,8 +66,11 @@ class GlueContext:
         use, :mod:`glueball.runtime.sqlcatalog`); useful after the catalog changed during the script,
         or to list every catalog table in ``spark.catalog``.
         """
-        from glueball.runtime.sqlcatalog import mirror_catalog
+        from glueball.runtime.sqlcatalog import MirrorReport, mirror_catalog
 
+        if is_hive_session(self.spark_session):
+            self.spark_session.catalog.clearCache()  # the metastore is the catalog: nothing to copy
+            return MirrorReport()
         report = mirror_catalog(self.spark_session, self.glue_client)
         if self._sql_catalog is not None:
             self._sql_catalog.forget()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from glueball import jvm
 from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
-from glueball.runtime import hadoop
+from glueball.runtime import hadoop, hivecatalog
 from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
 
@@ -86,9 +86,11 @@ def driver_jars() -> list[str]:
 
 
 def base_settings(jars: list[str]) -> dict[str, str]:
-    """:data:`DEFAULT_CONF` and the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``)."""
+    """:data:`DEFAULT_CONF`, the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``), and the
+    Data Catalog as Spark's metastore (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
     settings = dict(DEFAULT_CONF)
     settings.update(hadoop.filesystem_settings(jars, object_store_root().absolute()))
+    settings.update(hivecatalog.spark_settings())
     return settings
 
 
