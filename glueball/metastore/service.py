@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from glueball.metastore import shapes
-from glueball.metastore.convert import MANAGED_TABLE, glue_partition_as_input, glue_table_as_input
+from glueball.metastore.convert import MANAGED_TABLE, VIRTUAL_VIEW, glue_partition_as_input, glue_table_as_input
 from glueball.metastore.errors import MetastoreError
 
 log = logging.getLogger("glueball.metastore")
@@ -32,6 +32,9 @@ class DataFiles(Protocol):
 
     def move(self, source: str, target: str) -> None:
         """Move everything under ``source`` to ``target``."""
+
+    def make_folder(self, location: str) -> None:
+        """Create the folder ``location`` unless it exists."""
 
 
 @dataclass
@@ -113,7 +116,11 @@ class Metastore:
         default = None
         if table_input.get("TableType") == MANAGED_TABLE:
             default = self.default_table_location(database, table_input["Name"])
-        self.client().create_table(DatabaseName=database, TableInput=shapes.for_glue(table_input, default))
+        stored = shapes.for_glue(table_input, default)
+        self.client().create_table(DatabaseName=database, TableInput=stored)
+        location = (stored.get("StorageDescriptor") or {}).get("Location")
+        if location and stored.get("TableType") != VIRTUAL_VIEW:
+            self.files.make_folder(location)  # as Hive's metastore does: Hive's writers expect it
 
     def default_table_location(self, database: str, table: str) -> str:
         found = self.get_database(database)
@@ -215,6 +222,10 @@ class Metastore:
             raise MetastoreError("AlreadyExistsException",
                                  f"Partition already exists: {list(sorted(existing)[0])} of {database}.{table}")
         fresh = [p for p in inputs if tuple(p["Values"]) not in existing]
+        for partition in fresh:
+            location = (partition.get("StorageDescriptor") or {}).get("Location")
+            if location:
+                self.files.make_folder(location)
         glue = self.client()
         for start in range(0, len(fresh), _BATCH):
             answer = glue.batch_create_partition(DatabaseName=database, TableName=table,

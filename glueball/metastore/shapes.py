@@ -8,11 +8,13 @@ placeholder, so the endpoint stores such a table with its real columns, its loca
 input and output formats Glue's crawlers give that format; Spark reads it back from its own properties,
 which are kept. Every table also gets Glue's ``classification`` parameter when its format is known.
 
-**Glue -> Spark.** A table made by a crawler, boto3 or Athena in a format Spark's Hive support cannot
-read by itself (JSON SerDes, OpenCSVSerde, CSV through LazySimpleSerDe with Glue's header and
-delimiter parameters, XML) is answered to Spark as the data source table Spark would have made: the
-same table with ``spark.sql.sources.provider``, the partition columns and the reader's options
-(``path``, ``sep``, ``header``, ``quote``, ``rowTag``) added. Those additions are taken away again when
+**Glue -> Spark.** A table made by a crawler, boto3 or Athena in a format Spark reads itself (Parquet,
+ORC, JSON, CSV, XML) is answered to Spark as the data source table Spark would have made: the same
+table with ``spark.sql.sources.provider``, the partition columns and the reader's options (``path``,
+``sep``, ``header``, ``quote``, ``rowTag``) added. Spark's Hive SerDes could not read most of them
+(Glue's JSON SerDe is not on Spark's class path, a table given only ``classification`` has no SerDe at
+all, ``skip.header.line.count`` and OpenCSVSerde's quoting need the CSV reader). The columns stay the
+catalog's: Spark takes the schema from them. Those additions are taken away again when
 Spark writes the table back (``ALTER TABLE``), so the stored table keeps the shape its maker gave it.
 """
 
@@ -151,7 +153,7 @@ def _reader_options(table: Mapping[str, Any], fmt: str) -> dict[str, str] | None
         return options
     if fmt == "xml":
         return {"rowTag": parameters.get("rowTag") or parameters.get("xmlRowTag") or "row"}
-    if fmt == "json":
+    if fmt in ("json", "parquet", "orc"):
         return {}
     return None
 
@@ -165,11 +167,12 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
     if not descriptor.get("Location"):
         return table
     fmt = format_of(table)
-    if fmt is None or fmt in ("parquet", "orc", "avro"):
-        return table  # Spark reads these through Hive's SerDes (converting Parquet and ORC to its own readers)
     library = ((descriptor.get("SerdeInfo") or {}).get("SerializationLibrary") or "").lower()
-    if fmt == "csv" and CREATED_BY_SPARK in parameters and "opencsvserde" not in library:
-        return table  # a Hive text table Spark made: Hive's LazySimpleSerDe reads it as written
+    by_spark = CREATED_BY_SPARK in parameters
+    if fmt is None or (fmt == "avro" and library):
+        return table  # Avro through Hive's AvroSerDe (Spark's own Avro reader is not on the class path)
+    if by_spark and library and "opencsvserde" not in library and "json" not in library:
+        return table  # a Hive-format table Spark made: Hive's SerDe reads it as it was written
     options = _reader_options(table, fmt)
     if options is None:
         return table

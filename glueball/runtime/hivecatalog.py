@@ -11,8 +11,9 @@ serves whichever run it takes, and the Glue API's validation, errors and IAM app
 Nothing is copied up front: a catalog of thousands of tables costs Spark nothing until a statement names
 one.
 
-``GLUEBALL_SQL_CATALOG=off`` (or a job's ``--enable-glue-datacatalog false``) leaves Spark's own
-in-memory catalog, with catalog tables registered on first use (:mod:`glueball.runtime.sqlcatalog`).
+A failed CTAS or ``saveAsTable`` leaves nothing behind (:mod:`glueball.runtime.tablewrites`).
+``GLUEBALL_SQL_CATALOG=off`` leaves Spark its own in-memory catalog (Glue without
+``--enable-glue-datacatalog``); catalog tables are then read with ``create_dynamic_frame.from_catalog``.
 ``GLUEBALL_WAREHOUSE`` (default ``s3://glueball-warehouse/``) is where a database without
 ``LocationUri`` keeps its managed tables, and Spark's ``spark.sql.warehouse.dir``.
 """
@@ -35,7 +36,7 @@ _endpoint: Any = None
 
 def enabled() -> bool:
     """Whether Spark sessions made now get the Data Catalog as their metastore."""
-    return os.environ.get(SWITCH_ENV, "on").strip().lower() not in ("off", "0", "false", "lazy")
+    return os.environ.get(SWITCH_ENV, "on").strip().lower() not in ("off", "0", "false")
 
 
 def warehouse() -> str:
@@ -58,6 +59,11 @@ class HadoopFiles:
         fs, path = self._fs_path(location)
         if fs.exists(path):
             fs.delete(path, True)
+
+    def make_folder(self, location: str) -> None:
+        fs, path = self._fs_path(location)
+        if not fs.exists(path):
+            fs.mkdirs(path)
 
     def move(self, source: str, target: str) -> None:
         fs, path = self._fs_path(source)
@@ -88,6 +94,9 @@ def spark_settings() -> dict[str, str]:
     """Spark's settings for the Data Catalog as its metastore (empty when :func:`enabled` is false)."""
     if not enabled():
         return {}
+    from glueball.runtime import tablewrites
+
+    tablewrites.install()
     return {
         "spark.sql.catalogImplementation": "hive",
         "spark.hadoop.hive.metastore.uris": endpoint().uri,
