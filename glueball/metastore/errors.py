@@ -6,7 +6,9 @@ declares, read from the generated ``<call>_result`` struct: ``EntityNotFoundExce
 ``NoSuchObjectException``, ``AlreadyExistsException`` -> ``AlreadyExistsException``,
 ``InvalidInputException`` -> ``InvalidObjectException`` or ``InvalidOperationException``,
 ``ConcurrentModificationException`` -> ``InvalidOperationException``, anything else (access denied
-included) -> ``MetaException``. The message keeps Glue's code and words.
+included) -> ``MetaException``. A read (``get_*``) of a name Glue refuses answers
+``NoSuchObjectException``: no such object can exist, and the Hive client goes on to the call that
+reports Glue's reason (Spark looks a table up before creating it). The message keeps Glue's code and words.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ def to_hive(call: str, error: Exception) -> Exception:
     """The Hive exception ``call`` raises for a Glue error."""
     code, message = code_and_message(error)
     allowed = declared(call)
-    kind: Any = next((k for k in _COUNTERPARTS.get(code, ()) if k in allowed), None)
+    counterparts = _COUNTERPARTS.get(code, ())
+    if call.startswith("get_") and code in ("ValidationException", "InvalidInputException"):
+        counterparts = (hms.NoSuchObjectException, *counterparts)  # no object can have a name Glue refuses
+    kind: Any = next((k for k in counterparts if k in allowed), None)
     if kind is None:
         kind = hms.MetaException if hms.MetaException in allowed or not allowed else allowed[0]
     return kind(message=f"{code}: {message}")

@@ -74,6 +74,85 @@ def spark_type(kind: Any) -> str:
     return str(name)
 
 
+_HIVE_ATOMIC = {"tinyint": "byte", "smallint": "short", "int": "integer", "integer": "integer", "bigint": "long",
+                "long": "long", "float": "float", "double": "double", "string": "string", "boolean": "boolean",
+                "binary": "binary", "date": "date", "timestamp": "timestamp", "decimal": "decimal(10,0)"}
+
+
+class _TypeReader:
+    """Reads a Hive type string (``struct<a:int,b:array<decimal(5,2)>>``) into Spark's JSON schema form."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.at = text.strip(), 0
+
+    def _name(self) -> str:
+        start = self.at
+        while self.at < len(self.text) and self.text[self.at] not in "<>(),:":
+            self.at += 1
+        return self.text[start:self.at].strip()
+
+    def _expect(self, char: str) -> None:
+        while self.at < len(self.text) and self.text[self.at] == " ":
+            self.at += 1
+        if self.at >= len(self.text) or self.text[self.at] != char:
+            raise ValueError(f"expected {char!r} at {self.at} of {self.text!r}")
+        self.at += 1
+
+    def _peek(self, char: str) -> bool:
+        return self.at < len(self.text) and self.text[self.at] == char
+
+    def read(self) -> Any:
+        name = self._name().lower()
+        if name == "array":
+            self._expect("<")
+            element = self.read()
+            self._expect(">")
+            return {"type": "array", "elementType": element, "containsNull": True}
+        if name == "map":
+            self._expect("<")
+            key = self.read()
+            self._expect(",")
+            value = self.read()
+            self._expect(">")
+            return {"type": "map", "keyType": key, "valueType": value, "valueContainsNull": True}
+        if name == "struct":
+            self._expect("<")
+            fields = []
+            while not self._peek(">"):
+                field_name = self._name()
+                self._expect(":")
+                fields.append({"name": field_name, "type": self.read(), "nullable": True, "metadata": {}})
+                if self._peek(","):
+                    self.at += 1
+            self._expect(">")
+            return {"type": "struct", "fields": fields}
+        if self._peek("("):
+            self.at += 1
+            arguments = []
+            while not self._peek(")"):
+                arguments.append(self._name())
+                if self._peek(","):
+                    self.at += 1
+            self._expect(")")
+            if name == "decimal":
+                return f"decimal({arguments[0]},{arguments[1] if len(arguments) > 1 else 0})"
+            if name in ("varchar", "char"):
+                return "string"
+        if name not in _HIVE_ATOMIC:
+            raise ValueError(f"no Spark type for Hive's {name!r}")
+        return _HIVE_ATOMIC[name]
+
+
+def schema_json(columns: list[Mapping[str, Any]]) -> str | None:
+    """Spark's JSON schema of Glue columns, or None when a type has no Spark counterpart."""
+    try:
+        fields = [{"name": c["Name"], "type": _TypeReader(c.get("Type") or "string").read(), "nullable": True,
+                   "metadata": {}} for c in columns]
+    except (ValueError, IndexError):
+        return None
+    return json.dumps({"type": "struct", "fields": fields}, separators=(",", ":"))
+
+
 def spark_schema(parameters: Mapping[str, str]) -> list[dict[str, Any]] | None:
     """The fields of the schema Spark keeps in a table's properties, or None."""
     text = parameters.get(SCHEMA)
@@ -95,11 +174,12 @@ def format_of(table: Mapping[str, Any]) -> str | None:
         return provider.rsplit(".", 1)[-1] if provider.startswith("org.") else provider
     descriptor = table.get("StorageDescriptor") or {}
     known = " ".join(str(x).lower() for x in (
-        (descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"), descriptor.get("InputFormat")) if x)
+        parameters.get("classification"), (descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
+        descriptor.get("InputFormat")) if x)
     for name in ("parquet", "orc", "avro", "json", "xml"):
         if name in known:
             return name
-    if "opencsvserde" in known or "lazysimpleserde" in known:
+    if "csv" in known or "lazysimpleserde" in known:
         return "csv"
     if "textinputformat" in known:
         return "csv"
@@ -176,8 +256,11 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
     options = _reader_options(table, fmt)
     if options is None:
         return table
-    added = {PROVIDER: fmt, PRESENTED: "true"}
     keys = table.get("PartitionKeys") or []
+    schema = schema_json([*(descriptor.get("Columns") or []), *keys])
+    if schema is None:
+        return table
+    added = {PROVIDER: fmt, PRESENTED: "true", SCHEMA: schema}
     if keys:
         added[PARTITION_PROVIDER] = "catalog"
         added[NUM_PART_COLS] = str(len(keys))
