@@ -81,6 +81,9 @@ from glueball.jobs.area import JobNeeds
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError, default_shape
+from glueball.lakeformation import handlers as _lakeformation  # noqa: F401
+from glueball.lakeformation.area import OPERATIONS as LAKE_FORMATION_OPERATIONS
+from glueball.lakeformation.area import LakeFormationNeeds
 from glueball.mltransforms import handlers as _mltransforms  # noqa: F401
 from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
 from glueball.mltransforms.area import MLTransformNeeds
@@ -218,6 +221,7 @@ class Glueball:
                               protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
                               spool=self.objects.spool, unsigned=True)
         edge.add_rest_service("databrew", guard=self.authorizer.databrew_guard if enforce else None)
+        edge.add_rest_service("lakeformation")  # every grant refused: nothing for a policy to allow
         catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
@@ -254,6 +258,7 @@ class Glueball:
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
         edge.mount(RECIPE_OPERATIONS, RecipeNeeds(self.store))
+        edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))

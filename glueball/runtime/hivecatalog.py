@@ -106,6 +106,9 @@ def spark_settings() -> dict[str, str]:
         "spark.sql.hive.metastorePartitionPruningFallbackOnException": "true",
         # the catalog changes outside this session (boto3, crawlers, other runs): plans are not cached by name
         "spark.sql.filesourceTableRelationCacheSize": "0",
+        # an external table dropped (its files kept) and made again at its location by a CTAS overwrites them,
+        # as on Glue: what dbt-glue's table models do on every run after the first
+        "spark.sql.legacy.allowNonEmptyLocationInCTAS": "true",
     }
 
 
