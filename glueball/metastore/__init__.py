@@ -7,6 +7,7 @@ docs/metastore.md.
 """
 
 from glueball.metastore.endpoint import HiveMetastoreEndpoint
+from glueball.metastore.files import ObjectStoreFiles
 from glueball.metastore.service import DataFiles, Metastore
 
-__all__ = ["DataFiles", "HiveMetastoreEndpoint", "Metastore"]
+__all__ = ["DataFiles", "HiveMetastoreEndpoint", "Metastore", "ObjectStoreFiles"]

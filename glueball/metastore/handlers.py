@@ -5,7 +5,7 @@ the :class:`~glueball.metastore.service.Metastore` does the work, and its answer
 structs; a Glue error becomes the Hive exception the call declares (:mod:`glueball.metastore.errors`).
 The calls are those a Hive 2.3 client (Spark's built-in one) and Hive 3 clients make for databases,
 tables, partitions and functions; a call outside them (transactions, locks, roles, tokens...) answers a
-``MetaException`` naming it.
+``MetaException`` naming it (a Thrift ``UNKNOWN_METHOD`` error where the call declares no exception).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pymetastore.hive_metastore import ttypes as hms
+from thrift.Thrift import TApplicationException
 
 from glueball.metastore import convert, shapes
-from glueball.metastore.errors import MetastoreError, to_hive
+from glueball.metastore.errors import MetastoreError, declared, to_hive
 from glueball.metastore.service import Metastore, hive_pattern_matches
 
 log = logging.getLogger("glueball.metastore")
@@ -54,8 +55,10 @@ class HiveMetastoreHandler:
             raise AttributeError(name)
 
         def unsupported(*args: Any) -> Any:
-            raise hms.MetaException(message=f"glueball's Hive metastore over the Glue Data Catalog does not serve "
-                                            f"the call {name}")
+            message = f"glueball's Hive metastore over the Glue Data Catalog does not serve the call {name}"
+            if hms.MetaException in declared(name):
+                raise hms.MetaException(message=message)
+            raise TApplicationException(TApplicationException.UNKNOWN_METHOD, message)
 
         return unsupported
 

@@ -90,18 +90,25 @@ def endpoint() -> Any:
         return _endpoint
 
 
-def spark_settings() -> dict[str, str]:
-    """Spark's settings for the Data Catalog as its metastore (empty when :func:`enabled` is false)."""
+def spark_settings(s3_filesystem: bool = True) -> dict[str, str]:
+    """Spark's settings for the Data Catalog as its metastore (empty when :func:`enabled` is false).
+
+    Args:
+        s3_filesystem: Spark reaches ``s3://`` itself (glueball's Hadoop FileSystem): the warehouse is given as
+            an ``s3://`` URI, so the locations Spark derives from it (databases, managed tables) are stored as
+            such; otherwise as the object store's local folder.
+    """
     if not enabled():
         return {}
+    root = warehouse() if s3_filesystem else to_spark_path(warehouse())
     from glueball.runtime import tablewrites
 
     tablewrites.install()
     return {
         "spark.sql.catalogImplementation": "hive",
         "spark.hadoop.hive.metastore.uris": endpoint().uri,
-        "spark.sql.warehouse.dir": to_spark_path(warehouse()),
-        "spark.hadoop.hive.metastore.warehouse.dir": to_spark_path(warehouse()),
+        "spark.sql.warehouse.dir": root,
+        "spark.hadoop.hive.metastore.warehouse.dir": root,
         # Glue's filter language differs from Hive's: a filter it refuses is answered with every partition
         "spark.sql.hive.metastorePartitionPruningFallbackOnException": "true",
         # the catalog changes outside this session (boto3, crawlers, other runs): plans are not cached by name

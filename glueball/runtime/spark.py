@@ -90,7 +90,8 @@ def base_settings(jars: list[str]) -> dict[str, str]:
     Data Catalog as Spark's metastore (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
     settings = dict(DEFAULT_CONF)
     settings.update(hadoop.filesystem_settings(jars, object_store_root().absolute()))
-    settings.update(hivecatalog.spark_settings())
+    s3_native = settings.get("spark.hadoop.fs.s3.impl") in (hadoop.FILESYSTEM, hadoop.S3A_FILESYSTEM)
+    settings.update(hivecatalog.spark_settings(s3_native))
     return settings
 
 

@@ -99,6 +99,8 @@ def test_seed_run_and_test_pass_twice_and_the_tables_are_glue_tables(dbt_server:
         "frame = glue.create_dynamic_frame.from_catalog(database='shop', table_name='daily_revenue')\n"
         "spark = glue.spark_session\n"
         "top = spark.sql('SELECT name FROM shop.customer_totals ORDER BY total DESC LIMIT 1').collect()[0].name\n"
+        "spark.sql('CREATE TABLE shop.country_revenue USING parquet PARTITIONED BY (country) AS '\n"
+        "          'SELECT total, customer_id, country FROM shop.customer_totals')\n"
         "json.dump({'days': frame.count(), 'top': top}, open(sys.argv[sys.argv.index('--out') + 1], 'w'))\n")
     out = tmp_path / "job.json"
     glue.create_job(Name="read-dbt", Role="arn:aws:iam::123456789012:role/GlueRole", GlueVersion="5.0",
@@ -111,6 +113,11 @@ def test_seed_run_and_test_pass_twice_and_the_tables_are_glue_tables(dbt_server:
         state = glue.get_job_run(JobName="read-dbt", RunId=run_id)["JobRun"]["JobRunState"]
     assert state == "SUCCEEDED", glue.get_job_run(JobName="read-dbt", RunId=run_id)["JobRun"].get("ErrorMessage")
     assert json.loads(out.read_text()) == {"days": 3, "top": "Ann"}
+    made = glue.get_table(DatabaseName="shop", Name="country_revenue")["Table"]       # the job's CTAS, as the
+    assert made["PartitionKeys"] == [{"Name": "country", "Type": "string"}]           # AWS CLI would show it
+    assert made["StorageDescriptor"]["Location"] == "s3://dbt-lake/warehouse/shop/country_revenue"
+    countries = glue.get_partitions(DatabaseName="shop", TableName="country_revenue")["Partitions"]
+    assert sorted(p["Values"][0] for p in countries) == ["DE", "FR"]
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def test_create_database_lands_in_the_catalog_with_its_location(glue_context: An
     spark.sql(f"CREATE DATABASE {db} COMMENT 'made by spark' WITH DBPROPERTIES ('team' = 'ops')")
     stored = client.get_database(Name=db)["Database"]
     assert stored["Description"] == "made by spark"
-    assert stored["LocationUri"].endswith(f"/{db}.db") and stored["Parameters"]["team"] == "ops"
+    assert stored["LocationUri"] == f"s3://glueball-warehouse/{db}.db" and stored["Parameters"]["team"] == "ops"
     spark.sql(f"DROP DATABASE {db}")
     with pytest.raises(client.exceptions.EntityNotFoundException):
         client.get_database(Name=db)
