@@ -58,9 +58,12 @@ def become(assignment: dict[str, Any]) -> int:
     os.environ.clear()
     os.environ.update(assignment["env"])
     os.chdir(assignment["cwd"])
+    from glueball.objects.locations import object_store_root
+    from glueball.runtime import hadoop
     from glueball.runtime.client import reset_client
 
     reset_client()
+    hadoop.reroot(object_store_root().absolute())  # the run's object store, not the server's environment's
     argv = list(assignment["argv"])
     if argv[:3] == ["-m", "glueball", "run"]:
         from glueball.runtime import scriptrunner

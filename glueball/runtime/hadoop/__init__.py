@@ -148,6 +148,21 @@ def filesystem_settings(jars: list[str], root: Path) -> dict[str, str]:
     return settings
 
 
+def reroot(root: Path) -> None:
+    """Point the running SparkContext's ``s3://`` file system at ``root``: a warm driver, started with the
+    server's environment, taking on a run whose object store is another folder (``--home``)."""
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    if context is None or context._jsc is None or context._jvm is None:
+        return
+    conf = context._jsc.hadoopConfiguration()
+    if conf.get(ROOT_KEY) is None or conf.get(ROOT_KEY) == str(root):
+        return
+    conf.set(ROOT_KEY, str(root))
+    context._jvm.org.apache.hadoop.fs.FileSystem.closeAll()  # cached instances hold the old root
+
+
 def _warn_unavailable() -> None:
     """Say once per process, on stderr, why s3:// in plain Spark is unavailable."""
     global _warned
