@@ -18,7 +18,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "IMPLEMENTATION_COVERAGE
 
 # every service a client can call, with the title of its section
 SERVICES = (("glue", "AWS Glue"), ("iam", "AWS IAM"), ("sts", "AWS STS"), ("s3", "Amazon S3"),
-            ("databrew", "AWS Glue DataBrew"))
+            ("databrew", "AWS Glue DataBrew"), ("lakeformation", "AWS Lake Formation"))
 
 
 def mounted() -> dict[str, frozenset[str]]:
