@@ -401,6 +401,18 @@ class Glueball:
         if self.scheduler is not None:
             self.scheduler.poke()
 
+    def start_hive_metastore(self, host: str, port: int) -> Any:
+        """Serve the default account's catalog as a Hive metastore (Thrift) on ``host:port`` until the process ends
+        (``glueball server --hms-port``): every call goes through this installation's Glue API in-process."""
+        from glueball.metastore import HiveMetastoreEndpoint, Metastore, ObjectStoreFiles
+        from glueball.objects.locations import object_store_root
+        from glueball.runtime.hivecatalog import warehouse
+
+        glue = self.client("glue")
+        return HiveMetastoreEndpoint(Metastore(client=lambda: glue, warehouse=warehouse(),
+                                               files=ObjectStoreFiles(object_store_root(self.settings.home))),
+                                     host, port)
+
     def client(self, service: str = "glue", access_key: str | None = None, region: str | None = None) -> Any:
         """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""
         return embedded_client(self, service, access_key, region)

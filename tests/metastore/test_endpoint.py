@@ -190,3 +190,36 @@ def test_partition_names_escape_as_hive_does() -> None:
 def test_the_endpoint_listens_on_loopback_only_by_default(endpoint: HiveMetastoreEndpoint) -> None:
     assert endpoint.host == "127.0.0.1" and endpoint.uri == f"thrift://127.0.0.1:{endpoint.port}"
     assert Path(__file__).name  # the module's endpoint serves every test above over that one port
+
+
+def test_the_server_serves_the_catalog_as_a_hive_metastore_for_other_engines(tmp_path: Path) -> None:
+    from tests.helpers import ServerProcess, free_port
+
+    port = free_port()
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home", extra_args=("--hms-port", str(port))).start()
+    try:
+        glue = server.client()
+        glue.create_database(DatabaseInput={"Name": "shared"})
+        transport = TTransport.TBufferedTransport(TSocket.TSocket("127.0.0.1", port))
+        transport.open()
+        try:
+            hive = ThriftHiveMetastore.Client(TBinaryProtocol.TBinaryProtocol(transport))
+            assert "shared" in hive.get_all_databases()
+            hive.create_table(_table("shared", "events", "s3://lake/shared/events"))
+        finally:
+            transport.close()
+        assert glue.get_table(DatabaseName="shared", Name="events")["Table"]["PartitionKeys"] == \
+            [{"Name": "day", "Type": "string"}]
+        assert (tmp_path / "home" / "s3" / "lake" / "shared" / "events").is_dir()
+    finally:
+        server.stop()
+
+
+def test_the_server_refuses_a_hive_metastore_under_iam(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    refused = subprocess.run([sys.executable, "-m", "glueball", "server", "--home", str(tmp_path), "--auth", "iam",
+                              "--hms-port", "9083"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "--hms-port needs --auth off" in refused.stderr
