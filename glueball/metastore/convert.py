@@ -236,13 +236,6 @@ def function_input(function: hms.Function) -> dict[str, Any]:
     return found
 
 
-def glue_table_as_input(table: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``TableInput`` that recreates a table GetTable answered (a rename copies it under a new name)."""
-    keep = ("Name", "Description", "Owner", "LastAccessTime", "LastAnalyzedTime", "Retention", "StorageDescriptor",
-            "PartitionKeys", "ViewOriginalText", "ViewExpandedText", "TableType", "Parameters", "TargetTable")
-    return {k: table[k] for k in keep if k in table}
-
-
 def glue_partition_as_input(partition: Mapping[str, Any]) -> dict[str, Any]:
     keep = ("Values", "LastAccessTime", "StorageDescriptor", "Parameters", "LastAnalyzedTime")
     return {k: partition[k] for k in keep if k in partition}

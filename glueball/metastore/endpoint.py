@@ -37,7 +37,6 @@ class HiveMetastoreEndpoint:
         self.host, self.port = self._socket.getsockname()[:2]
         self._stopped = threading.Event()
         self._processor: Any = None
-        self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="glueball-hms", daemon=True)
         self._thread.start()
 
@@ -52,7 +51,6 @@ class HiveMetastoreEndpoint:
         from glueball.metastore.handlers import HiveMetastoreHandler
 
         self._processor = ThriftHiveMetastore.Processor(HiveMetastoreHandler(self.metastore))
-        self._ready.set()
         while not self._stopped.is_set():
             try:
                 connection, _ = self._socket.accept()

@@ -133,7 +133,7 @@ class HiveMetastoreHandler:
     def get_table_meta(self, db_patterns: str, tbl_patterns: str, tbl_types: list[str]) -> list[hms.TableMeta]:
         found = []
         for database in self.metastore.database_names(db_patterns or "*"):
-            for table in self.metastore._pages("get_tables", "TableList", DatabaseName=database):
+            for table in self.metastore.tables(database):
                 kind = table.get("TableType") or convert.EXTERNAL_TABLE
                 if hive_pattern_matches(tbl_patterns or "*", table["Name"]) and (not tbl_types or kind in tbl_types):
                     found.append(hms.TableMeta(dbName=database, tableName=table["Name"], tableType=kind,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from glueball.metastore import shapes
-from glueball.metastore.convert import MANAGED_TABLE, VIRTUAL_VIEW, glue_partition_as_input, glue_table_as_input
+from glueball.metastore.convert import MANAGED_TABLE, VIRTUAL_VIEW, glue_partition_as_input
 from glueball.metastore.errors import MetastoreError
 
 log = logging.getLogger("glueball.metastore")
@@ -90,6 +90,10 @@ class Metastore:
             params["Expression"] = pattern
         return [t["Name"] for t in self._pages("get_tables", "TableList", **params)
                 if table_type is None or (t.get("TableType") or "EXTERNAL_TABLE") == table_type]
+
+    def tables(self, database: str) -> list[dict[str, Any]]:
+        """Every table of ``database``, whole."""
+        return list(self._pages("get_tables", "TableList", DatabaseName=database))
 
     def get_table(self, database: str, name: str) -> dict[str, Any]:
         return dict(self.client().get_table(DatabaseName=database, Name=name)["Table"])
@@ -287,9 +291,6 @@ class Metastore:
     def _pages(self, operation: str, member: str, **params: Any) -> Iterator[dict[str, Any]]:
         for page in self.client().get_paginator(operation).paginate(**params):
             yield from page.get(member, [])
-
-    def copy_table_input(self, table: Mapping[str, Any]) -> dict[str, Any]:
-        return glue_table_as_input(table)
 
 
 def hive_pattern_matches(pattern: str, name: str) -> bool:
