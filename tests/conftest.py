@@ -58,7 +58,7 @@ DRIVER_MODULES = {
     "tests/dataquality/test_service_spark.py", "tests/workflows/test_fires.py", "tests/workflows/test_resume.py",
     "tests/workflows/test_runs.py", "tests/workflows/test_scheduler.py", "tests/blueprints/test_blueprints.py",
     "tests/catalog/test_column_statistics_tasks.py", "tests/catalog/test_column_statistics_spark.py",
-    "tests/metastore/test_dbt_glue.py",
+    "tests/metastore/test_dbt_glue.py", "tests/metastore/test_iam.py",
 }
 SPARK_FIXTURES = {"spark", "glue_context", "glue_home"}
 
