@@ -84,6 +84,9 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     assert failed["State"] == "AVAILABLE" and output["Status"] == "error"
     assert (output["ErrorName"], output["ErrorValue"]) == ("ZeroDivisionError", "division by zero")
     assert any("line 2, in f" in line for line in output["Traceback"])
+    glue.create_database(DatabaseInput={"Name": "session_visible"})          # Spark SQL's catalog is the catalog
+    listed = run(glue, "analysis", "'session_visible' in [r.namespace for r in spark.sql('SHOW DATABASES').collect()]")
+    assert listed["Output"]["Data"]["TextPlain"] == "True", listed["Output"]
     missing = run(glue, "analysis", "spark.sql('SELECT * FROM no_such_table')")["Output"]
     assert missing["ErrorName"] == "AnalysisException" and "no_such_table" in missing["ErrorValue"]
 
