@@ -7,7 +7,7 @@ docs/metastore.md.
 """
 
 from glueball.metastore.endpoint import HiveMetastoreEndpoint
-from glueball.metastore.files import ObjectStoreFiles
 from glueball.metastore.service import DataFiles, Metastore
+from glueball.metastore.tabledata import ObjectStoreFiles
 
 __all__ = ["DataFiles", "HiveMetastoreEndpoint", "Metastore", "ObjectStoreFiles"]

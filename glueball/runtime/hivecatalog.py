@@ -117,11 +117,3 @@ def spark_settings(s3_filesystem: bool = True) -> dict[str, str]:
         # as on Glue: what dbt-glue's table models do on every run after the first
         "spark.sql.legacy.allowNonEmptyLocationInCTAS": "true",
     }
-
-
-def is_hive_session(spark: Any) -> bool:
-    """Whether ``spark``'s catalog is the metastore (then no lazy registration is needed)."""
-    try:
-        return str(spark.sparkContext.getConf().get("spark.sql.catalogImplementation", "in-memory")) == "hive"
-    except Exception:
-        return False

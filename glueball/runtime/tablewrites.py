@@ -117,6 +117,14 @@ class _Guard:
             self._remove()
 
 
+def is_hive_session(spark: Any) -> bool:
+    """Whether ``spark``'s catalog is the metastore (:mod:`glueball.runtime.hivecatalog`)."""
+    try:
+        return str(spark.sparkContext.getConf().get("spark.sql.catalogImplementation", "in-memory")) == "hive"
+    except Exception:
+        return False
+
+
 def _guarded(spark: Any, created: tuple[list[str], str | None] | None, run: Callable[[], Any]) -> Any:
     if created is None:
         return run()
@@ -135,8 +143,6 @@ def install() -> None:
         if _installed:
             return
         from pyspark.sql import DataFrameWriter, SparkSession
-
-        from glueball.runtime.hivecatalog import is_hive_session
 
         original_sql, original_save = SparkSession.sql, DataFrameWriter.saveAsTable
 
