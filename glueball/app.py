@@ -82,6 +82,9 @@ from glueball.jobs.eventlog import timeline
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError, default_shape
+from glueball.lakeformation import handlers as _lakeformation  # noqa: F401
+from glueball.lakeformation.area import OPERATIONS as LAKE_FORMATION_OPERATIONS
+from glueball.lakeformation.area import LakeFormationNeeds
 from glueball.logs import handlers as _logs  # noqa: F401
 from glueball.logs import metric_handlers as _metrics  # noqa: F401
 from glueball.logs.area import METRIC_OPERATIONS, LogsNeeds
@@ -244,6 +247,7 @@ class Glueball:
                               validation_code="InvalidParameterException")
         edge.add_query_service("cloudwatch", guard=self.authorizer.cloudwatch_guard if enforce else None)
         edge.add_json_variant("cloudwatch", validation_code="InvalidParameterValue")
+        edge.add_rest_service("lakeformation")  # every grant refused: nothing for a policy to allow
         catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
@@ -283,6 +287,7 @@ class Glueball:
         logs = LogsNeeds(self.store, self.run_logs.sync)
         edge.mount(LOG_OPERATIONS, logs)
         edge.mount(METRIC_OPERATIONS, logs)
+        edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))
@@ -424,6 +429,18 @@ class Glueball:
         """A job run or crawl of this process ended: let the scheduler look at workflow runs now."""
         if self.scheduler is not None:
             self.scheduler.poke()
+
+    def start_hive_metastore(self, host: str, port: int) -> Any:
+        """Serve the default account's catalog as a Hive metastore (Thrift) on ``host:port`` until the process ends
+        (``glueball server --hms-port``): every call goes through this installation's Glue API in-process."""
+        from glueball.metastore import HiveMetastoreEndpoint, Metastore, ObjectStoreFiles
+        from glueball.objects.locations import object_store_root
+        from glueball.runtime.hivecatalog import warehouse
+
+        glue = self.client("glue")
+        return HiveMetastoreEndpoint(Metastore(client=lambda: glue, warehouse=warehouse(),
+                                               files=ObjectStoreFiles(object_store_root(self.settings.home))),
+                                     host, port)
 
     def client(self, service: str = "glue", access_key: str | None = None, region: str | None = None) -> Any:
         """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from glueball import jvm
 from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
-from glueball.runtime import hadoop
+from glueball.runtime import hadoop, hivecatalog
 from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
 
@@ -92,9 +92,12 @@ def driver_jars() -> list[str]:
 
 
 def base_settings(jars: list[str]) -> dict[str, str]:
-    """:data:`DEFAULT_CONF` and the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``)."""
+    """:data:`DEFAULT_CONF`, the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``), and the
+    Data Catalog as Spark's metastore (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
     settings = dict(DEFAULT_CONF)
     settings.update(hadoop.filesystem_settings(jars, object_store_root().absolute()))
+    s3_native = settings.get("spark.hadoop.fs.s3.impl") in (hadoop.FILESYSTEM, hadoop.S3A_FILESYSTEM)
+    settings.update(hivecatalog.spark_settings(s3_native))
     return settings
 
 
@@ -109,6 +112,10 @@ def serve_this_home(session: SparkSession) -> None:
     """
     context = session.sparkContext
     settings = hadoop.filesystem_settings(driver_jars(), object_store_root().absolute())
+    if context._jsc.hadoopConfiguration().get(hadoop.ROOT_KEY) != settings.get(f"spark.hadoop.{hadoop.ROOT_KEY}"):
+        jvm = context._jvm
+        assert jvm is not None  # a running context's gateway
+        jvm.org.apache.hadoop.fs.FileSystem.closeAll()  # instances made before hold the old root
     if f"spark.hadoop.{hadoop.ROOT_KEY}" not in settings:
         context._jsc.hadoopConfiguration().unset(hadoop.ROOT_KEY)
         context._jsc.sc().conf().remove(f"spark.hadoop.{hadoop.ROOT_KEY}")

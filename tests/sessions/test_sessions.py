@@ -84,6 +84,9 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     assert failed["State"] == "AVAILABLE" and output["Status"] == "error"
     assert (output["ErrorName"], output["ErrorValue"]) == ("ZeroDivisionError", "division by zero")
     assert any("line 2, in f" in line for line in output["Traceback"])
+    glue.create_database(DatabaseInput={"Name": "session_visible"})          # Spark SQL's catalog is the catalog
+    listed = run(glue, "analysis", "'session_visible' in [r.namespace for r in spark.sql('SHOW DATABASES').collect()]")
+    assert listed["Output"]["Data"]["TextPlain"] == "True", listed["Output"]
     missing = run(glue, "analysis", "spark.sql('SELECT * FROM no_such_table')")["Output"]
     assert missing["ErrorName"] == "AnalysisException" and "no_such_table" in missing["ErrorValue"]
 
@@ -98,7 +101,7 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     assert glue.get_statement(SessionId="analysis", Id=number)["Statement"]["State"] == "CANCELLED"
     assert run(glue, "analysis", "'still alive'")["Output"]["Data"]["TextPlain"] == "'still alive'"
     listed = glue.list_statements(SessionId="analysis")["Statements"]
-    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 8
+    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 9
 
     found = glue.list_sessions(Tags={"team": "analytics"})
     assert found["Ids"] == ["analysis"] and found["Sessions"][0]["Status"] == "READY"
