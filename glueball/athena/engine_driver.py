@@ -28,8 +28,10 @@ POLL_SECONDS = 10.0
 IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"))
 ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
-# CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table
-ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true"}
+# CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table; and ANSI
+# semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL
+ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
+               "spark.sql.ansi.enabled": "true"}
 
 
 class Engine:

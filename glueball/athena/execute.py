@@ -73,9 +73,11 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
         spark.sql(statement).collect()
     frame = spark.sql(plan["Statements"][-1])
     if plan.get("Header", True):
-        _check_cutoff(spark, frame, [], query, statistics)
+        _check_cutoff(spark, frame, plan.get("TablesRead") or [], query, statistics)
     renames = plan.get("Rename") or {}
     frame = frame.toDF(*[renames.get(name, name) for name in frame.columns])
+    if plan.get("Keep"):
+        frame = frame.select(*[f"`{name}`" for name in plan["Keep"]])
     columns = [resultfile.column_info(f.name, f.dataType.simpleString()) for f in frame.schema.fields]
     from pyspark.sql import functions
 
@@ -90,8 +92,8 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
             pyarrow.csv.write_csv(table, str(path), pyarrow.csv.WriteOptions(quoting_style="all_valid"))
         else:
             with path.open("w", encoding="utf-8") as out:
-                for row in table.to_pylist():
-                    out.write(resultfile.text_line([row[c["Name"]] for c in columns]))
+                for row in table.to_pylist():  # SHOW CREATE TABLE's one value ends with a newline: no empty row
+                    out.write(resultfile.text_line([_chomp(row[c["Name"]]) for c in columns]))
     statistics["OutputRows"] = table.num_rows
     statistics["OutputBytes"] = _written_size(target)
     _write_metadata(target, columns, table.num_rows)
@@ -113,6 +115,8 @@ def _write_table(spark: Any, plan: dict[str, Any], query: dict[str, Any], statis
     _check_cutoff(spark, None, plan.get("TablesRead") or [], query, statistics)
     frame = spark.sql(plan["Statements"][-1])
     written = _rows_written(frame)
+    if plan["Kind"] == "ctas" and not written:  # Spark's CTAS keeps no write metric: the new table holds them all
+        written = spark.table(plan["Table"]["Name"]).count()
     location = (plan.get("Table") or {}).get("Location") or _table_location(spark, plan["Table"]["Name"])
     return _written_result(spark, query, location, written, statistics)
 
@@ -181,6 +185,10 @@ def _as_text(column: Any, data_type: Any) -> Any:
     return column.cast("string")
 
 
+def _chomp(value: str | None) -> str | None:
+    return value.rstrip("\n") if isinstance(value, str) else value
+
+
 # -- bytes scanned
 
 
@@ -192,9 +200,9 @@ def _check_cutoff(spark: Any, frame: Any, tables: list[str], query: dict[str, An
     for table in tables:
         try:
             files += list(spark.table(table).inputFiles())
-        except Exception:  # noqa: BLE001 - a view or a table without files reads nothing counted here
+        except Exception:  # noqa: BLE001 - a name that is no table (a CTE's) reads nothing counted here
             continue
-    scanned = sum(_size(spark, f) for f in dict.fromkeys(files))
+    scanned = sum(_size(spark, uri) for uri in dict.fromkeys(files))
     statistics["DataScannedInBytes"] = scanned
     cutoff = query.get("BytesScannedCutoff")
     if cutoff is not None and scanned > int(cutoff):
@@ -207,9 +215,12 @@ def _size(spark: Any, uri: str) -> int:
     jvm = spark.sparkContext._jvm
     path = jvm.org.apache.hadoop.fs.Path(uri)
     try:
-        return int(path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).getFileStatus(path).getLen())
+        status = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).getFileStatus(path)
     except Exception:  # noqa: BLE001 - a file gone meanwhile reads nothing
         return 0
+    if status.isDirectory():  # a Hive table's reader names its location, not its files: the files under it
+        return sum(size for _, size in _files_under(spark, uri))
+    return int(status.getLen())
 
 
 def _files_under(spark: Any, location: str) -> list[tuple[str, int]]:

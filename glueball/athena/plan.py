@@ -67,11 +67,12 @@ class Plan:
     rename: dict[str, str] = field(default_factory=dict)  # Spark's column names -> Athena's (SHOW, DESCRIBE)
     table: dict[str, Any] = field(default_factory=dict)  # ctas/insert: Database, Name, Location; unload options
     tables_read: list[str] = field(default_factory=list)
+    keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
-                "TablesRead": self.tables_read}
+                "TablesRead": self.tables_read, "Keep": self.keep}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -174,6 +175,7 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     """
     _refuse_constructs(statement)
     if isinstance(statement, exp.Query):
+        _name_columns(statement)
         return Plan("rows", [_spark(statement)], StatementType.DML, "SELECT", tables_read=_tables(statement))
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location)
@@ -198,6 +200,14 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     if isinstance(statement, exp.Command):
         return _command(statement, text.strip().rstrip(";").strip())
     raise Refusal(f"NOT_SUPPORTED: {type(statement).__name__} statements are not supported")
+
+
+def _name_columns(query: exp.Query) -> None:
+    """Athena's names of a result's unnamed columns: ``_col0``, ``_col1`` ... by position (Spark would name them
+    by their expression, ``(1 / 0)``); a column reference keeps its column's name."""
+    for position, projection in enumerate(query.selects):
+        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):
+            projection.replace(exp.alias_(projection.copy(), f"_col{position}", quoted=True))
 
 
 def _spark(statement: exp.Expression) -> str:
@@ -348,6 +358,7 @@ _SHOW = re.compile(r"^\s*SHOW\s+(?P<what>DATABASES|SCHEMAS|TABLES|VIEWS|PARTITIO
 _RENAMES = {"DATABASES": {"namespace": "database_name"}, "SCHEMAS": {"namespace": "database_name"},
             "TABLES": {"tableName": "tab_name"}, "VIEWS": {"viewName": "views"},
             "COLUMNS": {"col_name": "field"}, "CREATE TABLE": {"createtab_stmt": "createtab_stmt"}}
+_KEEP = {"TABLES": ["tab_name"], "VIEWS": ["views"]}  # Athena lists names only (Spark adds namespace, isTemporary)
 _UNLOAD = re.compile(r"^\s*UNLOAD\s*\((?P<query>.+)\)\s*TO\s*'(?P<to>[^']+)'\s*WITH\s*\((?P<with>.+)\)\s*$",
                      re.IGNORECASE | re.DOTALL)
 
@@ -363,7 +374,7 @@ def _command(statement: exp.Command, text: str) -> Plan:
         what = " ".join(shown["what"].upper().split())
         sql = ("SHOW DATABASES" + shown["rest"]) if what == "SCHEMAS" else text
         return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
-                    extension="txt", rename=_RENAMES.get(what, {}))
+                    extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
     if first == "EXPLAIN":
         inner_text = text[len("EXPLAIN"):]
         inner_plan = plan(parse(inner_text)[0], inner_text, None)
