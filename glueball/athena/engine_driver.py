@@ -91,12 +91,16 @@ class Engine:
         self._tell(query_id)
 
     def _watch(self, query_id: str, cancelled: threading.Event, done: threading.Event) -> None:
+        """Cancel the query's Spark jobs once it is being stopped, and again each turn until it has ended:
+        cancelJobGroup cancels the jobs running now, not one its statement submits later (a stop that comes while
+        Spark still plans)."""
         while not done.wait(0.2):
             try:
-                if self.client.take_query(EngineId=self.engine_id, RunningId=query_id).get("Cancel"):
+                if not cancelled.is_set() and \
+                        self.client.take_query(EngineId=self.engine_id, RunningId=query_id).get("Cancel"):
                     cancelled.set()
+                if cancelled.is_set():
                     self.spark.sparkContext.cancelJobGroup(f"athena-{query_id}")
-                    return
             except Exception:  # noqa: BLE001 - the server is away: the query goes on
                 continue
 

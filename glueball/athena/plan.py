@@ -40,9 +40,9 @@ WRITE = "spark"
 _FORBIDDEN_FUNCTIONS = frozenset({"REFLECT", "JAVA_METHOD", "TRY_REFLECT", "INPUT_FILE_NAME"})
 # CTAS/UNLOAD properties Athena documents and what glueball does with each
 _FORMATS = {"PARQUET": "parquet", "ORC": "orc", "JSON": "json", "TEXTFILE": "csv", "CSV": "csv"}
-_TABLE_PROPERTIES = frozenset({"format", "external_location", "partitioned_by", "write_compression", "compression",
-                               "parquet_compression", "orc_compression", "field_delimiter", "table_type",
-                               "bucketed_by", "bucket_count"})
+_TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "partitioned_by", "write_compression",
+                               "compression", "parquet_compression", "orc_compression", "field_delimiter",
+                               "table_type", "bucketed_by", "bucket_count"})
 
 
 class Refusal(Exception):
@@ -273,6 +273,9 @@ def _ctas(statement: exp.Create, default_location: str | None) -> Plan:
     options = _properties(statement)
     if str(options.get("table_type", "HIVE")).upper() == "ICEBERG":
         raise Refusal("NOT_SUPPORTED: table_type = 'ICEBERG' is not supported by glueball yet (Iceberg tables)")
+    if options.get("location"):
+        raise Refusal("INVALID_TABLE_PROPERTY: 'location' is an Iceberg table's property: a Hive table's CTAS names "
+                      "external_location")
     if options.get("bucketed_by") or options.get("bucket_count"):
         raise Refusal("NOT_SUPPORTED: bucketed_by/bucket_count: glueball's engine does not write bucketed tables")
     fmt = str(options.get("format", "PARQUET")).upper()
@@ -313,11 +316,13 @@ def _properties(statement: exp.Expression) -> dict[str, Any]:
     for prop in properties.expressions if properties is not None else []:
         if isinstance(prop, exp.FileFormatProperty):
             found["format"] = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
+        elif isinstance(prop, exp.LocationProperty):  # an Iceberg table's ``location``
+            found["location"] = prop.this.name
         elif isinstance(prop, exp.PartitionedByProperty):
             found["partitioned_by"] = _names(prop.this)
-        elif isinstance(prop, exp.Property):
-            found[prop.name.lower()] = _names(prop.args["value"]) if isinstance(prop.args["value"], exp.Array) \
-                else prop.args["value"].name
+        elif isinstance(prop, exp.Property) and isinstance(prop.args.get("value"), exp.Expression):
+            value = prop.args["value"]
+            found[prop.name.lower()] = _names(value) if isinstance(value, exp.Array) else value.name
         else:
             raise Refusal(f"NOT_SUPPORTED: table property {prop.sql(READ)}")
     unknown = sorted(set(found) - _TABLE_PROPERTIES)

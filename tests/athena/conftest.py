@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +14,9 @@ from tests.helpers import ServerProcess
 
 @pytest.fixture(scope="session")
 def athena_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server = ServerProcess(tmp_path_factory.mktemp("athena")).start()
+    # the engine outlives a server that stops (a restarted one adopts it): without a server it ends in 5 s
+    server = ServerProcess(tmp_path_factory.mktemp("athena")).start(
+        env=dict(os.environ, GLUEBALL_SESSION_ORPHAN_SECONDS="5"))
     s3 = client(server, "s3")
     for bucket in ("athena-results", "lake"):
         s3.create_bucket(Bucket=bucket)
