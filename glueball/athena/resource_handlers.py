@@ -326,11 +326,14 @@ def _table_wire(table: dict[str, Any]) -> dict[str, Any]:
     wire = {"Name": table["Name"], "TableType": table.get("TableType", "EXTERNAL_TABLE"),
             "Columns": columns(descriptor.get("Columns") or []),
             "PartitionKeys": columns(table.get("PartitionKeys") or []), "Parameters": parameters}
-    if table.get("CreateTime"):
-        wire["CreateTime"] = table["CreateTime"]
-    if table.get("LastAccessTime"):
-        wire["LastAccessTime"] = table["LastAccessTime"]
+    for member in ("CreateTime", "LastAccessTime"):
+        if table.get(member):  # the Glue client's datetime, Athena's epoch seconds on the wire
+            wire[member] = _epoch(table[member])
     return wire
+
+
+def _epoch(value: Any) -> float:
+    return float(value.timestamp()) if hasattr(value, "timestamp") else float(value)
 
 
 @OPERATIONS.operation("ListTableMetadata")
