@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet
+import pytest
 
 from tests.athena.helpers import RESULTS, client, rows, run, select, succeeded
 from tests.helpers import ServerProcess, unique
@@ -167,3 +168,26 @@ def test_views_show_and_describe(athena: Any) -> None:
     assert statement[0][0].startswith("CREATE TABLE") and statement[-1] != [None]
     succeeded(athena, f"DROP VIEW default.{view}")
     assert [view] not in select(athena, "SHOW TABLES", QueryExecutionContext={"Database": "default"})
+
+
+def test_usage_is_counted_per_workgroup_and_tag(athena_server: ServerProcess, athena: Any) -> None:
+    from glueball.runtime.client import boto3_session
+
+    group, table = unique("wg-usage"), unique("usage")
+    athena.create_work_group(Name=group, Configuration={"ResultConfiguration": {"OutputLocation": RESULTS}},
+                             Tags=[{"Key": "team", "Value": "risk"}])
+    succeeded(athena, f"CREATE TABLE default.{table} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{table}/') AS SELECT i FROM UNNEST(sequence(1, 1000)) AS t(i)", WorkGroup=group)
+    selected = succeeded(athena, f"SELECT sum(i) FROM default.{table}", WorkGroup=group)
+    assert run(athena, "SELECT * FROM default.no_such_table", WorkGroup=group)["Status"]["State"] == "FAILED"
+    scanned = selected["Statistics"]["DataScannedInBytes"]
+    assert scanned > 0
+    glueball = boto3_session().client("glueball", endpoint_url=athena_server.endpoint, region_name="us-east-1",
+                                      aws_access_key_id="AKIDATHENA", aws_secret_access_key="secret")
+    groups = {g["Keys"]["tag:team"]: g for g in glueball.get_usage(GroupBy=["tag:team"], Kinds=["ATHENA_QUERY"])[
+        "Groups"]}
+    # the CTAS (DDL) and the failed query cost nothing; the SELECT at least Athena's 10 MB minimum, at 5 USD/TB
+    assert groups["risk"]["Runs"] == 3 and groups["risk"]["DpuSeconds"] == 0
+    assert groups["risk"]["EstimatedCost"] == pytest.approx(max(scanned, 10 * 1024 * 1024) / 1e12 * 5, abs=1e-6)
+    by_kind = {g["Keys"]["kind"] for g in glueball.get_usage(GroupBy=["kind"])["Groups"]}
+    assert "ATHENA_QUERY" in by_kind
