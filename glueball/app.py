@@ -31,8 +31,8 @@ from glueball.athena import resource_handlers as _athena_resources  # noqa: F401
 from glueball.athena.area import INTERNAL_OPERATIONS as ATHENA_INTERNAL_OPERATIONS
 from glueball.athena.area import OPERATIONS as ATHENA_OPERATIONS
 from glueball.athena.area import AthenaNeeds
-from glueball.athena.engine import EngineRunner
-from glueball.athena.engine import reconcile as reconcile_athena_engines
+from glueball.athena.engines import EngineRunner
+from glueball.athena.engines import reconcile as reconcile_athena_engines
 from glueball.athena.queries import workgroup_of as athena_workgroup_of
 from glueball.blueprints import handlers as _blueprints  # noqa: F401
 from glueball.blueprints.area import OPERATIONS as BLUEPRINT_OPERATIONS

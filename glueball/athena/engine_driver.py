@@ -2,7 +2,7 @@
 driver when there is one).
 
 It starts Spark once (the Data Catalog as its metastore, as every driver's), then asks the server for queries
-(``Glueball.TakeQuery``, a long poll) and runs each in its main thread (:mod:`glueball.athena.execute`) as the
+(``Glueball.TakeQuery``, a long poll) and runs each in its main thread (:mod:`glueball.athena.query_runs`) as the
 caller that started it (:func:`glueball.runtime.client.act_as`). While one runs, a thread asks five times a
 second whether it is being stopped and, if so, cancels its Spark jobs. Each query's outcome is written as a
 durable record in the query's folder (:func:`glueball.supervise.outcome.record`) *before* the server is told
@@ -71,7 +71,7 @@ class Engine:
         return 0
 
     def run(self, query: dict[str, Any]) -> None:
-        from glueball.athena.execute import run
+        from glueball.athena.query_runs import run
         from glueball.runtime.client import act_as
 
         query_id = query["QueryExecutionId"]

@@ -7,7 +7,7 @@ import json
 from glueball.api.identity import Caller
 from glueball.api.operations import Request, Response
 from glueball.athena.area import INTERNAL_OPERATIONS, AthenaNeeds
-from glueball.athena.engine import engine_ready
+from glueball.athena.engines import engine_ready
 from glueball.athena.models import QueryState
 from glueball.athena.queries import QueryService, query_folder
 from glueball.errors import InvalidInputException

@@ -6,7 +6,7 @@ and DML are Trino's, translated to Spark SQL by sqlglot (its ``athena`` dialect 
 writes Spark's). What sqlglot cannot express in Spark, and what Athena itself refuses, is refused here by name
 with a :class:`Refusal` (a FAILED query with ``ErrorCategory`` 2), never handed to Spark to misread.
 
-A :class:`Plan` is stored with the query execution and read by the engine (:mod:`glueball.athena.execute`):
+A :class:`Plan` is stored with the query execution and read by the engine (:mod:`glueball.athena.query_runs`):
 
 - ``rows``: the last statement's rows are the result (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN), written as
   Athena writes them: ``<id>.csv`` with a header row for queries, ``<id>.txt`` without one for SHOW/DESCRIBE;
