@@ -101,7 +101,12 @@ class QueryService:
                                           "which glueball does not serve")
         if ((request.get("ResultReuseConfiguration") or {}).get("ResultReuseByAgeConfiguration") or {}).get("Enabled"):
             raise InvalidRequestException("Query result reuse is not supported by glueball: every query runs")
-        requested = (request.get("ResultConfiguration") or {}).get("OutputLocation")
+        result_configuration = request.get("ResultConfiguration") or {}
+        if result_configuration.get("EncryptionConfiguration"):
+            option = result_configuration["EncryptionConfiguration"].get("EncryptionOption")
+            raise InvalidRequestException(f"EncryptionConfiguration ({option}) is not supported: glueball's object "
+                                          "store does not encrypt query results", "INVALID_INPUT")
+        requested = result_configuration.get("OutputLocation")
         check_output_location(requested)
         location = workgroup.output_location if workgroup.enforced and workgroup.output_location else \
             requested or workgroup.output_location

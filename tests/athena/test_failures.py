@@ -60,6 +60,9 @@ def test_api_errors_carry_athenas_codes(athena_server: ServerProcess, athena: An
                     ResultConfiguration={"OutputLocation": RESULTS},
                     EngineConfiguration={"MaxConcurrentDpus": 4})
     assert spark["Error"]["Code"] == "InvalidRequestException"
+    encrypted = refused(athena.start_query_execution, QueryString="SELECT 1", ResultConfiguration={
+        "OutputLocation": RESULTS, "EncryptionConfiguration": {"EncryptionOption": "SSE_KMS", "KmsKey": "k"}})
+    assert encrypted["Error"]["Code"] == "InvalidRequestException" and "SSE_KMS" in encrypted["Error"]["Message"]
     token = refused(athena.get_query_results, QueryExecutionId="00000000-0000-0000-0000-000000000000",
                     NextToken="garbage")
     assert token["Error"]["Code"] == "InvalidRequestException"
