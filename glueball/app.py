@@ -12,17 +12,28 @@ runtime's embedded client (by name, :mod:`glueball.runtime.client`).
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
 import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import botocore.client
 
 from glueball.api.identity import Caller
 from glueball.api.operations import Request
+from glueball.athena import handlers as _athena  # noqa: F401
+from glueball.athena import internal_handlers as _athena_engines  # noqa: F401
+from glueball.athena import resource_handlers as _athena_resources  # noqa: F401
+from glueball.athena.area import INTERNAL_OPERATIONS as ATHENA_INTERNAL_OPERATIONS
+from glueball.athena.area import OPERATIONS as ATHENA_OPERATIONS
+from glueball.athena.area import AthenaNeeds
+from glueball.athena.engines import EngineRunner
+from glueball.athena.engines import reconcile as reconcile_athena_engines
+from glueball.athena.queries import workgroup_of as athena_workgroup_of
 from glueball.blueprints import handlers as _blueprints  # noqa: F401
 from glueball.blueprints.area import OPERATIONS as BLUEPRINT_OPERATIONS
 from glueball.blueprints.area import BlueprintNeeds
@@ -125,7 +136,7 @@ from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.supervise.driverenv import HOME as HOME_VARIABLE
 from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
-from glueball.supervise.warm import WarmPool, driver_env
+from glueball.supervise.warm import Shape, WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
 from glueball.tagging.area import TaggingNeeds
@@ -145,6 +156,7 @@ DRIVER_VARIABLES = (*RUN_VARIABLES, "GLUEBALL_SPARK_CONF", "GLUEBALL_SPARK_MASTE
 
 GLUE_TARGET_PREFIX = "AWSGlue"
 LOGS_TARGET_PREFIX = "Logs_20140328"
+ATHENA_TARGET_PREFIX = "AmazonAthena"
 INTERNAL_TARGET_PREFIX = "Glueball"
 
 
@@ -180,6 +192,8 @@ class Glueball:
         self.resource_policies = ResourcePolicies(self.iam)
         self.authorizer = Authorizer(self.iam, self.identities, self.connection_network, self.resource_policies,
                                      lambda arns: tags_of(self.store, arns), self.bucket_owner)
+        self.authorizer.athena_workgroup_of = lambda account, region, kind, found: athena_workgroup_of(
+            self.store, account, region, kind, found)
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
         self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers, self.warm_driver_env,
@@ -187,6 +201,7 @@ class Glueball:
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None,
                               self.warm)
         self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
+        self.athena = EngineRunner(self.store, self.settings.home, self.warm, self.athena_engine_plan)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
         # what runs write, read into CloudWatch Logs and metrics (before each read; every second in a server)
@@ -226,6 +241,7 @@ class Glueball:
         reconcile_crawls(self.store, self.settings.home)
         reconcile_job_runs(self.store, self.jobs)
         reconcile_sessions(self.store, self.sessions)
+        reconcile_athena_engines(self.store, self.athena)
 
     def _wire(self) -> Edge:
         enforce = self.settings.auth == "iam"
@@ -248,6 +264,8 @@ class Glueball:
         edge.add_query_service("cloudwatch", guard=self.authorizer.cloudwatch_guard if enforce else None)
         edge.add_json_variant("cloudwatch", validation_code="InvalidParameterValue")
         edge.add_rest_service("lakeformation")  # every grant refused: nothing for a policy to allow
+        edge.add_json_service("athena", ATHENA_TARGET_PREFIX, guard=self.authorizer.athena_guard if enforce else None,
+                              validation_code="InvalidRequestException")
         catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
@@ -288,6 +306,10 @@ class Glueball:
         edge.mount(LOG_OPERATIONS, logs)
         edge.mount(METRIC_OPERATIONS, logs)
         edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
+        athena = AthenaNeeds(self.store, self.settings.home, self.athena_queued, self.open_object,
+                             self.athena_glue_client, self.query_credentials)
+        edge.mount(ATHENA_OPERATIONS, athena)
+        edge.mount(ATHENA_INTERNAL_OPERATIONS, athena)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))
@@ -323,6 +345,58 @@ class Glueball:
         if not path.is_file():
             raise FileNotFoundError(f"no object {uri}")
         return path.read_bytes()
+
+    def open_object(self, uri: str) -> IO[bytes]:
+        """A readable binary file of the object at ``s3://bucket/key`` (Athena's result files, read a page at a time).
+
+        Raises:
+            FileNotFoundError: there is no such object.
+        """
+        if self.settings.object_store_url:
+            return io.BytesIO(self.read_object(uri))
+        location = parse_s3(uri)
+        path = self.objects.object_path(location.bucket, location.key)
+        if not path.is_file():
+            raise FileNotFoundError(f"no object {uri}")
+        return path.open("rb")
+
+    def athena_queued(self) -> None:
+        """An Athena query waits for an engine: a serving process starts one (an embedded one leaves it queued)."""
+        if self.serves_runs:
+            self.athena.queued()
+
+    def query_credentials(self, access_key: str | None) -> tuple[str, str, str | None] | None:
+        """What an Athena engine signs a query's requests with: the credentials of the key that started it (with
+        ``--auth iam``, its secret as the server knows it; None once the key is no longer valid)."""
+        if self.settings.auth != "iam":
+            return access_key or "glueball", "glueball", None
+        holder = self.identities.authenticate(access_key) if access_key else None
+        if holder is None or not holder.active or (holder.expires_at is not None and holder.expires_at < time.time()):
+            return None
+        return access_key or "", holder.secret, holder.session_token
+
+    def athena_glue_client(self, caller: Caller) -> Any:
+        """A Glue client acting as ``caller`` (Athena's catalog operations read the Data Catalog as the caller)."""
+        credentials = self.query_credentials(caller.access_key)
+        key, secret, token = credentials or (caller.access_key or "", "", None)
+        return embedded_client(self, "glue", key, caller.region, secret, token)
+
+    def athena_engine_plan(self, engine_id: str, folder: Path) -> tuple[Shape, dict[str, str]]:
+        """The shape of an Athena engine's driver (a default Glue job's, so a warm driver takes it) and its
+        environment: this installation, this server's endpoint, and credentials for glueball's own operations
+        (with ``--auth iam``, the default account's root key)."""
+        env = {k: v for k, v in os.environ.items() if k not in DRIVER_VARIABLES and k != "PYSPARK_SUBMIT_ARGS"}
+        endpoint = self.settings.endpoint
+        DriverEnv(home=self.settings.home, endpoint=endpoint, store_url="" if endpoint else self.settings.store_url,
+                  log_dir=folder).apply(env)
+        env.update({"AWS_REGION": self.settings.region, "AWS_DEFAULT_REGION": self.settings.region,
+                    "PYTHONUNBUFFERED": "1"})
+        if endpoint:
+            env.update(endpoint_variables(endpoint))
+        key = self.iam.root_key(DEFAULT_ACCOUNT_ID) if self.settings.auth == "iam" else None
+        env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = key or ("glueball", "glueball")
+        env.pop("AWS_SESSION_TOKEN", None)
+        return default_shape(self.settings.home), env
 
     def layout_env(self, scope: Scope, access_key: str | None, role: str, run_id: str) -> dict[str, str]:
         """The environment of a process that runs user code for this installation outside a job (a blueprint's
@@ -473,6 +547,7 @@ class Glueball:
         self.crawls.close()
         self.jobs.close()
         self.sessions.close()
+        self.athena.close()
         self.warm.close()
         self.store.dispose()
 

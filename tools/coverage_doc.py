@@ -19,7 +19,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "IMPLEMENTATION_COVERAGE
 # every service a client can call, with the title of its section
 SERVICES = (("glue", "AWS Glue"), ("iam", "AWS IAM"), ("sts", "AWS STS"), ("s3", "Amazon S3"),
             ("databrew", "AWS Glue DataBrew"), ("logs", "Amazon CloudWatch Logs"), ("cloudwatch", "Amazon CloudWatch"),
-            ("lakeformation", "AWS Lake Formation"))
+            ("lakeformation", "AWS Lake Formation"), ("athena", "Amazon Athena"))
 
 
 def mounted() -> dict[str, frozenset[str]]:

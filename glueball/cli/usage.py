@@ -39,7 +39,8 @@ def _moment(text: str | None) -> dt.datetime | None:
               help="tag:<key>, resource, kind or user (repeatable).")
 @click.option("--since", default=None, help="Runs started since: 30d, 12h, 90m or an ISO date.")
 @click.option("--until", default=None, help="Runs started before: 30d, 12h, 90m or an ISO date.")
-@click.option("--kind", "kinds", multiple=True, type=click.Choice(["JOB_RUN", "CRAWL", "DATA_QUALITY_RUN", "SESSION"]),
+@click.option("--kind", "kinds", multiple=True,
+              type=click.Choice(["JOB_RUN", "CRAWL", "DATA_QUALITY_RUN", "SESSION", "ATHENA_QUERY"]),
               help="Only these kinds of runs (repeatable).")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV instead of a table.")
 @console_options

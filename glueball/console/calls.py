@@ -24,7 +24,7 @@ from glueball.console.signin import Credentials
 
 # (service, access key, secret, session token) -> a boto3 client answered by the installation in-process
 ClientFactory = Callable[[str, str | None, str | None, str | None], Any]
-SERVICES = ("glue", "glueball", "sts")  # what the console's pages call
+SERVICES = ("glue", "glueball", "sts", "athena")  # what the console's pages call
 LOG_PIECE = 256 * 1024  # the most of a log one request returns
 
 

@@ -29,6 +29,7 @@ class Page:
 
 PAGES = (
     Page("catalog", "Catalog", "glue", "GetTables"),
+    Page("query", "Query editor", "athena", "StartQueryExecution"),
     Page("connections", "Connections", "glue", "GetConnections"),
     Page("registry", "Schema registry", "glue", "ListRegistries"),
     Page("crawlers", "Crawlers", "glue", "GetCrawlers"),

@@ -247,3 +247,37 @@ def cloudwatch_ask(operation: str, request: Mapping[str, Any]) -> Ask:
     if operation == "PutMetricData":
         context["cloudwatch:namespace"] = str(request.get("Namespace"))
     return Ask(f"cloudwatch:{operation}", ("*",), context)
+
+
+# Athena's operations on what they name: a workgroup (the query's, the named query's, the request's, else primary)
+# or a data catalog; listings of workgroups and catalogs, and engine versions, name none
+_ATHENA_ANY = frozenset({"ListWorkGroups", "ListDataCatalogs", "ListEngineVersions", "ListCapacityReservations"})
+_ATHENA_CATALOG = frozenset({"CreateDataCatalog", "GetDataCatalog", "UpdateDataCatalog", "DeleteDataCatalog",
+                             "ListDatabases", "GetDatabase", "ListTableMetadata", "GetTableMetadata"})
+
+
+def athena_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str,
+               workgroup_of: Callable[[str, str], str | None]) -> Ask:
+    """What an Athena ``operation`` asks: ``athena:<Operation>`` on the workgroup it acts in
+    (``arn:aws:athena:<region>:<account>:workgroup/<name>``: the request's ``WorkGroup``, the workgroup of the
+    query execution or named query it names, ``primary`` by default), on the data catalog it names
+    (``datacatalog/<name>``), on the tagged resource's ARN, or ``*`` for the listings of workgroups and
+    catalogs. ``workgroup_of(kind, id)`` finds the workgroup of a ``query`` or ``named`` query. Tags given set
+    ``aws:RequestTag/*`` and ``aws:TagKeys``."""
+    base = f"arn:aws:athena:{region}:{account_id}"
+    action = f"athena:{operation}"
+    tags = {t.get("Key", ""): t.get("Value", "") for t in request.get("Tags") or [] if isinstance(t, Mapping)}
+    if operation in _ATHENA_ANY:
+        return Ask(action, ("*",))
+    if request.get("ResourceARN"):
+        return Ask(action, (str(request["ResourceARN"]),), _tag_context(tags))
+    if operation in _ATHENA_CATALOG:
+        return Ask(action, (f"{base}:datacatalog/{request.get('Name') or request.get('CatalogName')}",),
+                   _tag_context(tags))
+    workgroup = request.get("WorkGroup") or (request.get("Name") if "WorkGroup" in operation else None)
+    ids = [request.get("QueryExecutionId"), *(request.get("QueryExecutionIds") or [])]
+    named = [request.get("NamedQueryId"), *(request.get("NamedQueryIds") or [])]
+    groups = {workgroup} if workgroup else set()
+    groups |= {workgroup_of("query", str(i)) or "primary" for i in ids if i}
+    groups |= {workgroup_of("named", str(i)) or "primary" for i in named if i}
+    return Ask(action, tuple(f"{base}:workgroup/{g}" for g in sorted(groups or {"primary"})), _tag_context(tags))

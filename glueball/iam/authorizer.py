@@ -16,7 +16,7 @@ from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
-from glueball.iam.actions import Ask, cloudwatch_ask, databrew_ask, glue_ask, iam_ask, logs_ask, s3_asks
+from glueball.iam.actions import Ask, athena_ask, cloudwatch_ask, databrew_ask, glue_ask, iam_ask, logs_ask, s3_asks
 from glueball.iam.credentials import Identities
 from glueball.iam.errors import (
     CloudWatchAccessDenied,
@@ -71,6 +71,8 @@ class Authorizer:
         self.resource_policies = resource_policies
         self.tags = tags
         self.bucket_owner = bucket_owner  # the account of an S3 bucket (None: no such bucket)
+        # (account, region, "query" | "named", id) -> the workgroup of an Athena query or named query
+        self.athena_workgroup_of: Callable[[str, str, str, str], str | None] | None = None
         # decisions on the same question with the same policies: a request's time and its resources'
         # tags are not part of the question, so decisions that read them are never kept
         self._decisions: Remembered[tuple[Any, ...], tuple[Outcome, tuple[Policy, ...]]] = Remembered(
@@ -183,6 +185,16 @@ class Authorizer:
         """A CloudWatch Logs request: ``logs:<Operation>`` on its log group or stream, in the caller's account."""
         self.check(caller, logs_ask(operation, request, caller.account_id, caller.region), caller.account_id,
                    LogsAccessDenied)
+
+    def athena_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        """An Athena request: ``athena:<Operation>`` on its workgroup or data catalog, in the caller's account."""
+        lookup = self.athena_workgroup_of
+
+        def workgroup_of(kind: str, found: str) -> str | None:
+            return lookup(caller.account_id, caller.region, kind, found) if lookup is not None else None
+
+        self.check(caller, athena_ask(operation, request, caller.account_id, caller.region, workgroup_of),
+                   caller.account_id, AccessDeniedException)
 
     def cloudwatch_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
         """A CloudWatch metrics request: ``cloudwatch:<Operation>`` (with ``cloudwatch:namespace`` for

@@ -298,6 +298,14 @@ class IamService:
         with self.writing() as session:
             session.delete(self._key_row(session, account_id, user, key_id))
 
+    def root_key(self, account_id: str) -> tuple[str, str] | None:
+        """An active access key of the account's root and its secret (the server's own engines act with it)."""
+        with self.store.read() as session:
+            row = session.scalars(select(AccessKeyRow).where(
+                AccessKeyRow.account_id == account_id, AccessKeyRow.user_id.is_(None),
+                AccessKeyRow.status == "Active").order_by(AccessKeyRow.access_key_id).limit(1)).first()
+            return (row.access_key_id, row.secret) if row is not None else None
+
     def has_root_key(self, account_id: str) -> bool:
         with self.store.read() as session:
             return (session.scalar(select(func.count()).select_from(AccessKeyRow).where(

@@ -32,7 +32,9 @@ DEFAULT_EMBEDDED_FACTORY = "glueball.app:default_embedded_client"
 GLUE = "glue"
 
 _lock = threading.Lock()
-_clients: dict[str, Any] = {}
+Acting = tuple[str, str, str | None, str]  # access key, secret, session token, region
+_clients: dict[tuple[str, Acting | None], Any] = {}
+_acting: Acting | None = None  # whom the clients act as now (None: the process's own credentials)
 
 
 class NoGlueballService(Exception):
@@ -61,6 +63,17 @@ def service_client(service: str) -> Any:
     return _client(service)
 
 
+def act_as(credentials: Acting | None) -> None:
+    """Sign the process's clients against ``GLUEBALL_ENDPOINT`` with ``credentials`` (access key, secret, session
+    token, region) from now on; None: the process's own again. An Athena engine runs each query as the caller that
+    started it, so the Glue calls of Spark's metastore for that query are authorized as that caller's (clients are
+    kept per credentials). glueball's own operations keep the process's credentials (the engine's own calls), and
+    embedded clients (no endpoint) are the installation's default account's whatever is set."""
+    global _acting
+    with _lock:
+        _acting = credentials
+
+
 def reset_client() -> None:
     """Forget the process's clients, closing an embedded installation (tests switch homes and endpoints)."""
     with _lock:
@@ -73,9 +86,10 @@ def reset_client() -> None:
 
 def _client(service: str) -> Any:
     with _lock:
-        found = _clients.get(service)
+        key = (service, _acting if driverenv.current().endpoint and service != INTERNAL_SERVICE else None)
+        found = _clients.get(key)
         if found is None:
-            found = _clients[service] = _create(service)
+            found = _clients[key] = _create(service, key[1])
         return found
 
 
@@ -88,17 +102,16 @@ def boto3_session() -> boto3.session.Session:
     return session
 
 
-def _create(service: str) -> Any:
+def _create(service: str, acting: Acting | None = None) -> Any:
     endpoint = driverenv.current().endpoint
     if endpoint:
         region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         if endpoint == "aws":
             return boto3.client(service, region_name=region)
-        return boto3_session().client(
-            service, endpoint_url=endpoint, region_name=region,
-            aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "glueball"),
-            aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "glueball"),
-            aws_session_token=os.environ.get("AWS_SESSION_TOKEN"),
-        )
+        key, secret, token, region = acting or (os.environ.get("AWS_ACCESS_KEY_ID", "glueball"),
+                                                os.environ.get("AWS_SECRET_ACCESS_KEY", "glueball"),
+                                                os.environ.get("AWS_SESSION_TOKEN"), region)
+        return boto3_session().client(service, endpoint_url=endpoint, region_name=region, aws_access_key_id=key,
+                                      aws_secret_access_key=secret, aws_session_token=token)
     module, _, function = os.environ.get(EMBEDDED_FACTORY_ENV, DEFAULT_EMBEDDED_FACTORY).partition(":")
     return getattr(importlib.import_module(module), function)(service)

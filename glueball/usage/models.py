@@ -7,6 +7,8 @@
 - Crawls: per second with a 10-minute minimum per crawl. AWS does not publish how many DPUs a crawl
   uses; a glueball crawl runs on one thread of the server, counted as 1 DPU.
 - Interactive sessions: their DPUs, per second, 1-minute minimum.
+- Athena queries: by the bytes they scan, at 5 USD per TB, each query at least 10 MB; DDL statements and failed
+  queries cost nothing, a cancelled query what it scanned. Their resource is the workgroup (its tags group them).
 
 Prices are the list price per DPU-hour (US East): 0.44 USD, Flex 0.29 USD.
 """
@@ -21,6 +23,8 @@ FLEX_PRICE_PER_DPU_HOUR = 0.29
 WORKER_DPUS = {"G.025X": 0.25, "G.1X": 1.0, "G.2X": 2.0, "G.4X": 4.0, "G.8X": 8.0, "Z.2X": 2.0, "Standard": 1.0}
 MINIMUM_SECONDS = {"JOB_RUN": 60.0, "DATA_QUALITY_RUN": 60.0, "SESSION": 60.0, "CRAWL": 600.0}
 CRAWL_DPUS = 1.0
+ATHENA_PRICE_PER_TB = 5.0
+ATHENA_MINIMUM_BYTES = 10 * 1024 * 1024
 
 
 class UsageKind(StrEnum):
@@ -28,6 +32,7 @@ class UsageKind(StrEnum):
     CRAWL = "CRAWL"
     DATA_QUALITY_RUN = "DATA_QUALITY_RUN"
     SESSION = "SESSION"
+    ATHENA_QUERY = "ATHENA_QUERY"
 
 
 def run_dpus(spec: dict[str, object]) -> float:
@@ -64,13 +69,20 @@ class UsageRecord:
     flex: bool = False
     user: str = "unknown"
     tags: dict[str, str] = field(default_factory=dict)
+    scanned_bytes: int | None = None  # an Athena query's billed scan (None: not billed, as DDL or a failure)
 
     @property
     def dpu_seconds(self) -> float:
+        if self.kind is UsageKind.ATHENA_QUERY:
+            return 0.0
         return self.dpus * billed_seconds(self.kind, self.seconds)
 
     @property
     def cost(self) -> float:
+        if self.kind is UsageKind.ATHENA_QUERY:
+            if self.scanned_bytes is None:
+                return 0.0
+            return max(self.scanned_bytes, ATHENA_MINIMUM_BYTES) / 1e12 * ATHENA_PRICE_PER_TB
         price = FLEX_PRICE_PER_DPU_HOUR if self.flex else PRICE_PER_DPU_HOUR
         return self.dpu_seconds / 3600.0 * price
 

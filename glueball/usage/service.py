@@ -8,6 +8,7 @@ know). Runs started by a trigger or a workflow are the starting trigger's (``use
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Sequence
 
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from glueball.errors import InvalidInputException
+from glueball.store.athena_tables import AthenaQueryRow
 from glueball.store.engine import Store
 from glueball.store.identity_tables import AccessKeyRow, PrincipalRow, SessionRow
 from glueball.store.schema import CrawlerRow, CrawlRow, DataQualityRunRow, JobRow, JobRunRow, TagRow
@@ -54,12 +56,13 @@ class UsageService:
                 found += self._quality_runs(session, now)
             if UsageKind.SESSION in wanted:
                 found += self._sessions(session, users, now)
+            if UsageKind.ATHENA_QUERY in wanted:
+                found += self._athena_queries(session, users, now)
             arns = list({r.resource_arn for r in found})
             tags: dict[str, dict[str, str]] = {}
             for row in session.scalars(select(TagRow).where(TagRow.resource_arn.in_(arns))) if arns else []:
                 tags.setdefault(row.resource_arn, {})[row.key] = row.value
-        return [UsageRecord(r.kind, r.resource, r.resource_arn, r.run_id, r.started_on, r.seconds, r.dpus, r.flex,
-                            r.user, tags.get(r.resource_arn, {}))
+        return [dataclasses.replace(r, tags=tags.get(r.resource_arn, {}))
                 for r in found if (since is None or r.started_on >= since) and (until is None or r.started_on < until)]
 
     def _job_runs(self, session: Session, users: _Users, now: float) -> list[UsageRecord]:
@@ -98,6 +101,20 @@ class UsageService:
                                      else {"WorkerType": "G.1X", "NumberOfWorkers": 5}),
                             user=users.of(row.access_key))
                 for row in rows]
+
+    def _athena_queries(self, session: Session, users: _Users, now: float) -> list[UsageRecord]:
+        rows = session.scalars(select(AthenaQueryRow).where(
+            AthenaQueryRow.account_id == self.scope.account_id, AthenaQueryRow.region == self.scope.region))
+        records = []
+        for row in rows:
+            billed = row.statement_type == "DML" and row.state in ("SUCCEEDED", "CANCELLED")
+            scanned = int((row.statistics or {}).get("DataScannedInBytes", 0)) if billed else None
+            records.append(UsageRecord(
+                UsageKind.ATHENA_QUERY, row.workgroup,
+                f"arn:aws:athena:{self.scope.region}:{self.scope.account_id}:workgroup/{row.workgroup}",
+                row.query_id, row.submitted, (row.completed or now) - row.submitted, 0.0,
+                user=users.of(row.access_key), scanned_bytes=scanned))
+        return records
 
     def grouped(self, group_by: Sequence[str], since: float | None = None, until: float | None = None,
                 kinds: Iterable[UsageKind] | None = None) -> list[UsageGroup]:

@@ -72,7 +72,7 @@ def test_calls_answer_as_the_api_and_refuse_what_it_refuses(open_console: tuple[
     assert error(console, "POST", "/api/call", call("glue", "GetTable", {"DatabaseName": "x"}))[:2] == (
         400, "ParamValidationError")
     assert error(console, "POST", "/api/call", call("s3", "ListBuckets")) == (
-        400, "UnknownService", "The console calls glue, glueball, sts, not 's3'")
+        400, "UnknownService", "The console calls glue, glueball, sts, athena, not 's3'")
     assert error(console, "POST", "/api/call", call("glue", "DropEverything")) == (
         400, "UnknownOperation", "glue has no operation 'DropEverything'")
 
@@ -112,7 +112,7 @@ def test_the_page_lists_the_pages_whose_operations_are_served(open_console: tupl
     assert status == 200 and headers["content-type"].startswith("text/html")
     config = json.loads(page.decode().split('type="application/json">')[1].split("</script>")[0])
     names = [p["name"] for p in config["pages"]]
-    assert names[:2] == ["catalog", "connections"] and "spend" in names and config["enforced"] is False
+    assert names[:3] == ["catalog", "query", "connections"] and "spend" in names and config["enforced"] is False
     registry = "ListRegistries" in console.needs.implemented("glue")
     assert ("registry" in names) is registry  # shown only where the schema registry is served
     status, headers, script = answer(console, "GET", "/static/vendor/uPlot.iife.min.js")

@@ -14,7 +14,6 @@ from typing import Any
 from glueball.edge.protocols.base import CodedError, Protocol
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import (
-    GlueError,
     InternalServiceException,
     SerializationException,
     ServiceError,
@@ -85,7 +84,9 @@ class JsonProtocol(Protocol):
         return WireResponse(200, json.dumps(result, default=_default).encode(), request_id, self.content_type)
 
     def error(self, error: ServiceError, request_id: str) -> WireResponse:
-        wire = error.to_wire() if isinstance(error, GlueError) else {"__type": error.code, "message": error.message}
+        # an error that knows its service's wire members writes them (Glue's, Athena's AthenaErrorCode ...)
+        to_wire = getattr(error, "to_wire", None)
+        wire = to_wire() if callable(to_wire) else {"__type": error.code, "message": error.message}
         headers = []
         if self._query_shapes is not None:
             wire["__type"] = self._query_shapes.get(error.code, error.code)

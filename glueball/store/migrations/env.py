@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from glueball.store import (
+    athena_tables,  # noqa: F401 - registers Athena's tables on Base
     identity_tables,  # noqa: F401 - registers the identity tables on Base
     log_tables,  # noqa: F401 - registers CloudWatch Logs' and metrics' tables on Base
     recipe_tables,  # noqa: F401 - registers the DataBrew recipe tables on Base

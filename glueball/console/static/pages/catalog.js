@@ -117,7 +117,10 @@
   }
 
   async function detail(el, database, name) {
-    el.append(h("h2", {}, link(["catalog"], "Databases"), " / ", link(["catalog", database], database), " / ", name));
+    el.append(h("h2", {}, link(["catalog"], "Databases"), " / ", link(["catalog", database], database), " / ", name),
+      Console.config.pages.some(p => p.name === "query")
+        ? h("p", {}, h("a", {href: `#/query/${encodeURIComponent(database)}/${encodeURIComponent(name)}`,
+          id: "preview-table"}, "Preview table")) : null);
     const body = h("div");
     el.append(body);
     await section(body, "table", async () => {

@@ -1,0 +1,134 @@
+"""What the Athena API costs over Spark itself: a SELECT over 1M Parquet rows through StartQueryExecution /
+GetQueryExecution / GetQueryResults against the same query in a warm Spark session directly; and how long the
+first query of a server waits, cold (its engine starts a JVM) and warm (its engine takes a warm driver).
+
+Run ``.venv/bin/python bench/athena.py [--rows N] [--rounds R]``. It starts a ``glueball server`` (one warm
+driver), writes the rows as Parquet with a CTAS through the API, warms both sides with one query each, then
+alternates rounds: the query through the API (start to the last result page read) and the same Spark SQL over
+the same files in this process's own Spark session (``collect``). It prints the median and best of each and
+their ratio (goal: at most 1.2x). Then, on fresh homes, the first ``SELECT 1`` of a server without warm drivers
+and of one whose warm driver is ready. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.athena.helpers import client, rows, succeeded, wait_query  # noqa: E402
+from tests.helpers import ServerProcess  # noqa: E402
+
+QUERY = "SELECT bucket, count(*) AS n, sum(value) AS total, max(id) AS top FROM {table} WHERE value > 0.1 " \
+        "GROUP BY bucket ORDER BY bucket"
+RESULTS = "s3://bench-results/q/"
+
+
+ENGINE_SECONDS: list[float] = []  # each API round's EngineExecutionTimeInMillis: the engine's share of it
+
+
+def through_api(athena: Any, sql: str) -> tuple[float, list[list[str | None]]]:
+    begun = time.perf_counter()
+    query_id = athena.start_query_execution(QueryString=sql, QueryExecutionContext={"Database": "default"},
+                                            ResultConfiguration={"OutputLocation": RESULTS})["QueryExecutionId"]
+    execution = wait_query(athena, query_id)
+    assert execution["Status"]["State"] == "SUCCEEDED", execution["Status"]
+    found = rows(athena, query_id)
+    ENGINE_SECONDS.append(execution["Statistics"]["EngineExecutionTimeInMillis"] / 1000)
+    return time.perf_counter() - begun, found
+
+
+def directly(spark: Any, sql: str) -> tuple[float, list[Any]]:
+    begun = time.perf_counter()
+    found = spark.sql(sql).collect()
+    return time.perf_counter() - begun, found
+
+
+def wait_warm(home: Path, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(r.read_text().strip() for r in (home / "warm").glob("*/ready")):
+            return
+        time.sleep(0.2)
+    raise SystemExit("no warm driver became ready")
+
+
+def first_query(warm: bool, env: dict[str, str]) -> float:
+    with tempfile.TemporaryDirectory(prefix="bench-athena-first-") as folder:
+        server = ServerProcess(Path(folder), warm_drivers=1 if warm else 0).start(env)
+        try:
+            client(server, "s3").create_bucket(Bucket="bench-results")
+            if warm:
+                wait_warm(server.home)
+            begun = time.perf_counter()
+            succeeded(client(server), "SELECT 1", ResultConfiguration={"OutputLocation": RESULTS})
+            return time.perf_counter() - begun
+        finally:
+            server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--no-first-query", action="store_true", help="skip the cold and warm first queries")
+    args = parser.parse_args()
+    # the engine ends a few seconds after its server (the bench's servers are not restarted)
+    env = dict(os.environ, GLUEBALL_SESSION_ORPHAN_SECONDS="5")
+
+    from glueball.runtime.spark import spark_session
+
+    with tempfile.TemporaryDirectory(prefix="bench-athena-") as folder:
+        server = ServerProcess(Path(folder), warm_drivers=1).start(env)
+        try:
+            client(server, "s3").create_bucket(Bucket="bench-results")
+            client(server, "s3").create_bucket(Bucket="bench")
+            athena = client(server)
+            begun = time.perf_counter()
+            succeeded(athena, f"CREATE TABLE default.bench_rows WITH (format = 'PARQUET', external_location = "
+                              f"'s3://bench/rows/') AS SELECT i AS id, i % 100 AS bucket, rand() AS value "
+                              f"FROM UNNEST(sequence(1, {args.rows})) AS t(i)",
+                      ResultConfiguration={"OutputLocation": RESULTS})
+            print(f"{args.rows} rows written as Parquet through the API (CTAS) in {time.perf_counter() - begun:.1f} s")
+            files = server.home / "s3" / "bench" / "rows"
+            size = sum(f.stat().st_size for f in files.rglob("*.parquet"))
+            print(f"  {size / 1e6:.1f} MB in {len(list(files.rglob('*.parquet')))} files")
+
+            spark = spark_session(app_name="bench-athena-direct")
+            spark.read.parquet(str(files)).createOrReplaceTempView("bench_rows_direct")
+            api_sql, spark_sql = QUERY.format(table="bench_rows"), QUERY.format(table="bench_rows_direct")
+            _, api_rows = through_api(athena, api_sql)  # warm-up: the engine's first plan of the table
+            _, spark_rows = directly(spark, spark_sql)
+            assert len(api_rows) == len(spark_rows) + 1 == 101  # the header row, then one row per bucket
+            assert [int(r[1] or 0) for r in api_rows[1:]] == [int(r["n"]) for r in spark_rows]
+            api_times, spark_times = [], []
+            for _ in range(args.rounds):
+                api_times.append(through_api(athena, api_sql)[0])
+                spark_times.append(directly(spark, spark_sql)[0])
+            spark.stop()
+        finally:
+            server.stop()
+    api_median, spark_median = statistics.median(api_times), statistics.median(spark_times)
+    print(f"SELECT over {args.rows} Parquet rows, {args.rounds} rounds:")
+    print(f"  through the Athena API      median {api_median:6.3f} s  best {min(api_times):6.3f} s")
+    print(f"  warm Spark session directly median {spark_median:6.3f} s  best {min(spark_times):6.3f} s")
+    print(f"  ratio (median) {api_median / spark_median:.2f}x   (best) {min(api_times) / min(spark_times):.2f}x")
+    print(f"  of which in the engine (EngineExecutionTimeInMillis) median "
+          f"{statistics.median(ENGINE_SECONDS[-args.rounds:]):6.3f} s")
+    if args.no_first_query:
+        return
+    cold = first_query(False, env)
+    warm = first_query(True, env)
+    print(f"first query of a server: cold (engine starts a JVM) {cold:.1f} s, warm (engine takes a warm driver) "
+          f"{warm:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

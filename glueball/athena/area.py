@@ -1,0 +1,37 @@
+"""The athena area: Athena's API (``AmazonAthena.*``) and glueball's own operations for its engines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from glueball.api.identity import Caller
+from glueball.api.operations import Operations
+from glueball.store.engine import Store
+
+OPERATIONS = Operations("athena")
+INTERNAL_OPERATIONS = Operations("glueball")
+
+
+@dataclass(frozen=True, eq=False)
+class AthenaNeeds:
+    """What Athena's handlers are given.
+
+    Attributes:
+        store: the store.
+        home: ``GLUEBALL_HOME`` (queries' outcome records live under ``athena/queries``).
+        queued: called when a query waits for an engine (the engine runner starts one if none runs).
+        open_object: a readable binary file of an object (``s3://bucket/key``); raises FileNotFoundError.
+        glue: a Glue client acting as the caller (the catalog operations: ListDatabases, GetTableMetadata ...).
+        credentials: the access key, secret and session token an engine acts with for a query started with
+            the given access key (None: the key is no longer valid).
+    """
+
+    store: Store
+    home: Path
+    queued: Callable[[], None]
+    open_object: Callable[[str], IO[bytes]]
+    glue: Callable[[Caller], Any]
+    credentials: Callable[[str | None], tuple[str, str, str | None] | None]

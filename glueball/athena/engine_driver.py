@@ -1,0 +1,141 @@
+"""An Athena engine: ``python -m glueball.athena.engine_driver ENGINE_ID``, launched by the server (on a warm
+driver when there is one).
+
+It starts Spark once (the Data Catalog as its metastore, as every driver's), then asks the server for queries
+(``Glueball.TakeQuery``, a long poll) and runs each in its main thread (:mod:`glueball.athena.query_runs`) as the
+caller that started it (:func:`glueball.runtime.client.act_as`). While one runs, a thread asks five times a
+second whether it is being stopped and, if so, cancels its Spark jobs. Each query's outcome is written as a
+durable record in the query's folder (:func:`glueball.supervise.outcome.record`) *before* the server is told
+(``Glueball.FinishQuery``): a server that dies in between finds the record when it settles the query.
+
+It ends when the server says the engine has ended, when idle for ``GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS`` (600),
+when no server has answered for ``GLUEBALL_SESSION_ORPHAN_SECONDS`` (600), or when signalled.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from glueball.supervise import outcome
+
+POLL_SECONDS = 10.0
+IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"))
+ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
+# Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
+# CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table; and ANSI
+# semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL
+ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
+               "spark.sql.ansi.enabled": "true"}
+
+
+class Engine:
+    def __init__(self, engine_id: str, client: Any, spark: Any) -> None:
+        self.engine_id = engine_id
+        self.client = client
+        self.spark = spark
+        self.stopping = False
+
+    def serve(self) -> int:
+        idle_since = time.monotonic()
+        unanswered: float | None = None
+        while not self.stopping:
+            try:
+                answer = self.client.take_query(EngineId=self.engine_id, WaitSeconds=POLL_SECONDS)
+                unanswered = None
+            except Exception as exc:  # noqa: BLE001 - the server restarts or is gone: ask again a little later
+                unanswered = unanswered or time.monotonic()
+                if time.monotonic() - unanswered > ORPHAN_SECONDS:
+                    outcome.report(outcome.FAILED, f"no server answered for {ORPHAN_SECONDS:.0f} s")
+                    return 1
+                print(f"glueball athena engine {self.engine_id}: asking for work failed: {exc}", file=sys.stderr,
+                      flush=True)
+                time.sleep(1.0)
+                continue
+            if answer.get("EngineEnded"):
+                break
+            query = answer.get("Query")
+            if not query:
+                if time.monotonic() - idle_since > IDLE_SECONDS:
+                    outcome.report(outcome.SUCCEEDED, f"the engine was idle for {IDLE_SECONDS:.0f} s")
+                    return 0
+                continue
+            self.run(query)
+            idle_since = time.monotonic()
+        outcome.report(outcome.SUCCEEDED, "the engine was stopped")
+        return 0
+
+    def run(self, query: dict[str, Any]) -> None:
+        from glueball.athena.query_runs import run
+        from glueball.runtime.client import act_as
+
+        query_id = query["QueryExecutionId"]
+        cancelled = threading.Event()
+        done = threading.Event()
+        watcher = threading.Thread(target=self._watch, args=(query_id, cancelled, done), daemon=True)
+        credentials = query.get("Credentials") or {}
+        act_as((credentials.get("AccessKeyId", "glueball"), credentials.get("SecretAccessKey", "glueball"),
+                credentials.get("SessionToken"), query.get("Region") or os.environ.get("AWS_REGION", "us-east-1")))
+        watcher.start()
+        try:
+            status, message, details = run(self.spark, query, cancelled.is_set)
+        finally:
+            done.set()
+            act_as(None)
+        outcome.record(Path(query["Folder"]), status, message, **details)
+        self._tell(query_id)
+
+    def _watch(self, query_id: str, cancelled: threading.Event, done: threading.Event) -> None:
+        """Cancel the query's Spark jobs once it is being stopped, and again each turn until it has ended:
+        cancelJobGroup cancels the jobs running now, not one its statement submits later (a stop that comes while
+        Spark still plans)."""
+        while not done.wait(0.2):
+            try:
+                if not cancelled.is_set() and \
+                        self.client.take_query(EngineId=self.engine_id, RunningId=query_id).get("Cancel"):
+                    cancelled.set()
+                if cancelled.is_set():
+                    self.spark.sparkContext.cancelJobGroup(f"athena-{query_id}")
+            except Exception:  # noqa: BLE001 - the server is away: the query goes on
+                continue
+
+    def _tell(self, query_id: str) -> None:
+        since = time.monotonic()
+        while time.monotonic() - since < ORPHAN_SECONDS:
+            try:
+                self.client.finish_query(EngineId=self.engine_id, QueryExecutionId=query_id)
+                return
+            except Exception as exc:  # noqa: BLE001 - the record is written: a restarted server settles from it
+                print(f"glueball athena engine {self.engine_id}: the server did not answer: {exc}", file=sys.stderr,
+                      flush=True)
+                time.sleep(1.0)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m glueball.athena.engine_driver ENGINE_ID", file=sys.stderr)
+        return 2
+    from glueball.runtime.client import internal_client
+    from glueball.runtime.lake import expose
+    from glueball.runtime.spark import spark_session
+
+    expose()
+    spark = spark_session(app_name="glueball-athena")
+    for key, value in ENGINE_CONF.items():
+        spark.conf.set(key, value)
+    engine = Engine(argv[0], internal_client(), spark)
+
+    def stop(*_: Any) -> None:
+        engine.stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    return engine.serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

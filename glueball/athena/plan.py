@@ -1,0 +1,410 @@
+"""From a query string in Athena's SQL to what an engine runs: Spark SQL statements and how to present their result.
+
+Athena speaks two dialects: DDL is Hive's (``CREATE EXTERNAL TABLE ... ROW FORMAT ... STORED AS ... LOCATION``,
+``MSCK REPAIR TABLE``, ``ALTER TABLE ... ADD PARTITION``), which Spark's Hive support runs as written; queries
+and DML are Trino's, translated to Spark SQL by sqlglot (its ``athena`` dialect reads both, its ``spark`` dialect
+writes Spark's). What sqlglot cannot express in Spark, and what Athena itself refuses, is refused here by name
+with a :class:`Refusal` (a FAILED query with ``ErrorCategory`` 2), never handed to Spark to misread.
+
+A :class:`Plan` is stored with the query execution and read by the engine (:mod:`glueball.athena.query_runs`):
+
+- ``rows``: the last statement's rows are the result (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN), written as
+  Athena writes them: ``<id>.csv`` with a header row for queries, ``<id>.txt`` without one for SHOW/DESCRIBE;
+- ``ddl``: statements run for their effect (CREATE/DROP/ALTER, MSCK REPAIR TABLE); an empty result;
+- ``ctas``, ``insert``: a table written (the manifest of files written, the rows as ``UpdateCount``);
+- ``unload``: a SELECT written to a location in a format (``UNLOAD (...) TO 's3://...' WITH (format = ...)``).
+
+``PREPARE``, ``EXECUTE ... USING`` and ``DEALLOCATE PREPARE`` are resolved by the service before planning
+(:func:`prepared_statement_of`, :func:`bind`), as Athena resolves them against the workgroup's statements.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
+
+from glueball.athena.models import ErrorType, StatementType
+
+# sqlglot names the statements it keeps as plain commands (SHOW, MSCK, UNLOAD ...) in a warning: planned here
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+READ = "athena"  # sqlglot's Athena dialect: Hive for DDL, Trino for the rest
+WRITE = "spark"
+
+# Spark functions that reach into the JVM or the files of the driver: no Athena function, never run
+_FORBIDDEN_FUNCTIONS = frozenset({"REFLECT", "JAVA_METHOD", "TRY_REFLECT", "INPUT_FILE_NAME"})
+# CTAS/UNLOAD properties Athena documents and what glueball does with each
+_FORMATS = {"PARQUET": "parquet", "ORC": "orc", "JSON": "json", "TEXTFILE": "csv", "CSV": "csv"}
+_TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "partitioned_by", "write_compression",
+                               "compression", "parquet_compression", "orc_compression", "field_delimiter",
+                               "table_type", "bucketed_by", "bucket_count"})
+
+
+class Refusal(Exception):
+    """A statement that will not run: the FAILED query's ``AthenaError`` (category USER) says what and why."""
+
+    def __init__(self, message: str, error_type: ErrorType = ErrorType.USER) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error_type = error_type
+
+
+@dataclass
+class Plan:
+    """What the engine runs for one query execution (stored as :meth:`to_json`)."""
+
+    kind: str
+    statements: list[str]
+    statement_type: StatementType
+    substatement_type: str
+    header: bool = True  # the result's first row names the columns (queries; not DDL's text results)
+    extension: str = "csv"
+    rename: dict[str, str] = field(default_factory=dict)  # Spark's column names -> Athena's (SHOW, DESCRIBE)
+    table: dict[str, Any] = field(default_factory=dict)  # ctas/insert: Database, Name, Location; unload options
+    tables_read: list[str] = field(default_factory=list)
+    keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
+                "Extension": self.extension, "Rename": self.rename, "Table": self.table,
+                "TablesRead": self.tables_read, "Keep": self.keep}
+
+
+def parse(sql: str) -> list[exp.Expression]:
+    """The statements of ``sql`` in Athena's dialect.
+
+    Raises:
+        Refusal: it does not parse (``SYNTAX``), or holds more than one statement (Athena runs one).
+    """
+    text = sql.strip().rstrip(";").strip()
+    if not text:
+        raise Refusal("Query string is empty", ErrorType.SYNTAX)
+    try:
+        statements = [s for s in sqlglot.parse(text, read=READ, error_level=ErrorLevel.RAISE)
+                      if isinstance(s, exp.Expression)]
+    except ParseError as exc:
+        raise Refusal(f"line {_line_col(exc)}: {_first_line(exc)}", ErrorType.SYNTAX) from exc
+    if len(statements) != 1:
+        raise Refusal(f"Only one SQL statement is allowed. Got: {len(statements)}", ErrorType.SYNTAX)
+    return statements
+
+
+def _line_col(exc: ParseError) -> str:
+    errors = exc.errors[0] if exc.errors else {}
+    return f"{errors.get('line', 1)}:{errors.get('col', 1)}"
+
+
+def _first_line(exc: ParseError) -> str:
+    errors = exc.errors[0] if exc.errors else {}
+    described = str(errors.get("description") or str(exc).splitlines()[0])
+    return re.sub(r" but got <Token token_type: TokenType\.(\w+), text: ([^,]*),.*$",
+                  lambda m: " at the end of the statement" if m[1] == "SENTINEL" else f" but got '{m[2]}'", described)
+
+
+_PREPARE = re.compile(r"^\s*PREPARE\s+([A-Za-z_][A-Za-z0-9_@:]*)\s+FROM\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_EXECUTE = re.compile(r"^\s*EXECUTE\s+([A-Za-z_][A-Za-z0-9_@:]*)(?:\s+USING\s+(.+?))?\s*;?\s*$",
+                      re.IGNORECASE | re.DOTALL)
+_DEALLOCATE = re.compile(r"^\s*DEALLOCATE\s+PREPARE\s+([A-Za-z_][A-Za-z0-9_@:]*)\s*;?\s*$", re.IGNORECASE)
+
+
+def prepared_statement_of(sql: str) -> tuple[str, str, str | None] | None:
+    """``PREPARE name FROM stmt`` -> (``PREPARE``, name, stmt); ``EXECUTE name [USING a, b]`` -> (``EXECUTE``, name,
+    the USING list); ``DEALLOCATE PREPARE name`` -> (``DEALLOCATE``, name, None); None for any other statement."""
+    for kind, pattern in (("PREPARE", _PREPARE), ("EXECUTE", _EXECUTE), ("DEALLOCATE", _DEALLOCATE)):
+        found = pattern.match(sql)
+        if found:
+            return kind, found.group(1), found.group(2) if found.lastindex and found.lastindex >= 2 else None
+    return None
+
+
+def using_values(text: str | None) -> list[str]:
+    """The literals of an ``EXECUTE ... USING`` list, each as SQL text.
+
+    Raises:
+        Refusal: the list does not parse as literals.
+    """
+    if not text:
+        return []
+    try:
+        values = sqlglot.parse_one(f"SELECT {text}", read=READ, error_level=ErrorLevel.RAISE)
+    except ParseError as exc:
+        raise Refusal(f"EXECUTE ... USING: {_first_line(exc)}", ErrorType.SYNTAX) from exc
+    assert isinstance(values, exp.Select)
+    return [value.sql(READ) for value in values.expressions]
+
+
+def bind(statement: exp.Expression, parameters: list[str]) -> exp.Expression:
+    """``statement`` with its ``?`` placeholders replaced, in order, by ``parameters`` (SQL literals, as
+    ``ExecutionParameters`` and ``EXECUTE ... USING`` give them).
+
+    Raises:
+        Refusal: as many parameters as placeholders are needed; a parameter must be one literal value.
+    """
+    placeholders = [p for p in statement.find_all(exp.Placeholder) if not p.this]
+    if len(placeholders) != len(parameters):
+        raise Refusal(f"Incorrect number of parameters: expected {len(placeholders)} but found {len(parameters)}")
+    for placeholder, text in zip(placeholders, parameters, strict=True):
+        try:
+            selected = sqlglot.parse_one(f"SELECT {text}", read=READ, error_level=ErrorLevel.RAISE)
+        except ParseError as exc:
+            raise Refusal(f"Execution parameter {text!r} is not a SQL literal: {_first_line(exc)}") from exc
+        values = selected.expressions if isinstance(selected, exp.Select) else []
+        if len(values) != 1:
+            raise Refusal(f"Execution parameter {text!r} is not one value")
+        value = values[0]
+        if not isinstance(value, exp.Literal | exp.Boolean | exp.Null | exp.Cast | exp.Neg | exp.Array):
+            raise Refusal(f"Execution parameter {text!r} is not a literal value")
+        placeholder.replace(value)
+    return statement
+
+
+def plan(statement: exp.Expression, text: str, default_table_location: str | None) -> Plan:
+    """What to run for one parsed statement (``text``: as written, for the statements sqlglot keeps as commands).
+
+    Args:
+        default_table_location: where a CTAS without ``external_location`` writes (Athena's
+            ``<result location>/tables/<query id>/``), None when the query has no result location.
+
+    Raises:
+        Refusal: a statement or construct glueball (or Athena) does not run, named.
+    """
+    _refuse_constructs(statement)
+    if isinstance(statement, exp.Query):
+        _name_columns(statement)
+        return Plan("rows", [_spark(statement)], StatementType.DML, "SELECT", tables_read=_tables(statement))
+    if isinstance(statement, exp.Create):
+        return _create(statement, default_table_location)
+    if isinstance(statement, exp.Insert):
+        target = statement.find(exp.Table)
+        return Plan("insert", [_spark(statement)], StatementType.DML, "INSERT",
+                    table={"Name": _table_name(target) if target is not None else ""},
+                    tables_read=_tables(statement.expression) if statement.expression else [])
+    if isinstance(statement, exp.Describe):
+        return Plan("rows", [statement.sql(WRITE)], StatementType.UTILITY, "DESCRIBE", header=False,
+                    extension="txt")
+    if isinstance(statement, exp.Drop | exp.Alter | exp.Use):
+        kind = type(statement).__name__.upper()
+        if isinstance(statement, exp.Use):
+            raise Refusal("USE is not supported: name the database in QueryExecutionContext.Database")
+        what = str(statement.args.get("kind") or "TABLE").upper()
+        return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, f"{kind}_{what}")
+    if isinstance(statement, exp.Delete | exp.Update | exp.Merge):
+        verb = type(statement).__name__.upper()
+        raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables, which glueball does not serve "
+                      "yet")
+    if isinstance(statement, exp.Command):
+        return _command(statement, text.strip().rstrip(";").strip())
+    raise Refusal(f"NOT_SUPPORTED: {type(statement).__name__} statements are not supported")
+
+
+def _name_columns(query: exp.Query) -> None:
+    """Athena's names of a result's unnamed columns: ``_col0``, ``_col1`` ... by position (Spark would name them
+    by their expression, ``(1 / 0)``); a column reference keeps its column's name."""
+    for position, projection in enumerate(query.selects):
+        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):
+            projection.replace(exp.alias_(projection.copy(), f"_col{position}", quoted=True))
+
+
+def _spark(statement: exp.Expression) -> str:
+    try:
+        return statement.sql(WRITE, unsupported_level=ErrorLevel.RAISE)
+    except UnsupportedError as exc:
+        raise Refusal(f"NOT_SUPPORTED: {exc}") from exc
+
+
+def _refuse_constructs(statement: exp.Expression) -> None:
+    for function in statement.find_all(exp.Anonymous):
+        name = str(function.name).upper()
+        if name in _FORBIDDEN_FUNCTIONS:
+            raise Refusal(f"FUNCTION_NOT_FOUND: Function '{name.lower()}' not registered")
+    for node, name in ((exp.MatchRecognize, "MATCH_RECOGNIZE"), (exp.Lateral, "LATERAL")):
+        if statement.find(node) is not None:
+            raise Refusal(f"NOT_SUPPORTED: {name} is not supported by glueball's engine (Spark SQL)")
+    for table in statement.find_all(exp.Table):
+        if table.catalog and table.catalog.lower() not in ("awsdatacatalog", "hive"):
+            raise Refusal(f"CATALOG_NOT_FOUND: Catalog '{table.catalog}' does not exist")
+
+
+def _table_name(table: exp.Table) -> str:
+    return ".".join(part for part in (table.db, table.name) if part)
+
+
+def _tables(statement: exp.Expression) -> list[str]:
+    ctes = {cte.alias_or_name for cte in statement.find_all(exp.CTE)}
+    found = [_table_name(t) for t in statement.find_all(exp.Table) if t.name and t.name not in ctes]
+    return list(dict.fromkeys(found))
+
+
+def _create(statement: exp.Create, default_location: str | None) -> Plan:
+    kind = str(statement.args.get("kind") or "").upper()
+    if kind in ("DATABASE", "SCHEMA"):
+        return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, "CREATE_DATABASE")
+    if kind == "VIEW":
+        return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW",
+                    tables_read=_tables(statement.expression) if statement.expression else [])
+    if kind != "TABLE":
+        raise Refusal(f"NOT_SUPPORTED: CREATE {kind} is not supported")
+    if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
+        return Plan("ddl", [_hive_ddl(statement)], StatementType.DDL, "CREATE_TABLE")
+    return _ctas(statement, default_location)
+
+
+def _hive_ddl(statement: exp.Create) -> str:
+    """A CREATE TABLE in Hive's DDL as Spark runs it: sqlglot's Spark text, except that partition columns keep
+    their types in the PARTITIONED BY clause (a Hive-format table's), as Athena's DDL gives them."""
+    properties = statement.args.get("properties")
+    partitioned = properties.find(exp.PartitionedByProperty) if properties is not None else None
+    if partitioned is None:
+        return statement.sql(WRITE)
+    # the Hive dialect keeps ``PARTITIONED BY (day STRING)`` as written
+    return statement.sql("hive")
+
+
+def _ctas(statement: exp.Create, default_location: str | None) -> Plan:
+    target = statement.this
+    if isinstance(target, exp.Schema):
+        raise Refusal("NOT_SUPPORTED: CREATE TABLE AS SELECT takes no column list: name the columns in the SELECT")
+    assert isinstance(target, exp.Table)
+    options = _properties(statement)
+    if str(options.get("table_type", "HIVE")).upper() == "ICEBERG":
+        raise Refusal("NOT_SUPPORTED: table_type = 'ICEBERG' is not supported by glueball yet (Iceberg tables)")
+    if options.get("location"):
+        raise Refusal("INVALID_TABLE_PROPERTY: 'location' is an Iceberg table's property: a Hive table's CTAS names "
+                      "external_location")
+    if options.get("bucketed_by") or options.get("bucket_count"):
+        raise Refusal("NOT_SUPPORTED: bucketed_by/bucket_count: glueball's engine does not write bucketed tables")
+    fmt = str(options.get("format", "PARQUET")).upper()
+    if fmt not in _FORMATS:
+        raise Refusal(f"NOT_SUPPORTED: format '{fmt}' (supported: {', '.join(sorted(_FORMATS))})")
+    location = options.get("external_location") or default_location
+    if not location:
+        raise Refusal("CTAS needs external_location or a query result location to write the table to")
+    partitions = options.get("partitioned_by") or []
+    query = statement.expression
+    assert query is not None
+    columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
+    if partitions and columns[-len(partitions):] != partitions:
+        raise Refusal(f"Partition columns {partitions} must be the last columns of the SELECT, in that order "
+                      f"(got {columns})")
+    writer: list[str] = [f"USING {_FORMATS[fmt]}"]
+    write_options = _write_options(fmt, options)
+    if write_options:
+        writer.append("OPTIONS (" + ", ".join(f"'{k}' = '{v}'" for k, v in write_options.items()) + ")")
+    if partitions:
+        writer.append("PARTITIONED BY (" + ", ".join(f"`{p}`" for p in partitions) + ")")
+    writer.append(f"LOCATION '{_escaped(str(location))}'")
+    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
+    sql = f"CREATE TABLE {exists}{_quoted(target)} {' '.join(writer)} AS {_spark(query)}"
+    return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
+                table={"Name": _table_name(target), "Location": str(location), "Format": fmt},
+                tables_read=_tables(query))
+
+
+def _properties(statement: exp.Expression) -> dict[str, Any]:
+    """A CTAS's or UNLOAD's ``WITH (...)`` properties as plain values (``partitioned_by`` a list of names).
+
+    Raises:
+        Refusal: a property Athena does not know.
+    """
+    found: dict[str, Any] = {}
+    properties = statement.args.get("properties")
+    for prop in properties.expressions if properties is not None else []:
+        if isinstance(prop, exp.FileFormatProperty):
+            found["format"] = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
+        elif isinstance(prop, exp.LocationProperty):  # an Iceberg table's ``location``
+            found["location"] = prop.this.name
+        elif isinstance(prop, exp.PartitionedByProperty):
+            found["partitioned_by"] = _names(prop.this)
+        elif isinstance(prop, exp.Property) and isinstance(prop.args.get("value"), exp.Expression):
+            value = prop.args["value"]
+            found[prop.name.lower()] = _names(value) if isinstance(value, exp.Array) else value.name
+        else:
+            raise Refusal(f"NOT_SUPPORTED: table property {prop.sql(READ)}")
+    unknown = sorted(set(found) - _TABLE_PROPERTIES)
+    if unknown:
+        raise Refusal(f"INVALID_TABLE_PROPERTY: Catalog 'awsdatacatalog' table property '{unknown[0]}' does not "
+                      "exist")
+    return found
+
+
+def _names(value: exp.Expression) -> list[str]:
+    items = value.expressions if isinstance(value, exp.Array | exp.Tuple | exp.Schema) else [value]
+    return [item.name for item in items]
+
+
+def _write_options(fmt: str, options: dict[str, Any]) -> dict[str, str]:
+    written: dict[str, str] = {}
+    compression = options.get("write_compression") or options.get("compression") or \
+        options.get("parquet_compression") or options.get("orc_compression")
+    if compression:
+        written["compression"] = str(compression).lower()
+    if fmt in ("TEXTFILE", "CSV"):
+        written["sep"] = str(options.get("field_delimiter", "\u0001" if fmt == "TEXTFILE" else ","))
+    elif options.get("field_delimiter"):
+        raise Refusal(f"field_delimiter applies to TEXTFILE and CSV, not {fmt}")
+    return written
+
+
+def _quoted(table: exp.Table) -> str:
+    return ".".join(f"`{part}`" for part in (table.db, table.name) if part)
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+_SHOW = re.compile(r"^\s*SHOW\s+(?P<what>DATABASES|SCHEMAS|TABLES|VIEWS|PARTITIONS|COLUMNS|CREATE\s+TABLE|"
+                   r"CREATE\s+VIEW|TBLPROPERTIES|FUNCTIONS)\b(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+_RENAMES = {"DATABASES": {"namespace": "database_name"}, "SCHEMAS": {"namespace": "database_name"},
+            "TABLES": {"tableName": "tab_name"}, "VIEWS": {"viewName": "views"},
+            "COLUMNS": {"col_name": "field"}, "CREATE TABLE": {"createtab_stmt": "createtab_stmt"}}
+_KEEP = {"TABLES": ["tab_name"], "VIEWS": ["views"]}  # Athena lists names only (Spark adds namespace, isTemporary)
+_UNLOAD = re.compile(r"^\s*UNLOAD\s*\((?P<query>.+)\)\s*TO\s*'(?P<to>[^']+)'\s*WITH\s*\((?P<with>.+)\)\s*$",
+                     re.IGNORECASE | re.DOTALL)
+
+
+def _command(statement: exp.Command, text: str) -> Plan:
+    first = text.split(None, 1)[0].upper()
+    if first == "MSCK":
+        return Plan("ddl", [text], StatementType.DDL, "MSCK_REPAIR_TABLE")
+    if first == "SHOW":
+        shown = _SHOW.match(text)
+        if shown is None:
+            raise Refusal(f"NOT_SUPPORTED: {text[:80]}")
+        what = " ".join(shown["what"].upper().split())
+        sql = ("SHOW DATABASES" + shown["rest"]) if what == "SCHEMAS" else text
+        return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
+                    extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
+    if first == "EXPLAIN":
+        inner_text = text[len("EXPLAIN"):]
+        inner_plan = plan(parse(inner_text)[0], inner_text, None)
+        return Plan("rows", [f"EXPLAIN {inner_plan.statements[-1]}"], StatementType.UTILITY, "EXPLAIN",
+                    header=False, extension="txt", rename={"plan": "Query Plan"})
+    if first == "UNLOAD":
+        return _unload(text)
+    raise Refusal(f"NOT_SUPPORTED: {first} statements are not supported")
+
+
+def _unload(text: str) -> Plan:
+    found = _UNLOAD.match(text)
+    if found is None:
+        raise Refusal("UNLOAD needs the form UNLOAD (SELECT ...) TO 's3://...' WITH (format = '...')",
+                      ErrorType.SYNTAX)
+    query = parse(found["query"])[0]
+    if not isinstance(query, exp.Query):
+        raise Refusal("UNLOAD unloads the result of a SELECT")
+    properties = parse(f"CREATE TABLE unload_target WITH ({found['with']}) AS SELECT 1")[0]
+    options = _properties(properties)
+    fmt = str(options.get("format", "")).upper()
+    if fmt not in _FORMATS:
+        raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_FORMATS))} (got '{fmt}')")
+    _refuse_constructs(query)
+    return Plan("unload", [_spark(query)], StatementType.DML, "UNLOAD",
+                table={"Location": found["to"], "Format": _FORMATS[fmt], "Options": _write_options(fmt, options),
+                       "PartitionedBy": options.get("partitioned_by") or []},
+                tables_read=_tables(query))

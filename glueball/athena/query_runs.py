@@ -1,0 +1,348 @@
+"""Running one query execution in an engine's Spark session, and writing its result where Athena writes it.
+
+The plan (:mod:`glueball.athena.plan`) says what to run. Before anything runs, the bytes the query would read
+(the files of the tables it reads) are checked against the workgroup's ``BytesScannedCutoffPerQuery``; that
+figure is also the query's ``DataScannedInBytes``. Then:
+
+- ``rows``: the statement's rows, every value as Athena prints it (timestamps ``2026-01-01 10:00:00.000``,
+  maps and rows ``{k=v, ...}``, varbinary as hex), collected as Arrow and written by pyarrow's CSV writer in
+  Athena's quoting (:mod:`glueball.athena.resultfile`) — or as tab-separated text for SHOW and DESCRIBE;
+- ``ddl``: run for its effect, an empty ``<id>.txt``;
+- ``ctas``/``insert``/``unload``: the table or location written, its files listed in ``<id>-manifest.csv``
+  (``Statistics.DataManifestLocation``), the rows written as ``UpdateCount``.
+
+A Spark error becomes the FAILED query's ``AthenaError`` (:func:`failure_of`): the user's mistakes (a table or
+column not found, a function Spark does not have, a division by zero, a Glue refusal) with ``ErrorCategory`` 2
+and Athena's names for them, anything else category 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from glueball.athena import resultfile
+from glueball.athena.models import ErrorCategory, ErrorType, Failure
+from glueball.objects.locations import local_path, object_store_root
+
+
+class Cancelled(Exception):
+    """The query was stopped while it ran (StopQueryExecution)."""
+
+
+class Failed(Exception):
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | None, dict[str, Any]]:
+    """Run ``query`` (TakeQuery's ``Query``); its outcome: status, message and the details of its record
+    (``Statistics``, ``Result``, ``AthenaError``). ``cancelled()`` says whether it was stopped meanwhile."""
+    plan = json.loads(query["Plan"])
+    query_id = query["QueryExecutionId"]
+    begun = time.monotonic()
+    statistics: dict[str, Any] = {}
+    try:
+        spark.sparkContext.setJobGroup(f"athena-{query_id}", f"Athena query {query_id}", interruptOnCancel=True)
+        spark.catalog.setCurrentDatabase(query.get("Database") or "default")
+        planned = time.monotonic()
+        statistics["PlanningMillis"] = int((planned - begun) * 1000)
+        result = _RUNNERS[plan["Kind"]](spark, plan, query, statistics)
+        statistics["EngineExecutionTimeInMillis"] = int((time.monotonic() - begun) * 1000)
+        return "SUCCEEDED", None, {"Statistics": statistics, "Result": result}
+    except Exception as exc:  # noqa: BLE001 - every failure is the query's outcome
+        statistics["EngineExecutionTimeInMillis"] = int((time.monotonic() - begun) * 1000)
+        if cancelled():
+            return "CANCELLED", "Query cancelled by user", {"Statistics": statistics}
+        failure = exc.failure if isinstance(exc, Failed) else failure_of(exc)
+        return "FAILED", failure.message, {"Statistics": statistics, "AthenaError": failure.wire()}
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+
+
+# -- what each kind of plan does
+
+
+def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any]) -> dict[str, Any]:
+    for statement in plan["Statements"][:-1]:
+        spark.sql(statement).collect()
+    frame = spark.sql(plan["Statements"][-1])
+    if plan.get("Header", True):
+        _check_cutoff(spark, frame, [], query, statistics)  # the frame's files: a Hive table's are its folder's
+    renames = plan.get("Rename") or {}
+    frame = frame.toDF(*[renames.get(name, name) for name in frame.columns])
+    if plan.get("Keep"):
+        frame = frame.select(*[f"`{name}`" for name in plan["Keep"]])
+    columns = [resultfile.column_info(f.name, f.dataType.simpleString()) for f in frame.schema.fields]
+    from pyspark.sql import functions
+
+    table = frame.select([_as_text(functions.col(f"`{f.name}`"), f.dataType).alias(f.name)
+                          for f in frame.schema.fields]).toArrow()
+    extension = "csv" if plan.get("Header", True) else "txt"
+    target = f"{query['OutputLocation'].rstrip('/')}/{query['QueryExecutionId']}.{extension}"
+    with _Written(target) as path:
+        if extension == "csv":
+            import pyarrow.csv
+
+            pyarrow.csv.write_csv(table, str(path), pyarrow.csv.WriteOptions(quoting_style="all_valid"))
+        else:
+            with path.open("w", encoding="utf-8") as out:
+                for row in table.to_pylist():  # SHOW CREATE TABLE's one value ends with a newline: no empty row
+                    out.write(resultfile.text_line([_chomp(row[c["Name"]]) for c in columns]))
+    statistics["OutputRows"] = table.num_rows
+    statistics["OutputBytes"] = _written_size(target)
+    _write_metadata(target, columns, table.num_rows)
+    return {"ColumnInfo": columns, "Rows": table.num_rows, "Extension": extension, "UpdateCount": 0}
+
+
+def _ddl(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any]) -> dict[str, Any]:
+    for statement in plan["Statements"]:
+        spark.sql(statement).collect()
+    target = f"{query['OutputLocation'].rstrip('/')}/{query['QueryExecutionId']}.txt"
+    with _Written(target) as path:
+        path.write_bytes(b"")
+    _write_metadata(target, [], 0)
+    return {"ColumnInfo": [], "Rows": 0, "Extension": "txt", "UpdateCount": 0}
+
+
+def _write_table(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any]) -> dict[str, Any]:
+    """CTAS and INSERT INTO: the statement writes; the rows written are its write metric."""
+    _check_cutoff(spark, None, plan.get("TablesRead") or [], query, statistics)
+    frame = spark.sql(plan["Statements"][-1])
+    written = _rows_written(frame)
+    if plan["Kind"] == "ctas" and not written:  # Spark's CTAS keeps no write metric: the new table holds them all
+        written = spark.table(plan["Table"]["Name"]).count()
+    location = (plan.get("Table") or {}).get("Location") or _table_location(spark, plan["Table"]["Name"])
+    return _written_result(spark, query, location, written, statistics)
+
+
+def _unload(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any]) -> dict[str, Any]:
+    options = plan["Table"]
+    location = str(options["Location"])
+    if _files_under(spark, location):
+        raise Failed(Failure(ErrorCategory.USER, ErrorType.USER, f"HIVE_PATH_ALREADY_EXISTS: Target directory for "
+                             f"UNLOAD already exists and is not empty: {location}"))
+    frame = spark.sql(plan["Statements"][-1])
+    _check_cutoff(spark, frame, [], query, statistics)
+    writer = frame.write.format(options["Format"]).options(**options.get("Options", {})).mode("append")
+    if options.get("PartitionedBy"):
+        writer = writer.partitionBy(*options["PartitionedBy"])
+    writer.save(location)
+    separator = {"sep": options["Options"]["sep"]} if "sep" in options.get("Options", {}) else {}
+    written = spark.read.format(options["Format"]).options(**separator).load(location).count()  # what landed
+    return _written_result(spark, query, location, written, statistics)
+
+
+_RUNNERS = {"rows": _rows, "ddl": _ddl, "ctas": _write_table, "insert": _write_table, "unload": _unload}
+
+
+def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
+                    statistics: dict[str, Any]) -> dict[str, Any]:
+    files = _files_under(spark, location)
+    output = query["OutputLocation"].rstrip("/")
+    manifest = f"{output}/{query['QueryExecutionId']}-manifest.csv"
+    with _Written(manifest) as path:
+        path.write_text("".join(f"{name}\n" for name, _ in files), encoding="utf-8")
+    target = f"{output}/{query['QueryExecutionId']}.csv"
+    with _Written(target) as path:
+        path.write_bytes(b"")
+    _write_metadata(target, [], 0)
+    statistics["OutputRows"] = rows
+    statistics["OutputBytes"] = sum(size for _, size in files)
+    return {"ColumnInfo": [], "Rows": 0, "Extension": "csv", "UpdateCount": rows, "Manifest": manifest}
+
+
+# -- values as Athena prints them
+
+
+def _as_text(column: Any, data_type: Any) -> Any:
+    from pyspark.sql import functions
+    from pyspark.sql import types as t
+
+    if isinstance(data_type, t.TimestampType | t.TimestampNTZType):
+        return functions.date_format(column, "yyyy-MM-dd HH:mm:ss.SSS")
+    if isinstance(data_type, t.BinaryType):
+        return functions.lower(functions.hex(column))
+    if isinstance(data_type, t.MapType):
+        entries = functions.transform(functions.map_entries(column), lambda e: functions.concat(
+            _as_text(e["key"], data_type.keyType), functions.lit("="),
+            functions.coalesce(_as_text(e["value"], data_type.valueType), functions.lit("null"))))
+        return functions.concat(functions.lit("{"), functions.array_join(entries, ", "), functions.lit("}"))
+    if isinstance(data_type, t.StructType):
+        parts = [functions.concat(functions.lit(f"{f.name}="), functions.coalesce(
+            _as_text(column[f.name], f.dataType), functions.lit("null"))) for f in data_type.fields]
+        return functions.when(column.isNull(), functions.lit(None)).otherwise(
+            functions.concat(functions.lit("{"), functions.concat_ws(", ", *parts), functions.lit("}")))
+    if isinstance(data_type, t.ArrayType):
+        items = functions.transform(column, lambda item: functions.coalesce(_as_text(item, data_type.elementType),
+                                                                            functions.lit("null")))
+        return functions.concat(functions.lit("["), functions.array_join(items, ", "), functions.lit("]"))
+    return column.cast("string")
+
+
+def _chomp(value: str | None) -> str | None:
+    return value.rstrip("\n") if isinstance(value, str) else value
+
+
+# -- bytes scanned
+
+
+def _check_cutoff(spark: Any, frame: Any, tables: list[str], query: dict[str, Any],
+                  statistics: dict[str, Any]) -> None:
+    """``DataScannedInBytes``: the size of the files the query reads (its tables' files, before any pruning by
+    partition or column); past the workgroup's cutoff the query fails before it runs."""
+    files: list[str] = list(frame.inputFiles()) if frame is not None else []
+    for table in tables:
+        try:
+            files += list(spark.table(table).inputFiles())
+        except Exception:  # noqa: BLE001 - a name that is no table (a CTE's) reads nothing counted here
+            continue
+    scanned = sum(_size(spark, uri) for uri in dict.fromkeys(files))
+    statistics["DataScannedInBytes"] = scanned
+    cutoff = query.get("BytesScannedCutoff")
+    if cutoff is not None and scanned > int(cutoff):
+        raise Failed(Failure(ErrorCategory.USER, ErrorType.QUERY_REJECTED,
+                             f"Query cancelled! : Bytes scanned limit was exceeded (the query reads {scanned} bytes; "
+                             f"the workgroup's BytesScannedCutoffPerQuery is {cutoff})"))
+
+
+def _size(spark: Any, uri: str) -> int:
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    try:
+        status = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).getFileStatus(path)
+    except Exception:  # noqa: BLE001 - a file gone meanwhile reads nothing
+        return 0
+    if status.isDirectory():  # a Hive table's reader names its location, not its files: the files under it
+        return sum(size for _, size in _files_under(spark, uri))
+    return int(status.getLen())
+
+
+def _files_under(spark: Any, location: str) -> list[tuple[str, int]]:
+    """The data files under a location (hidden ``_``/``.`` names left out), with their sizes."""
+    jvm = spark.sparkContext._jvm
+    root = jvm.org.apache.hadoop.fs.Path(location)
+    system = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not system.exists(root):
+        return []
+    found: list[tuple[str, int]] = []
+    listing = system.listFiles(root, True)
+    while listing.hasNext():
+        status = listing.next()
+        relative = str(status.getPath().toString())[len(str(root.toString())):]
+        if any(part.startswith(("_", ".")) for part in relative.split("/") if part):
+            continue
+        found.append((f"{location.rstrip('/')}{relative if relative.startswith('/') else '/' + relative}",
+                      int(status.getLen())))
+    return sorted(found)
+
+
+def _rows_written(frame: Any) -> int:
+    """The rows a write command wrote (its ``numOutputRows`` metric), 0 when Spark kept none."""
+    try:
+        plan = frame._jdf.queryExecution().executedPlan()
+        command = plan.commandPhysicalPlan() if hasattr(plan, "commandPhysicalPlan") else plan
+        metrics = command.metrics() if not hasattr(command, "cmd") else command.cmd().metrics()
+        found = metrics.get("numOutputRows")
+        return int(found.get().value()) if found.isDefined() else 0
+    except Exception:  # noqa: BLE001 - a command without the metric
+        return 0
+
+
+def _table_location(spark: Any, name: str) -> str:
+    rows = spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
+    return next((str(r[1]) for r in rows if str(r[0]).strip() == "Location"), "")
+
+
+# -- writing into the object store
+
+
+class _Written:
+    """A result object written whole or not at all: to a temporary file beside it, renamed into place; through the
+    S3 API when the object store is another S3-compatible store (``GLUEBALL_S3_ENDPOINT``)."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self.remote = bool(os.environ.get("GLUEBALL_S3_ENDPOINT"))
+        if self.remote:
+            import tempfile
+
+            self.final = Path(tempfile.mkstemp(prefix="athena-")[1])
+        else:
+            self.final = local_path(uri, object_store_root())
+        self.temporary = self.final.with_name(f".{self.final.name}.{os.getpid()}.tmp")
+
+    def __enter__(self) -> Path:
+        self.temporary.parent.mkdir(parents=True, exist_ok=True)
+        return self.temporary
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if kind is not None:
+            self.temporary.unlink(missing_ok=True)
+            return
+        if self.remote:
+            from glueball.objects.locations import parse_s3
+            from glueball.runtime.client import service_client
+
+            location = parse_s3(self.uri)
+            try:
+                service_client("s3").upload_file(str(self.temporary), location.bucket, location.key)
+            finally:
+                self.temporary.unlink(missing_ok=True)
+                self.final.unlink(missing_ok=True)
+            return
+        os.replace(self.temporary, self.final)
+
+
+def _write_metadata(target: str, columns: list[dict[str, Any]], rows: int) -> None:
+    with _Written(target + resultfile.METADATA_SUFFIX) as path:
+        path.write_text(json.dumps({"ColumnInfo": columns, "Rows": rows}), encoding="utf-8")
+
+
+def _written_size(uri: str) -> int:
+    if os.environ.get("GLUEBALL_S3_ENDPOINT"):
+        return 0
+    try:
+        return local_path(uri, object_store_root()).stat().st_size
+    except OSError:
+        return 0
+
+
+# -- errors as Athena names them
+
+_NAMES = [
+    ("TABLE_OR_VIEW_NOT_FOUND", "TABLE_NOT_FOUND", ErrorType.USER),
+    ("SCHEMA_NOT_FOUND", "SCHEMA_NOT_FOUND", ErrorType.USER),
+    ("UNRESOLVED_COLUMN", "COLUMN_NOT_FOUND", ErrorType.USER),
+    ("UNRESOLVED_ROUTINE", "FUNCTION_NOT_FOUND", ErrorType.USER),
+    ("PARSE_SYNTAX_ERROR", "SYNTAX_ERROR", ErrorType.SYNTAX),
+    ("TABLE_OR_VIEW_ALREADY_EXISTS", "ALREADY_EXISTS", ErrorType.DDL_FAILED),
+    ("SCHEMA_ALREADY_EXISTS", "ALREADY_EXISTS", ErrorType.DDL_FAILED),
+    ("LOCATION_ALREADY_EXISTS", "HIVE_PATH_ALREADY_EXISTS", ErrorType.DDL_FAILED),
+    ("DIVIDE_BY_ZERO", "DIVISION_BY_ZERO", ErrorType.DATA),
+    ("CAST_INVALID_INPUT", "INVALID_CAST_ARGUMENT", ErrorType.DATA),
+    ("DATATYPE_MISMATCH", "TYPE_MISMATCH", ErrorType.USER),
+    ("INSERT_COLUMN_ARITY_MISMATCH", "MISMATCHED_COLUMN_ALIASES", ErrorType.USER),
+    ("AccessDeniedException", "ACCESS_DENIED", ErrorType.USER),
+]
+
+
+def failure_of(exc: BaseException) -> Failure:
+    """The ``AthenaError`` of a Spark (or Glue) error: Athena's name for it and Spark's own words."""
+    text = str(exc)
+    words = re.sub(r"\s*SQLSTATE: \w+", "", text.strip().splitlines()[0] if text.strip() else type(exc).__name__)
+    for spark_name, athena_name, kind in _NAMES:
+        if spark_name in text:
+            if athena_name == "ACCESS_DENIED":
+                return Failure(ErrorCategory.USER, kind, f"Insufficient permissions to execute the query. {words}")
+            return Failure(ErrorCategory.USER, kind, f"{athena_name}: {words}")
+    from pyspark.errors import AnalysisException
+
+    if isinstance(exc, AnalysisException):
+        return Failure(ErrorCategory.USER, ErrorType.USER, words)
+    return Failure(ErrorCategory.SYSTEM, ErrorType.ENGINE, f"GENERIC_INTERNAL_ERROR: {words}", retryable=True)

@@ -1,0 +1,83 @@
+"""Athena's SQL planned as Spark SQL (no engine): what sqlglot's translation gives, Athena's column names and
+result kinds, and what is refused by name before anything runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from glueball.athena import plan as planner
+from glueball.athena.models import ErrorType, StatementType
+
+
+def planned(sql: str, location: str | None = "s3://results/tables/q1/") -> planner.Plan:
+    return planner.plan(planner.parse(sql)[0], sql, location)
+
+
+def test_trino_queries_become_spark_sql() -> None:
+    query = planned("SELECT i, date_add('day', i, DATE '2024-01-01'), count(*) AS n "
+                    "FROM UNNEST(sequence(1, 3)) AS t(i) GROUP BY 1, 2")
+    assert query.kind == "rows" and query.statement_type is StatementType.DML and query.header
+    (spark,) = query.statements
+    assert "EXPLODE(SEQUENCE(1, 3))" in spark and "DATE_ADD(" in spark
+    assert "AS `_col1`" in spark and "AS n" in spark  # Athena's name for an unnamed column
+    assert planned("SELECT a FROM db.t JOIN other o ON t.id = o.id").tables_read == ["db.t", "other"]
+
+
+def test_ctas_writes_the_format_partitions_and_location_asked_for() -> None:
+    ctas = planned("CREATE TABLE db.t WITH (format = 'ORC', partitioned_by = ARRAY['day'], write_compression = "
+                   "'ZLIB') AS SELECT a, day FROM src")
+    assert ctas.kind == "ctas" and ctas.substatement_type == "CREATE_TABLE_AS_SELECT"
+    (spark,) = ctas.statements
+    assert spark.startswith("CREATE TABLE `db`.`t` USING orc OPTIONS ('compression' = 'zlib') "
+                            "PARTITIONED BY (`day`) LOCATION 's3://results/tables/q1/' AS SELECT")
+    assert ctas.table == {"Name": "db.t", "Location": "s3://results/tables/q1/", "Format": "ORC"}
+    text = planned("CREATE TABLE t WITH (format = 'TEXTFILE', field_delimiter = '|', external_location = "
+                   "'s3://lake/t/') AS SELECT 1 AS a")
+    assert "USING csv OPTIONS ('sep' = '|')" in text.statements[0] and "LOCATION 's3://lake/t/'" in text.statements[0]
+
+
+def test_statements_of_their_own_kind() -> None:
+    assert planned("SHOW TABLES IN db").keep == ["tab_name"]
+    assert planned("SHOW TABLES IN db").extension == "txt"
+    assert planned("DESCRIBE db.t").header is False
+    assert planned("MSCK REPAIR TABLE db.t").kind == "ddl"
+    assert planned("INSERT INTO db.t SELECT * FROM s").table == {"Name": "db.t"}
+    unload = planned("UNLOAD (SELECT a FROM t) TO 's3://lake/out/' WITH (format = 'JSON')")
+    assert unload.kind == "unload" and unload.table["Format"] == "json" and unload.table["Location"] == \
+        "s3://lake/out/"
+    assert planned("CREATE VIEW v AS SELECT a FROM t").substatement_type == "CREATE_VIEW"
+
+
+def test_parameters_bind_as_literals_only() -> None:
+    statement = planner.bind(planner.parse("SELECT * FROM t WHERE a = ? AND b = ?")[0], ["'x'", "2"])
+    assert statement.sql("athena") == "SELECT * FROM t WHERE a = 'x' AND b = 2"
+    with pytest.raises(planner.Refusal, match="expected 1 but found 2"):
+        planner.bind(planner.parse("SELECT ?")[0], ["1", "2"])
+    with pytest.raises(planner.Refusal, match="not a literal value"):
+        planner.bind(planner.parse("SELECT ?")[0], ["(SELECT secret FROM t)"])
+    assert planner.prepared_statement_of("EXECUTE q USING 1, 'a'") == ("EXECUTE", "q", "1, 'a'")
+    assert planner.using_values("1, 'a'") == ["1", "'a'"]
+
+
+@pytest.mark.parametrize(("sql", "named", "kind"), [
+    ("", "Query string is empty", ErrorType.SYNTAX),
+    ("SELECT FROM WHERE", "line 1:", ErrorType.SYNTAX),
+    ("SELECT 1; SELECT 2", "Only one SQL statement", ErrorType.SYNTAX),
+    ("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE", "MERGE is only supported for Iceberg", None),
+    ("SELECT java_method('java.lang.Runtime', 'getRuntime')", "FUNCTION_NOT_FOUND", None),
+    ("CREATE TABLE t (a) AS SELECT 1", "takes no column list", None),
+    ("CREATE TABLE t WITH (partitioned_by = ARRAY['a']) AS SELECT 1 AS a, 2 AS b", "must be the last columns", None),
+    ("CREATE TABLE t WITH (format = 'PARQUET', field_delimiter = ',') AS SELECT 1 AS a", "field_delimiter", None),
+    ("UNLOAD SELECT 1 TO 's3://x/'", "UNLOAD needs the form", ErrorType.SYNTAX),
+    ("SHOW GRANTS", "NOT_SUPPORTED", None),
+])
+def test_refused_by_name(sql: str, named: str, kind: ErrorType | None) -> None:
+    with pytest.raises(planner.Refusal, match=named) as refused:
+        planned(sql)
+    if kind is not None:
+        assert refused.value.error_type is kind
+
+
+def test_ctas_needs_somewhere_to_write() -> None:
+    with pytest.raises(planner.Refusal, match="external_location"):
+        planned("CREATE TABLE t AS SELECT 1 AS a", location=None)

@@ -1,0 +1,193 @@
+"""Athena's query executions end to end: a real server, its Athena engine (a Spark driver), boto3 and the AWS CLI.
+
+The seed's steps (an exchange-rates table created, three rows inserted, selected), result pages with typed
+columns and Athena's header row, the result CSV and its ``.metadata`` in the result location, CTAS, UNLOAD,
+views, SHOW and DESCRIBE, and failed queries named as Athena names them."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet
+import pytest
+
+from tests.athena.helpers import RESULTS, client, rows, run, select, succeeded
+from tests.helpers import ServerProcess, unique
+
+CLI = shutil.which("aws", path=str(Path(sys.executable).parent)) or "aws"
+
+
+def cli(server: ServerProcess, *args: str) -> Any:
+    env = dict(os.environ, AWS_ACCESS_KEY_ID="AKIDCLI", AWS_SECRET_ACCESS_KEY="secret", AWS_DEFAULT_REGION="us-east-1",
+               AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull, AWS_PAGER="")
+    done = subprocess.run([CLI, *args, "--endpoint-url", server.endpoint, "--output", "json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout.strip() else {}
+
+
+def cli_query(server: ServerProcess, sql: str) -> dict[str, Any]:
+    import time
+
+    query_id = cli(server, "athena", "start-query-execution", "--query-string", sql,
+                   "--result-configuration", f"OutputLocation={RESULTS}")["QueryExecutionId"]
+    while True:
+        execution: dict[str, Any] = cli(server, "athena", "get-query-execution", "--query-execution-id",
+                                        query_id)["QueryExecution"]
+        if execution["Status"]["State"] not in ("QUEUED", "RUNNING"):
+            return execution
+        time.sleep(0.5)
+
+
+def object_text(server: ServerProcess, uri: str) -> str:
+    bucket, key = uri.removeprefix("s3://").split("/", 1)
+    body: bytes = client(server, "s3").get_object(Bucket=bucket, Key=key)["Body"].read()
+    return body.decode("utf-8")
+
+
+def test_seed_exchange_rates_through_the_aws_cli(athena_server: ServerProcess) -> None:
+    table = unique("exchange_rates")
+    created = cli_query(athena_server, f"CREATE EXTERNAL TABLE default.{table} (currency string, rate double) "
+                                       f"ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE "
+                                       f"LOCATION 's3://lake/{table}/'")
+    assert created["Status"]["State"] == "SUCCEEDED", created["Status"]
+    assert (created["StatementType"], created["SubstatementType"]) == ("DDL", "CREATE_TABLE")
+    inserted = cli_query(athena_server, f"INSERT INTO default.{table} VALUES ('EUR', 1.1), ('GBP', 1.27), "
+                                        "('JPY', 0.0067)")
+    assert inserted["Status"]["State"] == "SUCCEEDED", inserted["Status"]
+    assert inserted["StatementType"] == "DML"
+    selected = cli_query(athena_server, f"SELECT * FROM default.{table} ORDER BY currency")
+    assert selected["Status"]["State"] == "SUCCEEDED", selected["Status"]
+    assert selected["Statistics"]["DataScannedInBytes"] > 0  # the three rows' text file
+    results = cli(athena_server, "athena", "get-query-results", "--query-execution-id",
+                  selected["QueryExecutionId"])
+    assert [[v.get("VarCharValue") for v in r["Data"]] for r in results["ResultSet"]["Rows"]] == [
+        ["currency", "rate"], ["EUR", "1.1"], ["GBP", "1.27"], ["JPY", "0.0067"]]
+    columns = results["ResultSet"]["ResultSetMetadata"]["ColumnInfo"]
+    assert [(c["Name"], c["Type"]) for c in columns] == [("currency", "varchar"), ("rate", "double")]
+    # the Glue API sees the table Athena created, with Hive's text SerDe and its location
+    stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
+    assert stored["StorageDescriptor"]["Location"].rstrip("/") == f"s3://lake/{table}"
+    assert [c["Name"] for c in stored["StorageDescriptor"]["Columns"]] == ["currency", "rate"]
+
+
+def test_results_are_paged_typed_and_headed(athena: Any) -> None:
+    sql = ("SELECT i, CAST(i AS varchar) AS s, i * 0.5 AS half, CAST(i AS decimal(10, 2)) AS d, "
+           "date_add('day', i, date '2024-01-01') AS day, i % 2 = 0 AS even, "
+           "CASE WHEN i = 3 THEN NULL ELSE 'x' END AS maybe, TIMESTAMP '2024-01-01 10:00:00' AS ts "
+           "FROM UNNEST(sequence(1, 25)) AS t(i) ORDER BY i")
+    execution = succeeded(athena, sql)
+    query_id = execution["QueryExecutionId"]
+    assert execution["ResultConfiguration"]["OutputLocation"] == f"{RESULTS}{query_id}.csv"
+    first = athena.get_query_results(QueryExecutionId=query_id, MaxResults=10)
+    assert len(first["ResultSet"]["Rows"]) == 10 and "NextToken" in first
+    columns = first["ResultSet"]["ResultSetMetadata"]["ColumnInfo"]
+    assert [(c["Name"], c["Type"]) for c in columns] == [
+        ("i", "integer"), ("s", "varchar"), ("half", "decimal"), ("d", "decimal"), ("day", "date"),
+        ("even", "boolean"), ("maybe", "varchar"), ("ts", "timestamp")]
+    assert (columns[3]["Precision"], columns[3]["Scale"]) == (10, 2)
+    everything = rows(athena, query_id)
+    assert everything[0] == ["i", "s", "half", "d", "day", "even", "maybe", "ts"]  # the header row, first page
+    assert len(everything) == 26
+    assert everything[3] == ["3", "3", "1.5", "3.00", "2024-01-04", "false", None, "2024-01-01 10:00:00.000"]
+    second = athena.get_query_results(QueryExecutionId=query_id, MaxResults=10, NextToken=first["NextToken"])
+    assert [v.get("VarCharValue") for v in second["ResultSet"]["Rows"][0]["Data"]][0] == "10"
+
+
+def test_result_csv_and_metadata_land_in_the_result_location(athena_server: ServerProcess, athena: Any) -> None:
+    execution = succeeded(athena, "SELECT 'a\"b' AS quoted, CAST(NULL AS varchar) AS missing, '' AS empty, 1 + 1")
+    location = execution["ResultConfiguration"]["OutputLocation"]
+    # Athena's CSV: every value quoted, quotes doubled, NULL an empty unquoted field; unnamed columns _colN
+    assert object_text(athena_server, location) == '"quoted","missing","empty","_col3"\n"a""b",,"","2"\n'
+    metadata = json.loads(object_text(athena_server, location + ".metadata"))
+    assert [c["Name"] for c in metadata["ColumnInfo"]] == ["quoted", "missing", "empty", "_col3"]
+    assert rows(athena, execution["QueryExecutionId"])[1] == ['a"b', None, "", "2"]
+
+
+def test_ctas_with_format_partitions_and_location_then_unload_to_parquet(athena_server: ServerProcess,
+                                                                         athena: Any) -> None:
+    source, target = unique("src"), unique("ctas")
+    succeeded(athena, f"CREATE TABLE {source} WITH (format = 'JSON', external_location = 's3://lake/{source}/') "
+                      "AS SELECT i, CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS kind "
+                      "FROM UNNEST(sequence(1, 10)) AS t(i)", QueryExecutionContext={"Database": "default"})
+    ctas = succeeded(athena, f"CREATE TABLE {target} WITH (format = 'PARQUET', partitioned_by = ARRAY['kind'], "
+                             f"external_location = 's3://lake/{target}/') AS SELECT i, kind FROM {source}",
+                     QueryExecutionContext={"Database": "default"})
+    assert ctas["SubstatementType"] == "CREATE_TABLE_AS_SELECT"
+    assert athena.get_query_results(QueryExecutionId=ctas["QueryExecutionId"])["UpdateCount"] == 10
+    manifest = object_text(athena_server, ctas["Statistics"]["DataManifestLocation"]).split()
+    assert manifest and all(f.startswith(f"s3://lake/{target}/kind=") for f in manifest)
+    glue = client(athena_server, "glue").get_table(DatabaseName="default", Name=target)["Table"]
+    assert [k["Name"] for k in glue["PartitionKeys"]] == ["kind"]
+    assert "parquet" in glue["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"].lower()
+    assert select(athena, f"SELECT kind, count(*) FROM default.{target} GROUP BY kind ORDER BY kind") == [
+        ["kind", "_col1"], ["even", "5"], ["odd", "5"]]
+    assert select(athena, f"SHOW PARTITIONS default.{target}") == [["kind=even"], ["kind=odd"]]
+
+    unloaded = succeeded(athena, f"UNLOAD (SELECT i FROM default.{source} WHERE i > 7) TO 's3://lake/{target}-unl/' "
+                                 "WITH (format = 'PARQUET')")
+    assert unloaded["SubstatementType"] == "UNLOAD"
+    files = object_text(athena_server, unloaded["Statistics"]["DataManifestLocation"]).split()
+    assert files
+    values: list[int] = []
+    for uri in files:
+        bucket, key = uri.removeprefix("s3://").split("/", 1)
+        body = client(athena_server, "s3").get_object(Bucket=bucket, Key=key)["Body"].read()
+        values += pyarrow.parquet.read_table(io.BytesIO(body)).column("i").to_pylist()
+    assert sorted(values) == [8, 9, 10]
+    again = run(athena, f"UNLOAD (SELECT 1) TO 's3://lake/{target}-unl/' WITH (format = 'PARQUET')")
+    assert again["Status"]["State"] == "FAILED"
+    assert again["Status"]["StateChangeReason"].startswith("HIVE_PATH_ALREADY_EXISTS")
+
+
+def test_views_show_and_describe(athena: Any) -> None:
+    base, view = unique("base"), unique("view")
+    succeeded(athena, f"CREATE TABLE {base} WITH (format = 'PARQUET', external_location = 's3://lake/{base}/') "
+                      "AS SELECT i, i * i AS square FROM UNNEST(sequence(1, 5)) AS t(i)",
+              QueryExecutionContext={"Database": "default"})
+    created = succeeded(athena, f"CREATE VIEW {view} AS SELECT i FROM {base} WHERE square > 4",
+                        QueryExecutionContext={"Database": "default"})
+    assert created["SubstatementType"] == "CREATE_VIEW"
+    assert select(athena, f"SELECT * FROM {view} ORDER BY i", QueryExecutionContext={"Database": "default"}) == [
+        ["i"], ["3"], ["4"], ["5"]]
+    shown = select(athena, "SHOW TABLES", QueryExecutionContext={"Database": "default"})
+    assert [base] in shown and [view] in shown and all(len(r) == 1 for r in shown)
+    described = select(athena, f"DESCRIBE default.{base}")
+    assert [r[:2] for r in described] == [["i", "int"], ["square", "int"]]
+    shown_columns = succeeded(athena, f"SHOW COLUMNS IN default.{base}")
+    assert shown_columns["ResultConfiguration"]["OutputLocation"].endswith(".txt")  # Athena's text result
+    assert rows(athena, shown_columns["QueryExecutionId"]) == [["i"], ["square"]]
+    statement = select(athena, f"SHOW CREATE TABLE default.{base}")
+    assert statement[0][0].startswith("CREATE TABLE") and statement[-1] != [None]
+    succeeded(athena, f"DROP VIEW default.{view}")
+    assert [view] not in select(athena, "SHOW TABLES", QueryExecutionContext={"Database": "default"})
+
+
+def test_usage_is_counted_per_workgroup_and_tag(athena_server: ServerProcess, athena: Any) -> None:
+    from glueball.runtime.client import boto3_session
+
+    group, table = unique("wg-usage"), unique("usage")
+    athena.create_work_group(Name=group, Configuration={"ResultConfiguration": {"OutputLocation": RESULTS}},
+                             Tags=[{"Key": "team", "Value": "risk"}])
+    succeeded(athena, f"CREATE TABLE default.{table} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{table}/') AS SELECT i FROM UNNEST(sequence(1, 1000)) AS t(i)", WorkGroup=group)
+    selected = succeeded(athena, f"SELECT sum(i) FROM default.{table}", WorkGroup=group)
+    assert run(athena, "SELECT * FROM default.no_such_table", WorkGroup=group)["Status"]["State"] == "FAILED"
+    scanned = selected["Statistics"]["DataScannedInBytes"]
+    assert scanned > 0
+    glueball = boto3_session().client("glueball", endpoint_url=athena_server.endpoint, region_name="us-east-1",
+                                      aws_access_key_id="AKIDATHENA", aws_secret_access_key="secret")
+    groups = {g["Keys"]["tag:team"]: g for g in glueball.get_usage(GroupBy=["tag:team"], Kinds=["ATHENA_QUERY"])[
+        "Groups"]}
+    # the CTAS (DDL) and the failed query cost nothing; the SELECT at least Athena's 10 MB minimum, at 5 USD/TB
+    assert groups["risk"]["Runs"] == 3 and groups["risk"]["DpuSeconds"] == 0
+    assert groups["risk"]["EstimatedCost"] == pytest.approx(max(scanned, 10 * 1024 * 1024) / 1e12 * 5, abs=1e-6)
+    by_kind = {g["Keys"]["kind"] for g in glueball.get_usage(GroupBy=["kind"])["Groups"]}
+    assert "ATHENA_QUERY" in by_kind
