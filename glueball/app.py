@@ -525,6 +525,18 @@ def default_embedded_handle() -> Any:
         return _embedded.handle
 
 
+def default_embedded_asgi() -> Any:
+    """The default embedded installation's API as an ASGI application (no console): what an embedded driver serves
+    on its loopback port to the AWS clients in its JVM (``glueball.runtime.lakeendpoint``)."""
+    global _embedded
+    from glueball.edge.asgi import EdgeAsgiApp
+
+    with _embedded_lock:
+        if _embedded is None:
+            _embedded = Glueball()
+        return EdgeAsgiApp(_embedded.edge)
+
+
 def _close_embedded() -> None:
     global _embedded
     with _embedded_lock:
