@@ -73,6 +73,7 @@ from glueball.iam.credentials import Identities, RunIdentityError
 from glueball.iam.policies import PolicyService
 from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
+from glueball.icebergrest import metadata as iceberg_metadata
 from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
 from glueball.jobs import handlers as _jobs  # noqa: F401
 from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
@@ -248,7 +249,9 @@ class Glueball:
         edge.add_query_service("cloudwatch", guard=self.authorizer.cloudwatch_guard if enforce else None)
         edge.add_json_variant("cloudwatch", validation_code="InvalidParameterValue")
         edge.add_rest_service("lakeformation")  # every grant refused: nothing for a policy to allow
-        catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
+        catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference),
+                               lambda name, iceberg, given: iceberg_metadata.create_table_files(
+                                   name, iceberg, given, self.write_object))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
                                                                    self.run_identity if enforce else None))
@@ -323,6 +326,34 @@ class Glueball:
         if not path.is_file():
             raise FileNotFoundError(f"no object {uri}")
         return path.read_bytes()
+
+    def write_object(self, uri: str, data: bytes) -> None:
+        """Write ``data`` as the object at ``s3://bucket/key`` (in the remote object store when there is one), in
+        one step: a reader sees the whole object or none.
+
+        Raises:
+            ServiceError: S3's (NoSuchBucket...). ValueError: not an s3 URI of one object.
+        """
+        import hashlib
+        import tempfile
+
+        from glueball.objects.models import ObjectMeta
+
+        location = parse_s3(uri)
+        if location.folder or not location.key:
+            raise ValueError(f"{uri} names no object")
+        if self.settings.object_store_url:
+            client = RemoteStore.parse(self.settings.object_store_url).client()
+            client.put_object(Bucket=location.bucket, Key=location.key, Body=data)
+            return
+        handle, name = tempfile.mkstemp(dir=self.objects.spool)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        try:
+            meta = ObjectMeta(hashlib.md5(data).hexdigest(), len(data), 0, "application/json")
+            self.objects.place(location.bucket, location.key, Path(name), meta)
+        finally:
+            Path(name).unlink(missing_ok=True)
 
     def layout_env(self, scope: Scope, access_key: str | None, role: str, run_id: str) -> dict[str, str]:
         """The environment of a process that runs user code for this installation outside a job (a blueprint's

@@ -125,7 +125,8 @@ def test_four_concurrent_writers_lose_no_commit_and_pyiceberg_and_spark_read_eac
     db = unique("lake")
     glue.create_database(DatabaseInput={"Name": db})
     catalog = pyiceberg_catalog(lake_server)
-    schema = Schema(NestedField(1, "writer", LongType(), required=False), NestedField(2, "seq", LongType(), required=False))
+    schema = Schema(NestedField(1, "writer", LongType(), required=False),
+                    NestedField(2, "seq", LongType(), required=False))
     table = catalog.create_table(f"{db}.events", schema=schema,
                                  location=f"s3://glueball-warehouse/{db}.db/events")
     table.append(pa.table({"writer": pa.array([0], pa.int64()), "seq": pa.array([0], pa.int64())}))
