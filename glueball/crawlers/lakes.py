@@ -8,7 +8,7 @@ it): its schema and partition columns from the newest ``metaData`` action, its l
 ``WriteManifest`` is set. An Iceberg table's current metadata is its ``metadata/`` folder's newest
 ``*.metadata.json``; the table registered is a Glue ICEBERG table pointing at it.
 
-Hudi targets are refused when the crawler is defined (no Hudi for Spark 4 to read them with).
+Hudi targets are refused when the crawler is defined (no Hudi bundle for Spark 4.1 to read them with).
 """
 
 from __future__ import annotations

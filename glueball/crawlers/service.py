@@ -76,7 +76,7 @@ SPEC_MEMBERS = ("Role", "DatabaseName", "Description", "Targets", "Classifiers",
 TARGET_LISTS = ("S3Targets", "JdbcTargets", "MongoDBTargets", "DynamoDBTargets", "CatalogTargets", "DeltaTargets",
                 "IcebergTargets", "HudiTargets")
 _UNSUPPORTED_TARGETS = {"MongoDBTargets": "MongoDB", "DynamoDBTargets": "DynamoDB",
-                        "HudiTargets": "Hudi (no Hudi release is built for Spark 4; see docs/table_formats.md)"}
+                        "HudiTargets": "Hudi (no Hudi bundle is built for Spark 4.1; see docs/table_formats.md)"}
 MAX_SAMPLE_SIZE = 249
 
 register_resource_type("crawler", crawler_exists)

@@ -12,7 +12,7 @@ both from the parameter alone, the user's own ``--conf`` winning key by key:
   ``DeltaCatalog`` (over the Hive metastore endpoint glueball gives every session, so Delta tables land in the
   Data Catalog with ``spark.sql.sources.provider=delta``). Delta's log store for ``s3://`` stays its default,
   ``S3SingleDriverLogStore``, the one AWS documents for Glue.
-- ``hudi``: refused, naming why (:data:`HUDI_UNAVAILABLE`): no Hudi release is built for Spark 4.
+- ``hudi``: refused, naming why (:data:`HUDI_UNAVAILABLE`): no Hudi bundle is built for Spark 4.1.
 
 Which formats a driver has is the Spark setting :data:`FORMATS_CONF` (a ``--conf`` of the driver, so warm
 drivers of a format are warm JVMs of their own shape: a format's jars are on the JVM's class path from its start).
@@ -51,11 +51,10 @@ S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 
 HUDI_UNAVAILABLE = (
-    "--datalake-formats hudi: Apache Hudi has no release built for Spark 4, and glueball runs PySpark 4.1.1 "
-    "(Iceberg's Spark runtime exists only for Spark 4.0 and 4.1). Maven Central serves no hudi-spark4.0-bundle_2.13, "
-    "hudi-spark4-bundle_2.13 or hudi-spark4.0.x_2.13; the newest bundles are hudi-spark3.5-bundle_2.13 1.1.1 and "
-    "_2.12 1.2.0, for Spark 3.5. Read Hudi tables with an engine of Spark 3.5 (AWS Glue 5.0), or write the table as "
-    "Iceberg or Delta (see docs/table-formats.md)")
+    "--datalake-formats hudi: glueball runs PySpark 4.1.1 and Apache Hudi's Spark bundles are built per Spark minor "
+    "line; its Spark 4 modules target Spark 4.0 (hudi-spark4.0.x, Hudi 1.1/1.2), and no hudi-spark4.1-bundle_2.13 "
+    "could be resolved from Maven Central (1.2.0 tried). Read Hudi tables with an engine of their Spark line, or "
+    "write the table as Iceberg or Delta (see docs/table_formats.md)")
 
 
 class DatalakeFormatError(ValueError):

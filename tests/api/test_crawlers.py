@@ -128,7 +128,7 @@ def test_get_crawlers_batch_get_and_list_with_tags(glue: Any) -> None:
     ({"Targets": {"DeltaTargets": [{"WriteManifest": True}]}}, "DeltaTargets need DeltaTables"),
     ({"Targets": {"IcebergTargets": [{"Paths": ["s3://b/i"], "ConnectionName": "c"}]}},
      "IcebergTargets ConnectionName is not supported"),
-    ({"Targets": {"HudiTargets": [{"Paths": ["s3://b/h"]}]}}, "HudiTargets (Hudi (no Hudi release is built for Spark"),
+    ({"Targets": {"HudiTargets": [{"Paths": ["s3://b/h"]}]}}, "HudiTargets (Hudi (no Hudi bundle is built for"),
     ({"Targets": {"MongoDBTargets": [{"ConnectionName": "m", "Path": "db/c"}]}}, "MongoDBTargets (MongoDB)"),
     ({"Targets": s3_targets("/local/path")}, "S3Targets Path must be an s3://bucket/prefix path"),
     ({"Targets": {"S3Targets": [{"Path": "s3://b/p", "SampleSize": 250}]}}, "SampleSize must be between 1 and 249"),
