@@ -133,7 +133,9 @@ def main() -> None:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         results = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("RESULT ")]
         if done.returncode != 0 or not results:
-            print(done.stdout[-4000:], done.stderr[-4000:], sep="\n")
+            output = done.stdout + done.stderr
+            print(*[line for line in output.splitlines() if "Exception:" in line or "Error:" in line][:15],
+                  output[-3000:], sep="\n")
             raise SystemExit(f"the benchmark run failed ({done.returncode})")
     figures = {r[0]: dict(kv.split("=", 1) for kv in r[1:]) for r in results}
     print(f"\nIceberg vs plain Parquet: MERGE of {args.rows // 100:,} changed rows (1%) into {args.rows:,} rows, "

@@ -50,12 +50,16 @@ def _asgi_app() -> Any:
 def _start() -> str:
     import uvicorn
 
+    from glueball.edge.asgi import KEEP_ALIVE_SECONDS
+
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    # idle connections kept as long as the server keeps them: the AWS SDK's pools reuse them for up to 60 s, and a
+    # PUT (Expect: 100-continue) sent on one uvicorn's 5 s default has just closed reads EOF and fails the write
     config = uvicorn.Config(_asgi_app(), log_level="warning", lifespan="off", http="httptools", loop="asyncio",
-                            access_log=False)
+                            access_log=False, timeout_keep_alive=KEEP_ALIVE_SECONDS)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="glueball-loopback",
                               daemon=True)
