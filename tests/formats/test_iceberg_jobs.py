@@ -143,3 +143,55 @@ def test_four_concurrent_writers_lose_no_commit_and_pyiceberg_and_spark_read_eac
     # pyiceberg's append, then Spark's property change and 20 appends: every commit one compare-and-swap
     assert len(loaded.history()) == 21
     assert glue.get_table(DatabaseName=db, Name="events")["Table"]["VersionId"] == "22"
+
+
+EVOLVE = """
+import sys, time
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+args = getResolvedOptions(sys.argv, ["db"])
+spark = GlueContext(SparkContext.getOrCreate()).spark_session
+t = f"glue_catalog.{args['db']}.visits"
+spark.sql(f"CREATE TABLE {t} (id BIGINT, day DATE) USING iceberg")
+spark.sql(f"INSERT INTO {t} VALUES (1, DATE'2024-01-01')")
+spark.sql(f"INSERT INTO {t} VALUES (2, DATE'2024-01-02')")
+time.sleep(1.2)
+between = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 0.6))
+spark.conf.set("spark.sql.session.timeZone", "UTC")
+spark.sql(f"ALTER TABLE {t} ADD COLUMN city STRING")
+spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD days(day)")
+spark.sql(f"INSERT INTO {t} VALUES (3, DATE'2024-01-03', 'Oslo')")
+print("then", sorted(r.id for r in spark.sql(f"SELECT id FROM {t} TIMESTAMP AS OF '{between}'").collect()))
+print("now", sorted(tuple(r) for r in spark.sql(f"SELECT id, city FROM {t}").collect()))
+print("specs", spark.sql(f"SELECT count(DISTINCT spec_id) FROM {t}.files").collect()[0][0])
+rewritten = spark.sql(f"CALL glue_catalog.system.rewrite_data_files(table => '{args['db']}.visits', "
+                      "options => map('min-input-files', '2'))").collect()[0]
+print("rewritten", rewritten.rewritten_data_files_count, rewritten.added_data_files_count)
+now_ms = int(time.time() * 1000)
+expired = spark.sql(f"CALL glue_catalog.system.expire_snapshots(table => '{args['db']}.visits', "
+                    f"older_than => TIMESTAMP_MILLIS({now_ms}), retain_last => 1)").collect()[0]
+print("expired", expired.deleted_data_files_count > 0)
+orphans = spark.sql(f"CALL glue_catalog.system.remove_orphan_files(table => '{args['db']}.visits', dry_run => true)")
+print("orphans", orphans.count())
+print("after", sorted(tuple(r) for r in spark.sql(f"SELECT id, city FROM {t}").collect()))
+print("snapshots", spark.sql(f"SELECT count(*) FROM {t}.snapshots").collect()[0][0])
+"""
+
+
+def test_schema_and_partition_evolution_timestamp_travel_and_maintenance_procedures(
+        lake_server: ServerProcess) -> None:
+    glue = lake_server.client()
+    db = unique("lake")
+    glue.create_database(DatabaseInput={"Name": db})
+    run, output = run_script(lake_server, EVOLVE, {"--datalake-formats": "iceberg", "--db": db})
+    assert run["JobRunState"] == "SUCCEEDED", (run.get("ErrorMessage"), output[-3000:])
+    assert "then [1, 2]" in output
+    assert "now [(1, None), (2, None), (3, 'Oslo')]" in output
+    assert "specs 2" in output  # files of the first spec and of the days(day) spec
+    assert "rewritten 3" in output or "rewritten 2" in output
+    assert "expired True" in output
+    assert "after [(1, None), (2, None), (3, 'Oslo')]" in output
+    assert "snapshots 1" in output
+    columns = glue.get_table(DatabaseName=db, Name="visits")["Table"]["StorageDescriptor"]["Columns"]
+    assert [c["Name"] for c in columns] == ["id", "day", "city"]
