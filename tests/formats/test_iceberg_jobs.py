@@ -195,3 +195,31 @@ def test_schema_and_partition_evolution_timestamp_travel_and_maintenance_procedu
     assert "snapshots 1" in output
     columns = glue.get_table(DatabaseName=db, Name="visits")["Table"]["StorageDescriptor"]["Columns"]
     assert [c["Name"] for c in columns] == ["id", "day", "city"]
+
+
+THROUGH_REST = """
+import sys
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+args = getResolvedOptions(sys.argv, ["db"])
+spark = GlueContext(SparkContext.getOrCreate()).spark_session
+spark.sql(f"CREATE TABLE rest.{args['db']}.orders (id BIGINT, total DOUBLE) USING iceberg")
+spark.sql(f"INSERT INTO rest.{args['db']}.orders VALUES (1, 9.5), (2, 20.0)")
+spark.sql(f"UPDATE rest.{args['db']}.orders SET total = 10.0 WHERE id = 1")
+print("glue sees", sorted(tuple(r) for r in spark.sql(f"SELECT * FROM glue_catalog.{args['db']}.orders").collect()))
+"""
+
+
+def test_spark_s_rest_catalog_writes_the_table_glue_catalog_reads(lake_server: ServerProcess) -> None:
+    glue = lake_server.client()
+    db = unique("lake")
+    glue.create_database(DatabaseInput={"Name": db, "LocationUri": f"s3://glueball-warehouse/{db}.db"})
+    conf = (f"spark.sql.catalog.rest=org.apache.iceberg.spark.SparkCatalog --conf spark.sql.catalog.rest.type=rest "
+            f"--conf spark.sql.catalog.rest.uri={lake_server.endpoint}/iceberg")
+    run, output = run_script(lake_server, THROUGH_REST, {"--datalake-formats": "iceberg", "--db": db, "--conf": conf})
+    assert run["JobRunState"] == "SUCCEEDED", (run.get("ErrorMessage"), output[-3000:])
+    assert "glue sees [(1, 10.0), (2, 20.0)]" in output
+    loaded = pyiceberg_catalog(lake_server).load_table(f"{db}.orders")
+    assert sorted(loaded.scan().to_arrow().column("total").to_pylist()) == [10.0, 20.0]
+    assert glue.get_table(DatabaseName=db, Name="orders")["Table"]["Parameters"]["table_type"] == "ICEBERG"
