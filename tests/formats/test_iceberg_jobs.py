@@ -223,3 +223,29 @@ def test_spark_s_rest_catalog_writes_the_table_glue_catalog_reads(lake_server: S
     loaded = pyiceberg_catalog(lake_server).load_table(f"{db}.orders")
     assert sorted(loaded.scan().to_arrow().column("total").to_pylist()) == [10.0, 20.0]
     assert glue.get_table(DatabaseName=db, Name="orders")["Table"]["Parameters"]["table_type"] == "ICEBERG"
+
+
+def test_an_interactive_session_with_datalake_formats_writes_a_glue_iceberg_table(lake_server: ServerProcess) -> None:
+    glue = lake_server.client()
+    db = unique("lake")
+    glue.create_database(DatabaseInput={"Name": db})
+    session_id = unique("lake-session")
+    glue.create_session(Id=session_id, Role="arn:aws:iam::123456789012:role/GlueInteractiveRole",
+                        Command={"Name": "glueetl", "PythonVersion": "3"},
+                        DefaultArguments={"--datalake-formats": "iceberg"})
+    ready = wait_for(lambda: (s := glue.get_session(Id=session_id)["Session"])["Status"] in ("READY", "FAILED")
+                     and s, timeout=300, what=f"session {session_id}", interval=0.5)
+    assert ready["Status"] == "READY", ready
+    try:
+        code = (f"spark.sql('CREATE TABLE glue_catalog.{db}.notes (id BIGINT) USING iceberg')\n"
+                f"spark.sql('INSERT INTO glue_catalog.{db}.notes VALUES (7), (8)')\n"
+                f"spark.sql('SELECT sum(id) FROM glue_catalog.{db}.notes').collect()[0][0]")
+        number = glue.run_statement(SessionId=session_id, Code=code)["Id"]
+        statement = wait_for(lambda: (s := glue.get_statement(SessionId=session_id, Id=number)["Statement"])[
+            "State"] in ("AVAILABLE", "ERROR", "CANCELLED") and s, timeout=300, what="the statement", interval=0.5)
+        assert statement["Output"]["Status"] == "ok", statement["Output"]
+        assert statement["Output"]["Data"]["TextPlain"] == "15"
+    finally:
+        glue.delete_session(Id=session_id)
+    assert glue.get_table(DatabaseName=db, Name="notes")["Table"]["Parameters"]["table_type"].upper() == "ICEBERG"
+    assert pyiceberg_catalog(lake_server).load_table(f"{db}.notes").scan().to_arrow().num_rows == 2
