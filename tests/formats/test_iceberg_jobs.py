@@ -249,3 +249,12 @@ def test_an_interactive_session_with_datalake_formats_writes_a_glue_iceberg_tabl
         glue.delete_session(Id=session_id)
     assert glue.get_table(DatabaseName=db, Name="notes")["Table"]["Parameters"]["table_type"].upper() == "ICEBERG"
     assert pyiceberg_catalog(lake_server).load_table(f"{db}.notes").scan().to_arrow().num_rows == 2
+
+
+def test_a_run_asking_for_hudi_or_an_unknown_format_fails_saying_why(lake_server: ServerProcess) -> None:
+    run, _ = run_script(lake_server, "print('never')\n", {"--datalake-formats": "iceberg,hudi"})
+    assert run["JobRunState"] == "FAILED"
+    assert "no hudi-spark4.1-bundle_2.13 could be resolved" in run["ErrorMessage"]
+    run, _ = run_script(lake_server, "print('never')\n", {"--datalake-formats": "paimon"})
+    assert run["JobRunState"] == "FAILED"
+    assert "'paimon' is not a data lake format" in run["ErrorMessage"]
