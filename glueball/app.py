@@ -69,6 +69,7 @@ from glueball.devendpoints.area import OPERATIONS as DEV_ENDPOINT_OPERATIONS
 from glueball.devendpoints.area import DevEndpointNeeds
 from glueball.edge.inprocess import answer_in_process
 from glueball.edge.model import service_model
+from glueball.edge.protocols.icebergrest import IcebergRestProtocol
 from glueball.edge.protocols.s3 import S3Protocol
 from glueball.edge.router import Edge
 from glueball.edge.sigv4 import AccountDirectory
@@ -84,6 +85,10 @@ from glueball.iam.credentials import Identities, RunIdentityError
 from glueball.iam.policies import PolicyService
 from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
+from glueball.icebergrest import area as iceberg_rest
+from glueball.icebergrest import handlers as _iceberg_rest  # noqa: F401 - registers on the area
+from glueball.icebergrest import metadata as iceberg_metadata
+from glueball.icebergrest.errors import ForbiddenException
 from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
 from glueball.jobs import handlers as _jobs  # noqa: F401
 from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
@@ -266,7 +271,9 @@ class Glueball:
         edge.add_rest_service("lakeformation")  # every grant refused: nothing for a policy to allow
         edge.add_json_service("athena", ATHENA_TARGET_PREFIX, guard=self.authorizer.athena_guard if enforce else None,
                               validation_code="InvalidRequestException")
-        catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
+        catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference),
+                               lambda name, iceberg, given: iceberg_metadata.create_table_files(
+                                   name, iceberg, given, self.write_object))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
                                                                    self.run_identity if enforce else None))
@@ -277,6 +284,12 @@ class Glueball:
         edge.add_path_service("confluent", confluent.PREFIX, confluent.CONTENT_TYPE,
                               guard=self.confluent_guard if enforce else None)
         edge.mount(confluent.OPERATIONS, registry)
+        edge.add_path_service("icebergrest", iceberg_rest.PREFIX, iceberg_rest.CONTENT_TYPE,
+                              guard=self.iceberg_rest_guard if enforce else None,
+                              protocol=IcebergRestProtocol(iceberg_rest.PREFIX, iceberg_rest.CONTENT_TYPE))
+        edge.mount(iceberg_rest.OPERATIONS, iceberg_rest.IcebergRestNeeds(
+            lambda caller: self.client(access_key=caller.access_key, region=caller.region), self.read_object,
+            self.write_object, self.settings.endpoint))
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
         edge.mount(JOB_OPERATIONS, jobs)
@@ -398,6 +411,34 @@ class Glueball:
         env.pop("AWS_SESSION_TOKEN", None)
         return default_shape(self.settings.home), env
 
+    def write_object(self, uri: str, data: bytes) -> None:
+        """Write ``data`` as the object at ``s3://bucket/key`` (in the remote object store when there is one), in
+        one step: a reader sees the whole object or none.
+
+        Raises:
+            ServiceError: S3's (NoSuchBucket...). ValueError: not an s3 URI of one object.
+        """
+        import hashlib
+        import tempfile
+
+        from glueball.objects.models import ObjectMeta
+
+        location = parse_s3(uri)
+        if location.folder or not location.key:
+            raise ValueError(f"{uri} names no object")
+        if self.settings.object_store_url:
+            client = RemoteStore.parse(self.settings.object_store_url).client()
+            client.put_object(Bucket=location.bucket, Key=location.key, Body=data)
+            return
+        handle, name = tempfile.mkstemp(dir=self.objects.spool)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        try:
+            meta = ObjectMeta(hashlib.md5(data).hexdigest(), len(data), 0, "application/json")
+            self.objects.place(location.bucket, location.key, Path(name), meta)
+        finally:
+            Path(name).unlink(missing_ok=True)
+
     def layout_env(self, scope: Scope, access_key: str | None, role: str, run_id: str) -> dict[str, str]:
         """The environment of a process that runs user code for this installation outside a job (a blueprint's
         layout script): its boto3 clients reach this server (or the embedded installation), as the caller or,
@@ -417,6 +458,13 @@ class Glueball:
             env["AWS_SECRET_ACCESS_KEY"] = "glueball"
             env.pop("AWS_SESSION_TOKEN", None)
         return env
+    def iceberg_rest_guard(self, caller: Caller, operation: str, request: Request) -> Caller | None:
+        """With ``--auth iam`` the Iceberg REST endpoint answers nothing: its SigV4 signing (Iceberg's
+        ``rest.sigv4-enabled``) and the mapping of its routes to Glue's actions are not built yet."""
+        raise ForbiddenException("The Iceberg REST endpoint is served only with --auth off: SigV4 requests and "
+                                 "Glue action policies for it are not implemented (use Iceberg's GlueCatalog, "
+                                 "which signs its Glue calls)")
+
     def confluent_guard(self, caller: Caller, operation: str, request: Request) -> Caller | None:
         """With ``--auth iam``, a Confluent request is authorized as the Glue registry operation it amounts to."""
         glue_operation, glue_request = confluent.glue_equivalent(request)
@@ -598,6 +646,18 @@ def default_embedded_handle() -> Any:
         if _embedded is None:
             _embedded = Glueball()
         return _embedded.handle
+
+
+def default_embedded_asgi() -> Any:
+    """The default embedded installation's API as an ASGI application (no console): what an embedded driver serves
+    on its loopback port to the AWS clients in its JVM (``glueball.runtime.lakeendpoint``)."""
+    global _embedded
+    from glueball.edge.asgi import EdgeAsgiApp
+
+    with _embedded_lock:
+        if _embedded is None:
+            _embedded = Glueball()
+        return EdgeAsgiApp(_embedded.edge)
 
 
 def _close_embedded() -> None:

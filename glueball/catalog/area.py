@@ -21,15 +21,19 @@ OPERATIONS = Operations("glue")
 STATISTICS_TASK_OPERATIONS = Operations("glue")
 # the Columns of a StorageDescriptor.SchemaReference (a schema registry version), in a scope
 ReferencedColumns = Callable[[Scope, dict[str, Any]], list[dict[str, str]]]
+# (table name, IcebergInput, TableInput) -> the TableInput of a new Iceberg table whose first metadata file it wrote
+IcebergTableFiles = Callable[[str, dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True, eq=False)
 class CatalogNeeds:
-    """What catalog handlers are given: the store, and how a schema reference becomes columns (the
-    schema registry's, wired by the composition root; None: references are kept but not resolved)."""
+    """What catalog handlers are given: the store, how a schema reference becomes columns (the
+    schema registry's, wired by the composition root; None: references are kept but not resolved), and how an
+    Iceberg table's first metadata file is written (``CreateTable`` with ``OpenTableFormatInput``; None: refused)."""
 
     store: Store
     referenced_columns: ReferencedColumns | None = None
+    iceberg_table_files: IcebergTableFiles | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -107,7 +107,7 @@ def error_detail(err: GlueError) -> dict[str, str]:
 def table_input(wire: dict[str, Any] | None) -> Table:
     """A TableInput as a model; timestamps are kept as epoch seconds."""
     if wire is None:
-        raise InvalidInputException("TableInput is required (OpenTableFormatInput is not supported by glueball)")
+        raise InvalidInputException("TableInput is required")
     spec = {k: v for k, v in wire.items() if k != "Name"}
     for key in _TABLE_TIMESTAMPS:
         if key in spec:
@@ -168,10 +168,35 @@ def with_referenced_columns(needs: CatalogNeeds, caller: Caller, table: Table) -
     return replace(table, spec={**table.spec, "StorageDescriptor": descriptor})
 
 
+def _open_table_format_input(needs: CatalogNeeds, request: Request) -> dict[str, Any]:
+    """The TableInput of ``CreateTable`` with ``OpenTableFormatInput``: as AWS, a new Iceberg table whose first
+    metadata file is written at its location, from ``CreateIcebergTableInput`` or else the TableInput's columns."""
+    iceberg = request["OpenTableFormatInput"].get("IcebergInput")
+    if iceberg is None:
+        raise InvalidInputException("OpenTableFormatInput needs IcebergInput (Iceberg is the one open table format "
+                                    "CreateTable creates)")
+    if needs.iceberg_table_files is None:
+        raise InvalidInputException("This installation cannot write Iceberg metadata files")
+    given = request.get("TableInput") or {}
+    name = request.get("Name") or given.get("Name")
+    if not name:
+        raise InvalidInputException("An Iceberg table needs a Name (or TableInput.Name)")
+    if iceberg.get("Version") not in (None, "1", "2"):
+        raise InvalidInputException(f"IcebergInput.Version {iceberg['Version']!r} is not an Iceberg format version "
+                                    "glueball creates (1 or 2)")
+    made = needs.iceberg_table_files(name, iceberg, given)
+    if given.get("Description"):
+        made["Description"] = given["Description"]
+    return made
+
+
 @OPERATIONS.operation("CreateTable")
 def create_table(needs: CatalogNeeds, caller: Caller, request: Request) -> Response:
-    reject_unsupported(request, "TransactionId", "OpenTableFormatInput")
-    table = table_input(request.get("TableInput"))
+    reject_unsupported(request, "TransactionId")
+    if request.get("OpenTableFormatInput") is not None:
+        table = table_input(_open_table_format_input(needs, request))
+    else:
+        table = table_input(request.get("TableInput"))
     if request.get("Name") and fold(request["Name"]) != fold(table.name):
         raise InvalidInputException(
             f"Name {request['Name']!r} and TableInput.Name {table.name!r} must name the same table")

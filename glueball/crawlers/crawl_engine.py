@@ -26,6 +26,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from glueball.crawlers import lakes
 from glueball.crawlers.classify import Classification, FileSample, classify, merge_columns
 from glueball.crawlers.grouping import (
     Grouper,
@@ -288,12 +289,14 @@ class _Crawl:
         s3_targets = targets.get("S3Targets") or []
         jdbc_targets = targets.get("JdbcTargets") or []
         catalog_targets = targets.get("CatalogTargets") or []
-        unsupported = [k for k, v in targets.items() if v and k not in ("S3Targets", "JdbcTargets", "CatalogTargets")]
+        lake_targets = [(kind, t) for kind in ("DeltaTargets", "IcebergTargets") for t in targets.get(kind) or []]
+        unsupported = [k for k, v in targets.items() if v and k not in (
+            "S3Targets", "JdbcTargets", "CatalogTargets", "DeltaTargets", "IcebergTargets")]
         if unsupported:
             raise CrawlError(f"Crawler targets {', '.join(sorted(unsupported))} are not supported by glueball")
         if catalog_targets and (s3_targets or jdbc_targets):
             raise CrawlError("A crawler with CatalogTargets cannot crawl other targets in the same run")
-        if not (s3_targets or jdbc_targets or catalog_targets):
+        if not (s3_targets or jdbc_targets or catalog_targets or lake_targets):
             raise CrawlError("The crawler has no targets")
         if not catalog_targets and not self.options.database:
             raise CrawlError("The crawler has no DatabaseName")
@@ -312,6 +315,8 @@ class _Crawl:
             specs.extend(self._crawl_catalog_target(target, state))
         for target in jdbc_targets:
             specs.extend(self._crawl_jdbc(target, state))
+        for kind, target in lake_targets:
+            specs.extend(self._crawl_lake(kind, target))
         self._write(specs)
         if not self.incremental and not catalog_targets:
             self._handle_deleted_tables(specs, s3_targets, jdbc_targets)
@@ -592,6 +597,33 @@ class _Crawl:
             spec.state_key, spec.state_root = include_uri, ""
             spec.state_entry = entry_state["tables"].setdefault("", {"depth": group.depth, "partitions": []})
             specs.append(spec)
+        return specs
+
+    # ------------------------------------------------------------------------- Delta and Iceberg tables
+
+    def _crawl_lake(self, kind: str, target: dict[str, Any]) -> list[_TableSpec]:
+        """One table per path of a DeltaTargets or IcebergTargets entry, named after the path's last folder."""
+        specs = []
+        paths = target.get("DeltaTables") if kind == "DeltaTargets" else target.get("Paths")
+        for path in paths or []:
+            uri = path.rstrip("/")
+            name = self._table_name(self.options.database, uri.rsplit("/", 1)[-1].lower(), uri)
+            try:
+                if kind == "DeltaTargets":
+                    snapshot = lakes.delta_snapshot(uri, self.object_store)
+                    native = bool(target.get("CreateNativeDeltaTable"))
+                    table_input = lakes.delta_table_input(name, uri, snapshot, native)
+                    if not native and target.get("WriteManifest"):
+                        written = lakes.write_manifest(uri, snapshot, self.object_store)
+                        self.log(f"Wrote {written} symlink manifest(s) of Delta table {uri} (version "
+                                 f"{snapshot.version})")
+                else:
+                    table_input = lakes.iceberg_table_input(name, uri, self.object_store)
+            except lakes.LakeTableError as exc:
+                self.log(f"Skipped {uri}: {exc}")
+                continue
+            location = table_input["StorageDescriptor"]["Location"]
+            specs.append(_TableSpec(self.options.database, name, table_input, [], location))
         return specs
 
     # ---------------------------------------------------------------------------------------- JDBC

@@ -75,8 +75,8 @@ SPEC_MEMBERS = ("Role", "DatabaseName", "Description", "Targets", "Classifiers",
                 "CrawlerSecurityConfiguration")
 TARGET_LISTS = ("S3Targets", "JdbcTargets", "MongoDBTargets", "DynamoDBTargets", "CatalogTargets", "DeltaTargets",
                 "IcebergTargets", "HudiTargets")
-_UNSUPPORTED_TARGETS = {"MongoDBTargets": "MongoDB", "DynamoDBTargets": "DynamoDB", "DeltaTargets": "Delta Lake",
-                        "IcebergTargets": "Iceberg", "HudiTargets": "Hudi"}
+_UNSUPPORTED_TARGETS = {"MongoDBTargets": "MongoDB", "DynamoDBTargets": "DynamoDB",
+                        "HudiTargets": "Hudi (no Hudi bundle is built for Spark 4.1; see docs/table_formats.md)"}
 MAX_SAMPLE_SIZE = 249
 
 register_resource_type("crawler", crawler_exists)
@@ -158,11 +158,23 @@ def _check_targets(targets: Spec) -> None:
     for member, label in _UNSUPPORTED_TARGETS.items():
         if targets.get(member):
             raise InvalidInputException(f"{member} ({label}) are not supported by glueball; supported targets are "
-                                        "S3Targets, JdbcTargets and CatalogTargets")
-    s3, jdbc, catalog = (targets.get(m) or [] for m in ("S3Targets", "JdbcTargets", "CatalogTargets"))
-    if not (s3 or jdbc or catalog):
-        raise InvalidInputException("A crawler needs at least one target: S3Targets, JdbcTargets or CatalogTargets")
-    if catalog and (s3 or jdbc):
+                                        "S3Targets, JdbcTargets, CatalogTargets, DeltaTargets and IcebergTargets")
+    s3, jdbc, catalog, delta, iceberg = (targets.get(m) or [] for m in (
+        "S3Targets", "JdbcTargets", "CatalogTargets", "DeltaTargets", "IcebergTargets"))
+    if not (s3 or jdbc or catalog or delta or iceberg):
+        raise InvalidInputException("A crawler needs at least one target: S3Targets, JdbcTargets, CatalogTargets, "
+                                    "DeltaTargets or IcebergTargets")
+    for member, paths_key, items in (("DeltaTargets", "DeltaTables", delta), ("IcebergTargets", "Paths", iceberg)):
+        for target in items:
+            if not target.get(paths_key):
+                raise InvalidInputException(f"{member} need {paths_key} (s3:// paths of tables)")
+            for path in target[paths_key]:
+                if not str(path).startswith("s3://") or len(str(path)) <= len("s3://"):
+                    raise InvalidInputException(f"{member} {paths_key} must be s3://bucket/prefix paths, got {path!r}")
+            if target.get("ConnectionName"):
+                raise InvalidInputException(f"{member} ConnectionName is not supported by glueball (tables are read "
+                                            "from its object store)")
+    if catalog and (s3 or jdbc or delta or iceberg):
         raise InvalidInputException("A crawler with CatalogTargets cannot have other kinds of targets")
     for target in s3:
         path = target.get("Path") or ""

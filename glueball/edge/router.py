@@ -176,12 +176,12 @@ class Edge:
         return service
 
     def add_path_service(self, name: str, prefix: str, content_type: str = "application/json",
-                         guard: Guard | None = None) -> Service:
+                         guard: Guard | None = None, protocol: PlainJsonProtocol | None = None) -> Service:
         """Serve ``name`` as plain JSON over HTTP paths under ``prefix`` (no model; its one operation
         ``Request`` routes by path itself, :mod:`glueball.edge.protocols.plain`). With ``--auth iam`` its
         requests authenticate with HTTP Basic: an access key id and its secret (as the Confluent clients'
-        ``basic.auth.user.info``)."""
-        protocol = PlainJsonProtocol(prefix, content_type)
+        ``basic.auth.user.info``). ``protocol``: a path protocol of its own (its error model), under ``prefix``."""
+        protocol = protocol or PlainJsonProtocol(prefix, content_type)
         service = Service(name, protocol, None, name, guard)
         self.services[name] = service
         self._by_prefix.append((protocol, service))

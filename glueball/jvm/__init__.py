@@ -63,6 +63,8 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("kafka", "Kafka and MSK sources (connection_type kafka, spark.readStream.format('kafka'))"),
     Feature("msk-iam", "MSK connections with IAM authentication (KAFKA_SASL_MECHANISM AWS_MSK_IAM)"),
     Feature("s3a", "s3a:// as Hadoop's S3AFileSystem against an S3 API (--s3-filesystem s3a, remote object stores)"),
+    Feature("iceberg", "Iceberg tables (--datalake-formats iceberg: Iceberg's SparkCatalog, GlueCatalog and S3FileIO)"),
+    Feature("delta", "Delta Lake tables (--datalake-formats delta: Delta's DeltaCatalog and SQL extensions)"),
     Feature("kafka-broker", "the Kafka broker of the test suite and bench/streaming.py", spark=False),
 )}
 

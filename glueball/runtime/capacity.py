@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from glueball.objects.locations import object_store_root, to_spark_path
+from glueball.runtime import lakeformats
 
 __all__ = [
     "DEFAULT_DPUS",
@@ -204,7 +205,8 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
         glue_version: ``GlueVersion`` (decides the default capacity).
         master: the Spark master the run will use.
         job_kind: ``Command.Name``; ``pythonshell`` runs no Spark and gets no settings.
-        arguments: the run's merged arguments, for ``--enable-spark-ui``/``--spark-event-logs-path``.
+        arguments: the run's merged arguments, for ``--enable-spark-ui``/``--spark-event-logs-path`` and
+            ``--datalake-formats``.
         home: ``GLUEBALL_HOME`` for ``s3://`` event log paths (default: ``$GLUEBALL_HOME``).
         host_cores: cores of this host (default: ``os.cpu_count()``), for local masters.
         host_memory_mb: memory of this host (default: physical memory), for local masters.
@@ -214,7 +216,8 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
         as ``--spark-master`` and the rest as ``--conf`` (``runner_args`` does that).
 
     Raises:
-        ValueError: an invalid capacity (see ``capacity``) or an invalid Spark UI argument.
+        ValueError: an invalid capacity (see ``capacity``), an invalid Spark UI argument, or a data lake format
+            glueball cannot give a driver (``--datalake-formats``; ``lakeformats.DatalakeFormatError``).
     """
     if job_kind == PYTHON_SHELL:
         return {}
@@ -239,6 +242,7 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
             settings["spark.cores.max"] = str(cap.executor_vcpus)
     settings.update(spark_ui_settings(arguments or {}, home))
     settings.update(catalog_settings(arguments or {}))
+    settings.update(lakeformats.driver_settings(arguments or {}))  # --datalake-formats: jars and settings per format
     return settings
 
 

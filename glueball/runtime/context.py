@@ -52,6 +52,10 @@ class GlueContext:
         self._sc = self.spark_session.sparkContext
         for key, value in _SESSION_CONF.items():
             self.spark_session.conf.set(key, value)
+        if sparkContext is not None:  # a script's own SparkConf may name Iceberg catalogs: they reach this glueball
+            from glueball.runtime import lakeformats
+
+            lakeformats.serve_run(self.spark_session)
         self.options = options
         self.create_dynamic_frame = DynamicFrameReader(self)
         self.write_dynamic_frame = DynamicFrameWriter(self)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from glueball import jvm
-from glueball.runtime import hadoop
+from glueball.runtime import hadoop, lakeformats
 from glueball.runtime.jvmshare import with_share
 from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log
 
@@ -81,14 +81,21 @@ def parse_run_args(script: str, args: list[str]) -> RunPlan:
     for extra in plan.extra_py_files:
         if not Path(extra).exists():
             raise ValueError(f"--extra-py-files: {extra} does not exist")
+    # --datalake-formats is the script's argument (as on Glue) and says what its Spark needs
+    formats = dict(zip(plan.script_args, plan.script_args[1:], strict=False)).get(lakeformats.ARGUMENT)
+    for key, value in lakeformats.driver_settings({lakeformats.ARGUMENT: formats or ""}).items():
+        plan.conf.setdefault(key, value)
     return plan
 
 
-def spark_submit_args(plan: RunPlan) -> str:
-    """``PYSPARK_SUBMIT_ARGS`` for ``plan``: what any SparkContext or SparkSession the script makes starts with."""
-    jars = driver_jars()
+def spark_submit_args(plan: RunPlan, for_run: bool = True) -> str:
+    """``PYSPARK_SUBMIT_ARGS`` for ``plan``: what any SparkContext or SparkSession the script makes starts with
+    (``for_run`` False: a warm driver's, whose run is not known yet)."""
+    jars = driver_jars(lakeformats.formats_of(plan.conf))
     settings = base_settings(jars)
     settings.update(plan.conf)
+    if for_run:
+        settings.update(lakeformats.catalog_settings(settings))
     prepare_event_log(settings)
     options = with_share(settings.get("spark.driver.extraJavaOptions"), jars)
     if options:  # the driver's JVM starts from the class-data-sharing archive (glueball.runtime.jvmshare)

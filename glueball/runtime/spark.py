@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from glueball import jvm
 from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
-from glueball.runtime import hadoop, hivecatalog
+from glueball.runtime import hadoop, hivecatalog, lakeformats
 from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
 
@@ -58,21 +58,22 @@ def jdbc_jars() -> list[str]:
 DEFAULT_JVM_FEATURES = ("kafka",)
 
 
-def jvm_features() -> list[str]:
+def jvm_features(formats: tuple[str, ...] = ()) -> list[str]:
     """The features of glueball's pinned JVM list every Spark session of this process gets: ``kafka`` (as every
     Glue job has Spark's Kafka connector), ``s3a`` when s3:// goes through S3A (``GLUEBALL_S3_FILESYSTEM=s3a``
-    or ``GLUEBALL_S3_ENDPOINT``), plus those ``GLUEBALL_JVM_FEATURES`` names (comma separated)."""
+    or ``GLUEBALL_S3_ENDPOINT``), plus those ``GLUEBALL_JVM_FEATURES`` names (comma separated), plus the data lake
+    ``formats`` of its driver (``--datalake-formats``: each format is the feature of its name)."""
     named = [f.strip() for f in os.environ.get("GLUEBALL_JVM_FEATURES", "").split(",") if f.strip()]
     s3a = ["s3a"] if os.environ.get(hadoop.S3_FILESYSTEM_ENV, "").strip().lower() == "s3a" \
         or os.environ.get("GLUEBALL_S3_ENDPOINT") else []
-    return list(dict.fromkeys([*DEFAULT_JVM_FEATURES, *s3a, *named]))
+    return list(dict.fromkeys([*DEFAULT_JVM_FEATURES, *s3a, *named, *formats]))
 
 
-def connector_jars() -> list[str]:
+def connector_jars(formats: tuple[str, ...] = ()) -> list[str]:
     """The jars of :func:`jvm_features` (fetched on first need); a feature whose jars cannot be had now is left
     out, and what uses it says so when it is used (``glueball.jvm.JarsUnavailable``)."""
     found: list[str] = []
-    for name in jvm_features():
+    for name in jvm_features(formats):
         try:
             found.extend(str(p) for p in jvm.jars(name))
         except jvm.JarsUnavailable:
@@ -80,11 +81,11 @@ def connector_jars() -> list[str]:
     return found
 
 
-def driver_jars() -> list[str]:
-    """The jars of every Spark driver glueball starts: :func:`jdbc_jars`, the connectors of :func:`jvm_features`,
-    glueball's Hadoop FileSystem and its raw-kinds scanner (each built on first use; left out when it cannot be
-    built)."""
-    jars = [*jdbc_jars(), *connector_jars()]
+def driver_jars(formats: tuple[str, ...] = ()) -> list[str]:
+    """The jars of every Spark driver glueball starts: :func:`jdbc_jars`, the connectors of :func:`jvm_features`
+    (with those of the driver's data lake ``formats``), glueball's Hadoop FileSystem and its raw-kinds scanner (each
+    built on first use; left out when it cannot be built)."""
+    jars = [*jdbc_jars(), *connector_jars(formats)]
     for own in (hadoop.jar(), rawkinds.jar()):
         if own is not None:
             jars.append(str(own))
@@ -144,13 +145,15 @@ def prepare_event_log(settings: dict[str, str]) -> None:
 
 
 def spark_session(master: str | None = None, app_name: str = "glueball",
-                  conf: dict[str, str] | None = None) -> SparkSession:
+                  conf: dict[str, str] | None = None, for_run: bool = True) -> SparkSession:
     """The process's Spark session, created on first use.
 
     Args:
         master: a Spark master URL; defaults to ``$GLUEBALL_SPARK_MASTER`` or ``local[*]``.
         app_name: the application name shown by Spark.
         conf: extra Spark settings (``--conf k=v``), applied over the defaults.
+        for_run: the session serves this process's run (False: a warm driver's, made before it has one), so its
+            Iceberg catalogs are pointed at the run's glueball (:func:`glueball.runtime.lakeformats.serve_run`).
     """
     from pyspark.sql import SparkSession
 
@@ -160,13 +163,15 @@ def spark_session(master: str | None = None, app_name: str = "glueball",
         return active
     builder = SparkSession.builder.appName(app_name).master(
         master or os.environ.get("GLUEBALL_SPARK_MASTER", "local[*]"))
-    jars = driver_jars()
+    given = {**json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"), **(conf or {})}
+    jars = driver_jars(lakeformats.formats_of(given))
     settings = base_settings(jars)
     if jars:
         settings["spark.jars"] = ",".join(jars)
         settings["spark.driver.extraClassPath"] = os.pathsep.join(jars)
-    settings.update(json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"))
-    settings.update(conf or {})
+    settings.update(given)
+    if for_run:
+        settings.update(lakeformats.catalog_settings(settings))
     prepare_event_log(settings)
     options = with_share(settings.get("spark.driver.extraJavaOptions"), jars)
     if options:  # the driver's JVM starts from the class-data-sharing archive (glueball.runtime.jvmshare)
@@ -175,4 +180,6 @@ def spark_session(master: str | None = None, app_name: str = "glueball",
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(os.environ.get("GLUEBALL_SPARK_LOG_LEVEL", "ERROR"))
+    if for_run:
+        lakeformats.serve_run(session)
     return session

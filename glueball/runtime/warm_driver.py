@@ -40,7 +40,7 @@ def warm_up(options: list[str]) -> None:
     from glueball.runtime import scriptrunner
 
     plan = scriptrunner.parse_run_args(sys.executable, options)  # any existing file stands for the script
-    os.environ["PYSPARK_SUBMIT_ARGS"] = scriptrunner.spark_submit_args(plan)
+    os.environ["PYSPARK_SUBMIT_ARGS"] = scriptrunner.spark_submit_args(plan, for_run=False)
     os.environ["GLUEBALL_SPARK_MASTER"] = plan.master
     os.environ["GLUEBALL_SPARK_CONF"] = json.dumps(plan.conf)
     import awsglue.context  # noqa: F401 - what every Glue script imports first
@@ -48,7 +48,7 @@ def warm_up(options: list[str]) -> None:
     import awsglue.transforms  # noqa: F401
     from glueball.runtime.spark import spark_session
 
-    spark = spark_session(app_name="glueball-warm")
+    spark = spark_session(app_name="glueball-warm", for_run=False)
     spark.range(1000).selectExpr("sum(id) AS total").collect()
     spark.createDataFrame([(1, "a")], "id INT, name STRING").groupBy("name").count().collect()
 
@@ -112,10 +112,13 @@ def serve_the_run(before: dict[str, str]) -> None:
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    from glueball.runtime import lakeformats
     from glueball.runtime.spark import serve_this_home
     from glueball.supervise.driverenv import ENDPOINT, HOME, RUN_VARIABLES, STORE
 
-    serve_this_home(SparkSession.builder.getOrCreate())
+    session = SparkSession.builder.getOrCreate()
+    serve_this_home(session)
+    lakeformats.serve_run(session)  # its Iceberg catalogs reach the run's glueball, as the run
     context = SparkContext._active_spark_context
     if context is None:
         return

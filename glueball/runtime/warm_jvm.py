@@ -15,8 +15,8 @@ It writes the gateway's port and secret, and the JVM's process id, to ``$GLUEBAL
 ``reset N``
     between two drivers: stop the SparkContext a driver left (one killed mid-run leaves its context
     and jobs running), close Hadoop's cached file systems (they keep the settings and credentials of
-    the run that opened them), then write ``N`` to ``$GLUEBALL_WARM_GATEWAY.reset`` (``N failed: why``
-    when it could not).
+    the run that opened them), clear the run's AWS identity from the JVM's system properties, then
+    write ``N`` to ``$GLUEBALL_WARM_GATEWAY.reset`` (``N failed: why`` when it could not).
 
 ``attach PID``
     a warm driver (its keeper's pid) was attached to it.
@@ -49,6 +49,9 @@ def reset(gateway: Any) -> None:
         context.cancelAllJobs()
         context.stop()
     jvm.org.apache.hadoop.fs.FileSystem.closeAll()
+    from glueball.runtime.lakeformats import share_run_identity
+
+    share_run_identity(jvm, {})  # the AWS SDK's system properties of the run that ended: none for the next
 
 
 def _commands(parent: int) -> Any:

@@ -21,7 +21,7 @@ from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import Errors, GlueRuntimeError
 from glueball.runtime.io import catalog as cat
 from glueball.runtime.io import files as file_listing
-from glueball.runtime.io import formats, jdbc
+from glueball.runtime.io import formats, jdbc, laketables
 from glueball.runtime.pending import PendingTyping
 
 if TYPE_CHECKING:
@@ -180,6 +180,12 @@ def read_catalog_frame(glue_ctx: Any, database: str | None, table_name: str | No
     if cat.is_jdbc_table(table):
         options = _jdbc_table_options(glue_ctx, table, additional_options)
         df = jdbc.read_jdbc(glue_ctx, None, options, transformation_ctx)
+        if push_down_predicate:
+            df = df.where(push_down_predicate)
+        return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
+    lake = laketables.lake_format(table)
+    if lake is not None:  # Iceberg and Delta: the format's reader, which knows the table's live files
+        df = laketables.read_lake_table(spark, table, str(database), lake)
         if push_down_predicate:
             df = df.where(push_down_predicate)
         return _frame(glue_ctx, df, None, transformation_ctx, kwargs)

@@ -1,0 +1,66 @@
+"""Catalog tables of open table formats read as Glue reads them (``create_dynamic_frame.from_catalog`` and
+``create_data_frame.from_catalog`` with ``--datalake-formats``): through the format's own Spark reader, never by
+listing the table's files (a Delta or Iceberg folder holds files that are no longer part of the table).
+
+- Iceberg (``table_type`` ICEBERG): the table of the session's Iceberg catalog over Glue (``glue_catalog``), or
+  else Iceberg's reader on the table's ``metadata_location``.
+- Delta (``spark.sql.sources.provider`` or classification ``delta``): Delta's reader on the table's location
+  (a symlink table's location is its manifest folder: the Delta table is the folder above it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from glueball.runtime import lakeformats
+from glueball.runtime.errors import GlueRuntimeError
+
+__all__ = ["lake_format", "read_lake_table"]
+
+MANIFEST_FOLDER = "/_symlink_format_manifest"
+
+
+def lake_format(table: Mapping[str, Any]) -> str | None:
+    """``iceberg`` or ``delta`` for a table of that format, else None."""
+    params = {str(k).lower(): str(v) for k, v in (table.get("Parameters") or {}).items()}
+    if params.get("table_type", "").upper() == "ICEBERG":
+        return "iceberg"
+    if params.get("spark.sql.sources.provider", "").lower() == "delta" or params.get("classification") == "delta":
+        return "delta"
+    return None
+
+
+def _formats_on(spark: Any) -> tuple[str, ...]:
+    return lakeformats.formats_of({lakeformats.FORMATS_CONF: spark.conf.get(lakeformats.FORMATS_CONF, "")})
+
+
+def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: str) -> Any:
+    """The DataFrame of a catalog table of format ``fmt``.
+
+    Raises:
+        GlueRuntimeError: the driver has not the format (``--datalake-formats``), or the table has no location.
+    """
+    if fmt not in _formats_on(spark):
+        raise GlueRuntimeError(f"table {database}.{table.get('Name')} is a {fmt} table: the job needs "
+                               f"{lakeformats.ARGUMENT} {fmt} to read it")
+    if fmt == "iceberg":
+        catalog = f"spark.sql.catalog.{lakeformats.DEFAULT_ICEBERG_CATALOG}"
+        if spark.conf.get(catalog, "") in lakeformats.ICEBERG_CATALOGS:
+            return spark.table(f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`")
+        location = (table.get("Parameters") or {}).get("metadata_location")
+        if not location:
+            raise GlueRuntimeError(f"Iceberg table {database}.{table.get('Name')} has no metadata_location")
+        return spark.read.format("iceberg").load(_spark_path(location))
+    location = str((table.get("StorageDescriptor") or {}).get("Location") or "").rstrip("/")
+    if not location:
+        raise GlueRuntimeError(f"Delta table {database}.{table.get('Name')} has no location")
+    if location.endswith(MANIFEST_FOLDER):
+        location = location[: -len(MANIFEST_FOLDER)]
+    return spark.read.format("delta").load(_spark_path(location))
+
+
+def _spark_path(location: str) -> str:
+    from glueball.objects.locations import is_s3, to_spark_path
+
+    return to_spark_path(location) if is_s3(location) else location
