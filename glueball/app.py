@@ -96,6 +96,7 @@ from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
 from glueball.mltransforms.area import MLTransformNeeds
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
+from glueball.objects.access import LocalObjects, installation_objects
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.locations import parse_s3
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
@@ -189,6 +190,8 @@ class Glueball:
         self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
+        # what glueball's own readers and writers reach s3:// through: the folder, or the remote store
+        self.object_access = installation_objects(self.settings.home, self.settings.object_store_url)
         # what runs write, read into CloudWatch Logs and metrics (before each read; every second in a server)
         self.run_logs = Ingester(self.store, lambda since: run_logs(
             self.store, lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id), METRICS_FILE,
@@ -313,16 +316,7 @@ class Glueball:
         location = parse_s3(uri)
         if location.folder or not location.key:
             raise ValueError(f"{uri} names no object")
-        if self.settings.object_store_url:
-            client = RemoteStore.parse(self.settings.object_store_url).client()
-            try:
-                return bytes(client.get_object(Bucket=location.bucket, Key=location.key)["Body"].read())
-            except client.exceptions.ClientError as exc:
-                raise FileNotFoundError(f"{uri}: {exc}") from exc
-        path = self.objects.object_path(location.bucket, location.key)
-        if not path.is_file():
-            raise FileNotFoundError(f"no object {uri}")
-        return path.read_bytes()
+        return self.object_access.read(uri)
 
     def layout_env(self, scope: Scope, access_key: str | None, role: str, run_id: str) -> dict[str, str]:
         """The environment of a process that runs user code for this installation outside a job (a blueprint's
@@ -434,13 +428,14 @@ class Glueball:
         """Serve the default account's catalog as a Hive metastore (Thrift) on ``host:port`` until the process ends
         (``glueball server --hms-port``): every call goes through this installation's Glue API in-process."""
         from glueball.metastore import HiveMetastoreEndpoint, Metastore, ObjectStoreFiles
-        from glueball.objects.locations import object_store_root
         from glueball.runtime.hivecatalog import warehouse
 
+        if not isinstance(self.object_access, LocalObjects):
+            raise ValueError("the Hive metastore endpoint manages table folders of the local object store, and this "
+                             "installation keeps its objects in a remote store (--object-store)")
         glue = self.client("glue")
         return HiveMetastoreEndpoint(Metastore(client=lambda: glue, warehouse=warehouse(),
-                                               files=ObjectStoreFiles(object_store_root(self.settings.home))),
-                                     host, port)
+                                               files=ObjectStoreFiles(self.object_access)), host, port)
 
     def client(self, service: str = "glue", access_key: str | None = None, region: str | None = None) -> Any:
         """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""

@@ -205,7 +205,7 @@ class StatisticsTaskRunner:
         if self.needs.run_identity is not None:
             credentials = self.needs.run_identity(scope, run.role, run.run_id, DEADLINE_SECONDS)
         return plan_launch(as_job, settings.home, settings.endpoint or None, scope.region, access_key,
-                           settings.store_url, credentials)
+                           settings.store_url, credentials, object_store_url=settings.object_store_url)
 
     def reconcile(self) -> list[str]:
         """Settle the runs whose watching process is gone (see the module's doc); their row ids."""

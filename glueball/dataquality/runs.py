@@ -294,7 +294,7 @@ class DataQualityRunner:
             credentials = self.app.run_identity(watch.scope, str(run.spec.get("Role") or ""), run.run_id,
                                                 run.timeout_minutes * 60 + 600)
         return plan_launch(as_job, settings.home, settings.endpoint or None, watch.scope.region, watch.access_key,
-                           settings.store_url, credentials)
+                           settings.store_url, credentials, object_store_url=settings.object_store_url)
 
     def record_end(self, run: DataQualityRun, outcome: RunState, message: str | None) -> None:
         """Record how ``run`` ended (a recommendation's ruleset with it); a cancelled run ends STOPPED."""

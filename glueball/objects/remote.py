@@ -18,10 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
 
-import boto3
-import botocore.config
 from botocore.exceptions import ClientError
 
 from glueball.api.bodies import FileRange, SpooledBody
@@ -29,45 +26,11 @@ from glueball.api.identity import Caller
 from glueball.api.operations import RAW_BODY, STATUS, Handler, Operations, Request, Response
 from glueball.objects.area import S3_OPERATIONS
 from glueball.objects.errors import S3Error
+from glueball.objects.reach import RemoteStore
 
 _NO_CONTENT = {"DeleteObject", "DeleteBucket", "DeleteBucketTagging", "AbortMultipartUpload", "PutBucketTagging",
                "DeleteObjectTagging"}
-
-
-@dataclass(frozen=True)
-class RemoteStore:
-    """Where the objects are: an S3-compatible endpoint and the keys glueball uses there."""
-
-    endpoint: str
-    region: str
-    access_key: str | None
-    secret_key: str | None
-
-    @classmethod
-    def parse(cls, url: str) -> RemoteStore:
-        """``s3://[KEY:SECRET@]host[:port][?scheme=http&region=...]``.
-
-        Raises:
-            ValueError: not such a URL (the message shows the form).
-        """
-        parts = urlsplit(url)
-        if parts.scheme != "s3" or not parts.hostname:
-            raise ValueError(f"--object-store takes s3://[KEY:SECRET@]host[:port][?scheme=http&region=...], "
-                             f"got {url!r}")
-        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        scheme = options.get("scheme", "https")
-        if scheme not in ("http", "https"):
-            raise ValueError(f"--object-store: scheme must be http or https, got {scheme!r}")
-        host = parts.hostname + (f":{parts.port}" if parts.port else "")
-        return cls(f"{scheme}://{host}", options.get("region", "us-east-1"),
-                   unquote(parts.username) if parts.username else None,
-                   unquote(parts.password) if parts.password else None)
-
-    def client(self) -> Any:
-        return boto3.client("s3", endpoint_url=self.endpoint, region_name=self.region,
-                            aws_access_key_id=self.access_key, aws_secret_access_key=self.secret_key,
-                            config=botocore.config.Config(s3={"addressing_style": "path"},
-                                                          retries={"max_attempts": 3}))
+__all__ = ["RemoteError", "RemoteNeeds", "RemoteStore", "forwarding_operations"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,7 +33,8 @@ from sqlalchemy import select, update
 
 from glueball.config import Settings
 from glueball.errors import EntityNotFoundException
-from glueball.objects.locations import local_path, object_store_root
+from glueball.objects.access import download_location, installation_objects
+from glueball.objects.locations import LocationError
 from glueball.runtime.capacity import driver_options
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import job_python
@@ -206,7 +207,12 @@ class SessionRunner:
             if modules else sys.executable
         extra = [p.strip() for p in str(arguments.get("--extra-py-files") or "").split(",") if p.strip()]
         if extra:
-            env[EXTRA_PY_FILES_ENV] = ",".join(str(local_path(p, object_store_root(settings.home))) for p in extra)
+            objects = installation_objects(settings.home, settings.object_store_url)
+            folder = session_log_dir(settings, session.session_id) / "py-files"
+            try:
+                env[EXTRA_PY_FILES_ENV] = ",".join(str(download_location(p, folder, objects)) for p in extra)
+            except (FileNotFoundError, LocationError) as exc:
+                raise ValueError(f"--extra-py-files: {exc}") from exc
         return shape_of(python, options), env
 
 
