@@ -64,6 +64,7 @@ from glueball.edge.sigv4 import AccountDirectory
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import AccessDeniedException, GlueError, ServiceError
+from glueball.health import readiness
 from glueball.iam import glue_policy_handlers as _glue_policies  # noqa: F401
 from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
@@ -126,6 +127,7 @@ from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.supervise.driverenv import HOME as HOME_VARIABLE
 from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
+from glueball.supervise.supervisor import every, takeover_seconds
 from glueball.supervise.warm import WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
@@ -455,7 +457,8 @@ class Glueball:
         from glueball.console.web import mounted
         from glueball.edge.asgi import EdgeAsgiApp
 
-        return mounted(EdgeAsgiApp(self.edge, self.close), self.console_needs())
+        return mounted(EdgeAsgiApp(self.edge, self.close, readiness=lambda: readiness(
+            self.store, self.object_access, lambda: self.serves_runs)), self.console_needs())
 
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request of any service glueball serves; never raises."""
@@ -548,6 +551,7 @@ def create_app() -> Any:
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
+    every(takeover_seconds(), glue.reconcile, "reconcile")
     glue.start_warm_drivers()
     glue.run_logs.start()
     if config.get("scheduler"):
@@ -570,6 +574,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
                                "timeout_keep_alive": KEEP_ALIVE_SECONDS}
     if workers <= 1:
         glue.reconcile()
+        every(takeover_seconds(), glue.reconcile, "reconcile")  # runs of servers that stopped meanwhile
         glue.start_warm_drivers()
         glue.run_logs.start()
         if scheduler:

@@ -220,7 +220,7 @@ class JobRunner:
         ending = watch_driver(pid, proc, recorded, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
                               stop, lambda: service.state(run.run_id) in (JobRunState.STOPPING, None))
         folder = Path(run.log_dir) if run.log_dir else None
-        end = outcome.ended(folder, ending.code, pid)
+        end = outcome.ended(folder, ending.code, pid, recorded.host if recorded else None)
         if ending.timed_out:
             state, message = JobRunState.TIMEOUT, (f"Job run {run.run_id} exceeded its Timeout of "
                                                    f"{run.timeout_minutes} minute(s) and was stopped")

@@ -163,7 +163,8 @@ class SessionRunner:
         elif ending.stopped:
             service.settle(session_id, tuple(LIVE), SessionState.STOPPED)
         else:  # a session's driver ends by itself only when something went wrong
-            _, message = outcome.verdict(outcome.ended(log_dir, ending.code, pid), log_dir / "error.log",
+            end = outcome.ended(log_dir, ending.code, pid, adopted.host if adopted else None)
+            _, message = outcome.verdict(end, log_dir / "error.log",
                                          "Session driver")
             service.settle(session_id, tuple(LIVE), SessionState.FAILED,
                            message or "Session driver ended by itself, with exit status 0")
