@@ -91,7 +91,8 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
             raise click.BadParameter(f"{mapping!r} is not SUBNET=VPC", param_hint="--subnet-vpc")
         vpc_of[subnet] = vpc
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
-                        endpoint=public_endpoint.rstrip("/") or f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of,
+                        endpoint=public_endpoint.rstrip("/") or f"http://{own_host}:{port}", auth=auth,
+                        subnet_vpcs=vpc_of,
                         allow_local_scripts=allow_local_scripts, s3_domains=tuple(s3_domains),
                         object_store_url=object_store_url, warm_drivers=warm_drivers)
     if public_endpoint and not public_endpoint.startswith(("http://", "https://")):
