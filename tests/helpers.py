@@ -231,8 +231,9 @@ def run_script_in_process(home: Path, script: Path, *args: str,
 
     from glueball.runtime.client import reset_client
     from glueball.runtime.scriptrunner import execute
+    from glueball.runtime.spark import serve_this_home
 
-    shared_spark()
+    session = shared_spark()
     changes: dict[str, str | None] = {"GLUEBALL_HOME": str(home), "GLUEBALL_ENDPOINT": None, **(env or {})}
     saved = {key: os.environ.get(key) for key in changes}
     for key, value in changes.items():
@@ -241,6 +242,7 @@ def run_script_in_process(home: Path, script: Path, *args: str,
         else:
             os.environ[key] = value
     reset_client()
+    serve_this_home(session)  # the session's s3:// is ``home``'s object store while the script runs, as a driver's
     output, errors = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
@@ -252,4 +254,5 @@ def run_script_in_process(home: Path, script: Path, *args: str,
             else:
                 os.environ[key] = value
         reset_client()
+        serve_this_home(session)
     return status, output.getvalue(), errors.getvalue()

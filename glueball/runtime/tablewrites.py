@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -114,7 +115,23 @@ class _Guard:
 
     def failed(self) -> None:
         if self.active and self.location and self.was_empty and not self._exists():
+            self._tasks_settled()
             self._remove()
+
+    def _tasks_settled(self, timeout: float = 10.0) -> None:
+        """Wait (at most ``timeout`` seconds) until no task runs on the session's executors: the failed job's
+        other tasks are killed, not stopped, and one still running would write its staging folder again after
+        the removal."""
+        deadline = time.monotonic() + timeout
+        try:
+            tracker = self.spark.sparkContext._jsc.sc().statusTracker()
+            while time.monotonic() < deadline:
+                infos = tracker.getExecutorInfos()
+                if sum(int(info.numRunningTasks()) for info in infos) == 0:
+                    return
+                time.sleep(0.05)
+        except Exception as exc:
+            log.info("could not wait for the failed job's tasks: %s", exc)
 
 
 def is_hive_session(spark: Any) -> bool:

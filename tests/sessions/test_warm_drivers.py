@@ -145,8 +145,13 @@ if "--hang" in sys.argv:
 """
 
 
-def printed(home: Path, name: str, run_id: str) -> dict[str, str]:
-    lines = (home / "logs" / "jobs" / name / run_id / "output.log").read_text().splitlines()
+def printed(home: Path, name: str, run_id: str, *, started: bool = True) -> dict[str, str]:
+    """What the run printed; ``started=False``: nothing yet when its log is not there yet (a RUNNING run's driver
+    may not have opened it)."""
+    log = home / "logs" / "jobs" / name / run_id / "output.log"
+    if not started and not log.exists():
+        return {}
+    lines = log.read_text().splitlines()
     return {k: v for k, _, v in (line.partition(" ") for line in lines) if k in ("jvm", "views", "partitions",
                                                                                   "marker", "hanging")}
 
@@ -179,7 +184,7 @@ def test_runs_one_after_another_share_a_warm_jvm_and_nothing_else(server: Server
     run_id = glue.start_job_run(JobName="jvm-reuse", Arguments={"--hang": "yes"})["JobRunId"]
     wait_run(glue, "jvm-reuse", run_id, ("RUNNING",))
     deadline = time.monotonic() + 60
-    while "hanging" not in printed(server.home, "jvm-reuse", run_id) and time.monotonic() < deadline:
+    while "hanging" not in printed(server.home, "jvm-reuse", run_id, started=False) and time.monotonic() < deadline:
         time.sleep(0.2)
     glue.batch_stop_job_run(JobName="jvm-reuse", JobRunIds=[run_id])
     assert wait_run(glue, "jvm-reuse", run_id, ("STOPPED", "FAILED", "SUCCEEDED"), timeout=60)["JobRunState"] == \
