@@ -32,6 +32,7 @@ credentials, as executors that share no disk with the server need; such a run st
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from glueball.supervise.driverenv import DriverEnv
 from glueball.supervise.warm import Shape, WarmPool, shape_of
 
 RUNNER_OPTIONS = ("--spark-master", "--conf", "--extra-py-files")
+MASTER_URL = re.compile(r"local(\[(\d+|\*)(,\d+)?\])?|spark://[^\s/]+(,[^\s/]+)*|k8s://\S+|yarn|mesos://\S+")
 _DROPPED_ENV = (driverenv.ENDPOINT, *endpoint_variables(""), "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
                 *driverenv.RUN_VARIABLES)
 
@@ -101,6 +103,20 @@ def event_folder(location: str, home: Path, object_store_url: str = "") -> Path 
         raise LaunchError(str(exc)) from exc
 
 
+def spark_master(arguments: dict[str, str]) -> str:
+    """The Spark master of a run: the job's ``--spark-master`` argument, else the server's
+    (``GLUEBALL_SPARK_MASTER``), else ``local[*]``.
+
+    Raises:
+        LaunchError: ``--spark-master`` is not a Spark master URL.
+    """
+    master = arguments.get("--spark-master", "").strip()
+    if master and not MASTER_URL.fullmatch(master):
+        raise LaunchError(f"--spark-master: {master!r} is not a Spark master URL (local[N], spark://host:port, "
+                          "k8s://https://host:port, yarn)")
+    return master or os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
+
+
 def run_dir(run: JobRun) -> Path:
     if run.log_dir is None:
         raise LaunchError(f"job run {run.run_id} has no log directory")
@@ -128,7 +144,7 @@ def _spark_options(run: JobRun, arguments: dict[str, str], home: Path, events: P
                    object_store_url: str) -> tuple[list[str], list[Path]]:
     """``glueball run`` options of the run's capacity, master and event log; and where event logs go."""
     spec = run.spec
-    master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
+    master = spark_master(arguments)
     try:
         settings = resources.spark_settings(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
                                             spec.get("MaxCapacity"), spec.get("GlueVersion"), master,
@@ -203,6 +219,8 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
                    for p in arguments.get("--extra-py-files", "").split(",") if p.strip()]
     passed: list[str] = []
     for key, value in arguments.items():
+        if key == "--spark-master":  # the run's Spark options carry it (spark_master)
+            continue
         if key == "--extra-py-files" and extra_files:
             value = ",".join(extra_files)
         passed += [key, value]
@@ -275,11 +293,11 @@ def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:
     if spec.get("Command", {}).get("Name") == PYTHON_SHELL or arguments.get("--additional-python-modules") or \
             arguments.get("--enable-spark-ui", "").lower() == "true" or arguments.get("--s3-filesystem") == "s3a":
         return None
-    master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
     try:
+        master = spark_master(arguments)
         options = resources.driver_options(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
                                            spec.get("MaxCapacity"), spec.get("GlueVersion"), master, arguments, home)
-    except ValueError:
+    except (ValueError, LaunchError):
         return None
     return shape_of(sys.executable, options)
 
