@@ -216,6 +216,8 @@ class JobRunner:
             assert adopted.pid is not None
             pid = adopted.pid
             recorded = DriverProcess(adopted.host, adopted.pid, adopted.start)
+            if service.state(run.run_id) is JobRunState.STARTING:  # launched by a server that died before it
+                service.mark_running(run.run_id, adopted.host or host_name(), pid, adopted.start)  # said so
         stop = self.supervisor.track(run.run_id)
         ending = watch_driver(pid, proc, recorded, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
                               stop, lambda: service.state(run.run_id) in (JobRunState.STOPPING, None))
