@@ -226,8 +226,9 @@ class SessionService:
             if row.state == SessionState.TIMEOUT:  # what Glue answers (its kernel then starts a new session)
                 raise InvalidInputException(f"Session {session_id} has reached TIMEOUT status")
             if row.state != SessionState.READY:
-                raise IllegalSessionStateException(f"Session {session_id} is {row.state}: statements run in READY "
-                                                   f"sessions")
+                why = f" ({row.error_message})" if row.error_message else ""
+                raise IllegalSessionStateException(f"Session {session_id} is {row.state}{why}: statements run in "
+                                                   f"READY sessions")
             number = row.next_statement
             done = changed(db, update(GlueSessionRow).where(GlueSessionRow.id == row.id,
                                                        GlueSessionRow.next_statement == number).values(

@@ -22,6 +22,7 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, unique, wait_for
 from tests.jobs.balancer import RoundRobin
@@ -181,15 +182,19 @@ def test_a_run_outlives_the_server_that_watched_it(cluster: Cluster, tmp_path: P
 
 
 class ElsewhereServer(ServerProcess):
-    """A server in a UTS namespace of its own, named ``elsewhere``: to the others, a server on another machine."""
+    """A server in a UTS namespace of its own, named ``elsewhere`` (and resolving that name): to the others, a
+    server on another machine."""
 
     def launch(self, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         cmd = [sys.executable, "-m", "glueball", "server", "--port", str(self.port), "--home", str(self.home),
                "--store", self.store_url, *self.extra_args]
         log = open(self.home / "server.log", "ab")  # noqa: SIM115 - lives as long as the process
-        self.proc = subprocess.Popen([shutil.which("unshare") or "unshare", "--uts", "sh", "-c",
-                                      'hostname elsewhere && exec "$@"', "sh", *cmd],
-                                     stdout=log, stderr=subprocess.STDOUT, env=env)
+        hosts = self.home / "hosts"  # its name resolves there, as a machine's own name does (Spark's JVM asks)
+        hosts.write_text(Path("/etc/hosts").read_text() + "\n127.0.0.1 elsewhere\n")
+        self.proc = subprocess.Popen([shutil.which("unshare") or "unshare", "--uts", "--mount", "--propagation",
+                                      "private", "sh", "-c",
+                                      f"hostname elsewhere && mount --bind '{hosts}' /etc/hosts && exec \"$@\"",
+                                      "sh", *cmd], stdout=log, stderr=subprocess.STDOUT, env=env)
         return self.proc
 
 
@@ -221,3 +226,36 @@ def test_a_run_on_a_dead_server_of_another_host_fails_saying_so(cluster: Cluster
     finally:
         other.stop()
         (work / "go").write_text("")  # the driver, orphaned on "its" host, ends
+
+
+def test_a_statement_to_the_session_of_a_dead_server_fails_saying_why(cluster: Cluster, tmp_path: Path) -> None:
+    home = tmp_path / "elsewhere"
+    home.mkdir()
+    other = ElsewhereServer(home, cluster.store)
+    cluster.configure(other)
+    other.start(cluster.env())
+    glue = cluster.client()
+    session_id = unique("orphaned")
+    try:
+        other.client().create_session(Id=session_id, Role="arn:aws:iam::123456789012:role/GlueRole",
+                                      Command={"Name": "glueetl", "PythonVersion": "3"})
+        ready = wait_for(lambda: (s := glue.get_session(Id=session_id)["Session"])["Status"] in (
+            "READY", "FAILED") and s, 240, "the session ready")
+        assert ready["Status"] == "READY", ready
+        number = glue.run_statement(SessionId=session_id, Code="6 * 7")["Id"]  # through the balancer: any server
+        answered = wait_for(lambda: (st := glue.get_statement(SessionId=session_id, Id=number)["Statement"])[
+            "State"] in ("AVAILABLE", "ERROR", "CANCELLED") and st, 120, "the statement")
+        assert answered["Output"]["Data"]["TextPlain"] == "42", answered
+        other.kill()
+        failed = wait_for(lambda: (s := glue.get_session(Id=session_id)["Session"])["Status"] not in (
+            "READY", "PROVISIONING") and s, HEARTBEAT_TIMEOUT + 60, "the session settled by another server")
+        assert failed["Status"] == "FAILED", failed
+        with pytest.raises(ClientError) as refused:
+            glue.run_statement(SessionId=session_id, Code="1 + 1")
+        error = refused.value.response["Error"]
+        assert error["Code"] == "IllegalSessionStateException", error
+        assert error["Message"].startswith(
+            f"Session {session_id} is FAILED (the server watching this run on host elsewhere stopped (no heartbeat "
+            f"for {HEARTBEAT_TIMEOUT} s)"), error
+    finally:
+        other.stop()
