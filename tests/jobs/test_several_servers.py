@@ -172,6 +172,7 @@ def test_a_run_outlives_the_server_that_watched_it(cluster: Cluster, tmp_path: P
     finished = wait_for(lambda: (r := glue.get_job_run(JobName=job, RunId=ids["finishes"])["JobRun"])[
         "JobRunState"] in ENDED and r, 60, "the adopted run ended")
     assert finished["JobRunState"] == "SUCCEEDED" and (works["finishes"] / "output").read_text() == "done"
+    assert (works["finishes"] / "pid").read_text() == str(pids["finishes"])  # its one driver: never started again
     killed = wait_for(lambda: (r := glue.get_job_run(JobName=job, RunId=ids["killed"])["JobRun"])[
         "JobRunState"] in ENDED and r, 60, "the killed run ended")
     assert (killed["JobRunState"], killed["ErrorMessage"]) == (
