@@ -60,6 +60,22 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+def _as_decoded(params: dict[str, Any], body: SpooledBody) -> None:
+    """An upload's parameters for the body as it was decoded (aws-chunked framing is the client's wire format, not
+    the object's): its length, not the framed one the request declared (the store would wait for the missing
+    bytes); its Content-Encoding without ``aws-chunked``; the checksums its trailer carried as parameters."""
+    params["ContentLength"] = body.size
+    encodings = [e.strip() for e in str(params.get("ContentEncoding") or "").split(",")
+                 if e.strip() and e.strip().lower() != "aws-chunked"]
+    if encodings:
+        params["ContentEncoding"] = ",".join(encodings)
+    else:
+        params.pop("ContentEncoding", None)
+    for name, value in body.trailers:
+        if name.lower().startswith("x-amz-checksum-"):
+            params.setdefault("Checksum" + name[len("x-amz-checksum-"):].upper(), value)
+
+
 def _forwarder(operation: str) -> Handler:
     method = _snake(operation)
 
@@ -69,6 +85,8 @@ def _forwarder(operation: str) -> Handler:
         body = params.get("Body")
         if isinstance(body, SpooledBody):
             opened = params["Body"] = body.path.open("rb")
+            if operation in ("PutObject", "UploadPart"):
+                _as_decoded(params, body)
         try:
             answer = dict(getattr(needs.client, method)(**params))
         except ClientError as err:
