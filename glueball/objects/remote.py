@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, unquote
 
 from botocore.exceptions import ClientError
 
@@ -76,6 +77,18 @@ def _as_decoded(params: dict[str, Any], body: SpooledBody) -> None:
             params.setdefault("Checksum" + name[len("x-amz-checksum-"):].upper(), value)
 
 
+def _copy_source(header: str) -> dict[str, str]:
+    """``x-amz-copy-source`` as it arrived (URL-encoded ``bucket/key[?versionId=V]``) as boto3's CopySource: boto3
+    encodes a string again (``day%3D1`` would name ``day%253D1``), not the parts of a dict."""
+    path, _, query = header.partition("?")
+    bucket, _, key = unquote(path).lstrip("/").partition("/")
+    source = {"Bucket": bucket, "Key": key}
+    version = parse_qs(query).get("versionId")
+    if version:
+        source["VersionId"] = version[0]
+    return source
+
+
 def _forwarder(operation: str) -> Handler:
     method = _snake(operation)
 
@@ -87,6 +100,8 @@ def _forwarder(operation: str) -> Handler:
             opened = params["Body"] = body.path.open("rb")
             if operation in ("PutObject", "UploadPart"):
                 _as_decoded(params, body)
+        if isinstance(params.get("CopySource"), str):
+            params["CopySource"] = _copy_source(params["CopySource"])
         try:
             answer = dict(getattr(needs.client, method)(**params))
         except ClientError as err:

@@ -226,6 +226,11 @@ def test_the_s3_api_can_serve_another_s3_compatible_store(tmp_path: Path) -> Non
         assert front.get_object(Bucket="remote-bucket", Key="data/small.txt", Range="bytes=1-2")["Body"].read() == (
             b"ma")
         assert error_of(front.get_object, Bucket="remote-bucket", Key="missing") == ("NoSuchKey", 404)
+        # a copy whose source key needs URL-encoding (a partition's "=", a space), as S3A's rename sends it
+        front.put_object(Bucket="remote-bucket", Key="data/day=1/a b.txt", Body=b"partition")
+        front.copy_object(Bucket="remote-bucket", Key="data/day=2/copied.txt",
+                          CopySource={"Bucket": "remote-bucket", "Key": "data/day=1/a b.txt"})
+        assert direct.get_object(Bucket="remote-bucket", Key="data/day=2/copied.txt")["Body"].read() == b"partition"
         assert error_of(front.delete_bucket, Bucket="remote-bucket") == ("BucketNotEmpty", 409)
         assert not list((tmp_path / "home" / "s3-work" / "spool").iterdir()), "downloads leave no spool file"
     finally:
