@@ -12,7 +12,6 @@ runtime's embedded client (by name, :mod:`glueball.runtime.client`).
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
@@ -76,6 +75,7 @@ from glueball.edge.sigv4 import AccountDirectory
 from glueball.edge.validation import validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import AccessDeniedException, GlueError, ServiceError
+from glueball.health import readiness
 from glueball.iam import glue_policy_handlers as _glue_policies  # noqa: F401
 from glueball.iam import iam_handlers as _iam  # noqa: F401
 from glueball.iam import sts_handlers as _sts  # noqa: F401
@@ -112,6 +112,7 @@ from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
 from glueball.mltransforms.area import MLTransformNeeds
 from glueball.objects import handlers as _objects  # noqa: F401
 from glueball.objects import upload_handlers as _uploads  # noqa: F401
+from glueball.objects.access import LocalObjects, installation_objects
 from glueball.objects.area import S3_OPERATIONS, ObjectNeeds
 from glueball.objects.locations import parse_s3
 from glueball.objects.remote import RemoteNeeds, RemoteStore, forwarding_operations
@@ -141,6 +142,7 @@ from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.supervise.driverenv import HOME as HOME_VARIABLE
 from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
+from glueball.supervise.supervisor import every, takeover_seconds
 from glueball.supervise.warm import Shape, WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
@@ -209,6 +211,8 @@ class Glueball:
         self.athena = EngineRunner(self.store, self.settings.home, self.warm, self.athena_engine_plan)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
+        # what glueball's own readers and writers reach s3:// through: the folder, or the remote store
+        self.object_access = installation_objects(self.settings.home, self.settings.object_store_url)
         # what runs write, read into CloudWatch Logs and metrics (before each read; every second in a server)
         self.run_logs = Ingester(self.store, lambda since: run_logs(
             self.store, lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id), METRICS_FILE,
@@ -348,16 +352,7 @@ class Glueball:
         location = parse_s3(uri)
         if location.folder or not location.key:
             raise ValueError(f"{uri} names no object")
-        if self.settings.object_store_url:
-            client = RemoteStore.parse(self.settings.object_store_url).client()
-            try:
-                return bytes(client.get_object(Bucket=location.bucket, Key=location.key)["Body"].read())
-            except client.exceptions.ClientError as exc:
-                raise FileNotFoundError(f"{uri}: {exc}") from exc
-        path = self.objects.object_path(location.bucket, location.key)
-        if not path.is_file():
-            raise FileNotFoundError(f"no object {uri}")
-        return path.read_bytes()
+        return self.object_access.read(uri)
 
     def open_object(self, uri: str) -> IO[bytes]:
         """A readable binary file of the object at ``s3://bucket/key`` (Athena's result files, read a page at a time).
@@ -365,13 +360,7 @@ class Glueball:
         Raises:
             FileNotFoundError: there is no such object.
         """
-        if self.settings.object_store_url:
-            return io.BytesIO(self.read_object(uri))
-        location = parse_s3(uri)
-        path = self.objects.object_path(location.bucket, location.key)
-        if not path.is_file():
-            raise FileNotFoundError(f"no object {uri}")
-        return path.open("rb")
+        return self.object_access.open(uri)
 
     def athena_queued(self) -> None:
         """An Athena query waits for an engine: a serving process starts one (an embedded one leaves it queued)."""
@@ -427,8 +416,7 @@ class Glueball:
         if location.folder or not location.key:
             raise ValueError(f"{uri} names no object")
         if self.settings.object_store_url:
-            client = RemoteStore.parse(self.settings.object_store_url).client()
-            client.put_object(Bucket=location.bucket, Key=location.key, Body=data)
+            self.object_access.write(uri, data)
             return
         handle, name = tempfile.mkstemp(dir=self.objects.spool)
         with os.fdopen(handle, "wb") as out:
@@ -556,13 +544,14 @@ class Glueball:
         """Serve the default account's catalog as a Hive metastore (Thrift) on ``host:port`` until the process ends
         (``glueball server --hms-port``): every call goes through this installation's Glue API in-process."""
         from glueball.metastore import HiveMetastoreEndpoint, Metastore, ObjectStoreFiles
-        from glueball.objects.locations import object_store_root
         from glueball.runtime.hivecatalog import warehouse
 
+        if not isinstance(self.object_access, LocalObjects):
+            raise ValueError("the Hive metastore endpoint manages table folders of the local object store, and this "
+                             "installation keeps its objects in a remote store (--object-store)")
         glue = self.client("glue")
         return HiveMetastoreEndpoint(Metastore(client=lambda: glue, warehouse=warehouse(),
-                                               files=ObjectStoreFiles(object_store_root(self.settings.home))),
-                                     host, port)
+                                               files=ObjectStoreFiles(self.object_access)), host, port)
 
     def client(self, service: str = "glue", access_key: str | None = None, region: str | None = None) -> Any:
         """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""
@@ -582,7 +571,8 @@ class Glueball:
         from glueball.console.web import mounted
         from glueball.edge.asgi import EdgeAsgiApp
 
-        return mounted(EdgeAsgiApp(self.edge, self.close), self.console_needs())
+        return mounted(EdgeAsgiApp(self.edge, self.close, readiness=lambda: readiness(
+            self.store, self.object_access, lambda: self.serves_runs)), self.console_needs())
 
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request of any service glueball serves; never raises."""
@@ -688,6 +678,7 @@ def create_app() -> Any:
     log_to_home(settings)
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
+    every(takeover_seconds(), glue.reconcile, "reconcile")
     glue.start_warm_drivers()
     glue.run_logs.start()
     if config.get("scheduler"):
@@ -710,6 +701,7 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
                                "timeout_keep_alive": KEEP_ALIVE_SECONDS}
     if workers <= 1:
         glue.reconcile()
+        every(takeover_seconds(), glue.reconcile, "reconcile")  # runs of servers that stopped meanwhile
         glue.start_warm_drivers()
         glue.run_logs.start()
         if scheduler:

@@ -48,7 +48,8 @@ class Settings:
     subnet_vpcs: dict[str, str] = field(default_factory=dict)  # subnet id -> the VPC it belongs to (--subnet-vpc)
     allow_local_scripts: bool = True  # jobs may run files of the server's machine (glueball server: opt-in)
     s3_domains: tuple[str, ...] = ()
-    object_store_url: str = ""  # another S3-compatible store behind the S3 API (glueball.objects.remote)
+    # another S3-compatible store behind the S3 API (glueball.objects.remote); embedded use reads GLUEBALL_OBJECT_STORE
+    object_store_url: str = field(default_factory=lambda: os.environ.get("GLUEBALL_OBJECT_STORE", ""))
     warm_drivers: int = 0  # idle warm Spark drivers kept per shape (glueball server: --warm-drivers, default 1)
 
     @property

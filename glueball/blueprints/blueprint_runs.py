@@ -217,7 +217,8 @@ class BlueprintRunner:
                               lambda: False)
         if ending.timed_out:
             raise RunFailure(f"The layout generator did not finish within {LAYOUT_TIMEOUT_SECONDS:g} seconds")
-        succeeded, reason = outcome.verdict(outcome.ended(directory, ending.code, pid), directory / "error.log",
+        end = outcome.ended(directory, ending.code, pid, adopted.host if adopted else None)
+        succeeded, reason = outcome.verdict(end, directory / "error.log",
                                             "The layout generator", reported=True)
         if succeeded and (directory / LAYOUT_FILE).is_file():
             layout: dict[str, Any] = json.loads((directory / LAYOUT_FILE).read_text())

@@ -178,7 +178,7 @@ class StatisticsTaskRunner:
             return TaskState.STOPPED, None
         if ending.timed_out:
             return TaskState.FAILED, f"The run did not end within {DEADLINE_SECONDS / 3600:g} hours and was stopped"
-        return driver_outcome(directory, ending.code, pid)
+        return driver_outcome(directory, ending.code, pid, adopted.host if adopted else None)
 
     def _directory(self, row_id: int) -> Path:
         with self.needs.store.read() as session:
@@ -205,7 +205,7 @@ class StatisticsTaskRunner:
         if self.needs.run_identity is not None:
             credentials = self.needs.run_identity(scope, run.role, run.run_id, DEADLINE_SECONDS)
         return plan_launch(as_job, settings.home, settings.endpoint or None, scope.region, access_key,
-                           settings.store_url, credentials)
+                           settings.store_url, credentials, object_store_url=settings.object_store_url)
 
     def reconcile(self) -> list[str]:
         """Settle the runs whose watching process is gone (see the module's doc); their row ids."""
@@ -225,10 +225,12 @@ class StatisticsTaskRunner:
                                  adopt, settle, "column statistics task run")
 
 
-def driver_outcome(directory: Path, code: int | None, pid: int | None) -> tuple[TaskState, str | None]:
+def driver_outcome(directory: Path, code: int | None, pid: int | None,
+                   host: str | None = None) -> tuple[TaskState, str | None]:
     """How a driver that ended by itself ended: as it reported it (its keeper's record), else by its exit status
     or signal (``code``: what this process saw, None when it adopted the driver)."""
-    succeeded, message = outcome.verdict(outcome.ended(directory, code, pid), directory / "error.log", reported=True)
+    end = outcome.ended(directory, code, pid, host)
+    succeeded, message = outcome.verdict(end, directory / "error.log", reported=True)
     return (TaskState.SUCCEEDED, None) if succeeded else (TaskState.FAILED, message)
 
 

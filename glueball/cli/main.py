@@ -70,10 +70,14 @@ def version() -> None:
 @click.option("--hms-port", type=click.IntRange(1, 65535), default=None, envvar="GLUEBALL_HMS_PORT",
               help="Also serve the Data Catalog as a Hive metastore (Thrift) on this port of --host, for other "
                    "engines (Trino, Flink, Hive); it acts as the default account (needs --auth off).")
+@click.option("--endpoint", "public_endpoint", default="", envvar="GLUEBALL_PUBLIC_ENDPOINT", metavar="URL",
+              help="The URL runs reach this installation by (their Glue, S3 and STS clients, S3A executors): a load "
+                   "balancer in front of several servers, or an address other machines can reach. Default: "
+                   "http://HOST:PORT of this server.")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, allow_local_scripts: bool,
            subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str, warm_drivers: int,
-           clock_file: str | None, hms_port: int | None) -> None:
+           clock_file: str | None, hms_port: int | None, public_endpoint: str) -> None:
     """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
     from glueball.app import serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
@@ -87,9 +91,12 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
             raise click.BadParameter(f"{mapping!r} is not SUBNET=VPC", param_hint="--subnet-vpc")
         vpc_of[subnet] = vpc
     settings = Settings(home=(home or default_home()).expanduser(), store_url=store_url, region=region,
-                        endpoint=f"http://{own_host}:{port}", auth=auth, subnet_vpcs=vpc_of,
+                        endpoint=public_endpoint.rstrip("/") or f"http://{own_host}:{port}", auth=auth,
+                        subnet_vpcs=vpc_of,
                         allow_local_scripts=allow_local_scripts, s3_domains=tuple(s3_domains),
                         object_store_url=object_store_url, warm_drivers=warm_drivers)
+    if public_endpoint and not public_endpoint.startswith(("http://", "https://")):
+        raise click.BadParameter(f"{public_endpoint!r} is not an http:// or https:// URL", param_hint="--endpoint")
     if object_store_url:
         from glueball.objects.remote import RemoteStore
 

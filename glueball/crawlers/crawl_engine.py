@@ -21,7 +21,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -47,6 +47,7 @@ from glueball.crawlers.targets import (
     list_s3_target,
     split_s3_uri,
 )
+from glueball.objects.access import Objects, process_objects
 
 __all__ = ["CrawlError", "CrawlOutcome", "CrawlStopped", "run_crawl"]
 
@@ -185,7 +186,7 @@ class _TableSpec:
 def run_crawl(crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any,
               previous_state: dict[str, Any] | None, progress: Callable[[str, int, int], None],
               should_stop: Callable[[], bool], log: Callable[[str], None],
-              object_store: Path | None = None) -> CrawlOutcome:
+              objects: Objects | None = None) -> CrawlOutcome:
     """Run one crawl of ``crawler`` and write what it finds to the Data Catalog through ``glue``.
 
     Mirrors an AWS Glue crawler run: S3 targets are listed (exclusions, hidden ``_``/``.`` objects
@@ -203,8 +204,8 @@ def run_crawl(crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: 
         progress: called as ``progress(stage, done, total)`` for stages listing, classifying, writing.
         should_stop: polled between folders and between tables.
         log: receives each log line as it is produced.
-        object_store: the local root of ``s3://`` of the catalog's installation (default:
-            ``$GLUEBALL_HOME/s3``).
+        objects: the object store of the catalog's installation (default: this process's,
+            :mod:`glueball.objects.access`).
 
     Returns:
         The counts of tables and partitions created, updated and deleted, the new state and the log.
@@ -214,7 +215,7 @@ def run_crawl(crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: 
         CrawlError: the crawler's definition cannot be run (the crawl FAILED).
     """
     crawl = _Crawl(crawler, classifiers, glue, previous_state, progress, should_stop, log)
-    crawl.object_store = object_store
+    crawl.objects = objects or process_objects()
     return crawl.run()
 
 
@@ -223,7 +224,7 @@ class _Crawl:
                  previous_state: dict[str, Any] | None, progress: Callable[[str, int, int], None],
                  should_stop: Callable[[], bool], log: Callable[[str], None]) -> None:
         self.crawler = crawler
-        self.object_store: Path | None = None
+        self.objects: Objects = process_objects()
         self.options = _Options.of(crawler)
         self.classifiers = classifiers
         self.glue = glue
@@ -332,7 +333,7 @@ class _Crawl:
 
     def _list(self, path: str, exclusions: Exclusions, known: set[str]) -> S3Listing:
         try:
-            listing = list_s3_target(path, exclusions, known, self.should_stop, self.object_store)
+            listing = list_s3_target(path, exclusions, known, self.should_stop, self.objects)
         except TargetError as exc:
             raise CrawlError(str(exc)) from exc
         self._check_stop()
@@ -405,7 +406,8 @@ class _Crawl:
         sampled = folder.files if sample_size is None else folder.files[:sample_size]
         clusters: list[tuple[tuple[str, ...], list[tuple[ObjectEntry, Classification]]]] = []
         for entry in sampled:
-            result = classify(FileSample(path=entry.path, uri=entry.uri, size=entry.size), self.classifiers)
+            result = classify(FileSample("", entry.uri, entry.size, partial(self.objects.open, entry.uri)),
+                              self.classifiers)
             self.files_classified += 1
             if result is None:
                 self.log(f"UNKNOWN: {entry.uri} matched no classifier and was skipped")
@@ -610,15 +612,15 @@ class _Crawl:
             name = self._table_name(self.options.database, uri.rsplit("/", 1)[-1].lower(), uri)
             try:
                 if kind == "DeltaTargets":
-                    snapshot = lakes.delta_snapshot(uri, self.object_store)
+                    snapshot = lakes.delta_snapshot(uri, self.objects)
                     native = bool(target.get("CreateNativeDeltaTable"))
                     table_input = lakes.delta_table_input(name, uri, snapshot, native)
                     if not native and target.get("WriteManifest"):
-                        written = lakes.write_manifest(uri, snapshot, self.object_store)
+                        written = lakes.write_manifest(uri, snapshot, self.objects)
                         self.log(f"Wrote {written} symlink manifest(s) of Delta table {uri} (version "
                                  f"{snapshot.version})")
                 else:
-                    table_input = lakes.iceberg_table_input(name, uri, self.object_store)
+                    table_input = lakes.iceberg_table_input(name, uri, self.objects)
             except lakes.LakeTableError as exc:
                 self.log(f"Skipped {uri}: {exc}")
                 continue

@@ -37,6 +37,7 @@ from sqlalchemy import select
 
 from glueball.crawlers.models import LOG_GROUP, CrawlerState, CrawlStats, LastCrawlStatus, Spec
 from glueball.crawlers.service import CrawlerService, CrawlStart, beat
+from glueball.objects.access import installation_objects
 from glueball.store.schema import CrawlerRow
 from glueball.store.scoped import Scope
 from glueball.supervise import outcome
@@ -117,6 +118,7 @@ class CrawlRunner:
                  on_end: Callable[[], None]) -> None:
         self.store = store
         self.settings = settings
+        self.objects = installation_objects(settings.home, settings.object_store_url)
         self.client = client
         self.on_end = on_end
         self.supervisor = Supervisor("crawl", lambda crawls: beat(store, crawls))
@@ -231,7 +233,7 @@ class CrawlRunner:
                 outcome = engine.run_crawl(crawler=crawler, classifiers=classifiers, glue=glue,
                                            previous_state=begun.previous_state, progress=report,
                                            should_stop=self._should_stop(service, crawl_id), log=crawl_log,
-                                           object_store=self.settings.object_store)
+                                           objects=self.objects)
             except engine.stopped:
                 result.status = LastCrawlStatus.CANCELLED
                 crawl_log(f"Crawler {name}: crawl stopped by StopCrawler")

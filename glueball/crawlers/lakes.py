@@ -13,13 +13,13 @@ Hudi targets are refused when the crawler is defined (no Hudi bundle for Spark 4
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from glueball.objects.locations import S3Location, parse_s3
+from glueball.objects.access import Objects, process_objects
 
 __all__ = ["DeltaSnapshot", "LakeTableError", "delta_snapshot", "delta_table_input", "iceberg_table_input",
            "write_manifest"]
@@ -48,11 +48,6 @@ class DeltaSnapshot:
     properties: dict[str, str] = field(default_factory=dict)
 
 
-def _local(uri: str, object_store: Path | None) -> Path:
-    location = parse_s3(uri)
-    return S3Location(location.bucket, location.key).local(object_store)
-
-
 def _apply(snapshot: DeltaSnapshot, action: dict[str, Any]) -> None:
     if "metaData" in action:
         meta = action["metaData"]
@@ -65,33 +60,37 @@ def _apply(snapshot: DeltaSnapshot, action: dict[str, Any]) -> None:
         snapshot.files.pop(action["remove"]["path"], None)
 
 
-def delta_snapshot(uri: str, object_store: Path | None = None) -> DeltaSnapshot:
-    """The Delta table at ``uri`` as of its newest commit.
+def delta_snapshot(uri: str, objects: Objects | None = None) -> DeltaSnapshot:
+    """The Delta table at ``uri`` as of its newest commit, read through ``objects`` (default: this process's
+    object store, :mod:`glueball.objects.access`).
 
     Raises:
         LakeTableError: no ``_delta_log`` there, or a log without a schema.
     """
-    log = _local(uri, object_store) / DELTA_LOG
-    if not log.is_dir():
+    objects = objects or process_objects()
+    log = f"{uri.rstrip('/')}/{DELTA_LOG}"
+    entries = objects.listdir(log).files
+    if not entries:
         raise LakeTableError(f"{uri} is not a Delta table: it has no {DELTA_LOG} folder")
-    checkpoints: dict[int, list[Path]] = {}
-    commits: dict[int, Path] = {}
-    for entry in log.iterdir():
+    checkpoints: dict[int, list[str]] = {}
+    commits: dict[int, str] = {}
+    for entry in entries:
         if match := _CHECKPOINT.match(entry.name):
-            checkpoints.setdefault(int(match.group(1)), []).append(entry)
+            checkpoints.setdefault(int(match.group(1)), []).append(f"{log}/{entry.name}")
         elif match := _COMMIT.match(entry.name):
-            commits[int(match.group(1))] = entry
+            commits[int(match.group(1))] = f"{log}/{entry.name}"
     snapshot = DeltaSnapshot(-1, {}, [])
     if checkpoints:
         import pyarrow.parquet as pq
 
         version = max(checkpoints)
         for part in sorted(checkpoints[version]):
-            for row in pq.read_table(part, columns=["add", "remove", "metaData"]).to_pylist():
+            table = pq.read_table(io.BytesIO(objects.read(part)), columns=["add", "remove", "metaData"])
+            for row in table.to_pylist():
                 _apply(snapshot, {k: v for k, v in row.items() if v is not None})
         snapshot.version = version
     for version in sorted(v for v in commits if v > snapshot.version):
-        for line in commits[version].read_text().splitlines():
+        for line in objects.read_text(commits[version]).splitlines():
             if line.strip():
                 _apply(snapshot, json.loads(line))
         snapshot.version = version
@@ -145,11 +144,11 @@ def delta_table_input(name: str, uri: str, snapshot: DeltaSnapshot, native: bool
             "PartitionKeys": partition_keys}
 
 
-def write_manifest(uri: str, snapshot: DeltaSnapshot, object_store: Path | None = None) -> int:
+def write_manifest(uri: str, snapshot: DeltaSnapshot, objects: Objects | None = None) -> int:
     """Write the table's symlink manifests (``_symlink_format_manifest/[k=v/...]manifest``: the absolute paths of
     its live files, one a line) as Delta's ``GENERATE symlink_format_manifest`` lays them out; returns how many
     manifest files were written."""
-    root = _local(uri, object_store)
+    objects = objects or process_objects()
     path = uri.rstrip("/")
     by_partition: dict[str, list[str]] = {}
     for file, values in snapshot.files.items():
@@ -157,26 +156,26 @@ def write_manifest(uri: str, snapshot: DeltaSnapshot, object_store: Path | None 
         absolute = file if "://" in file else f"{path}/{file}"
         by_partition.setdefault(folder, []).append(absolute)
     for folder, files in by_partition.items():
-        target = root / MANIFEST_FOLDER / folder / "manifest"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("".join(f"{f}\n" for f in sorted(files)))
+        target = "/".join(part for part in (path, MANIFEST_FOLDER, folder, "manifest") if part)
+        objects.write(target, "".join(f"{f}\n" for f in sorted(files)).encode())
     return len(by_partition)
 
 
-def iceberg_table_input(name: str, uri: str, object_store: Path | None = None) -> dict[str, Any]:
+def iceberg_table_input(name: str, uri: str, objects: Objects | None = None) -> dict[str, Any]:
     """The Glue ``TableInput`` of the Iceberg table at ``uri``: an ICEBERG table whose ``metadata_location`` is the
     newest metadata file of its ``metadata/`` folder.
 
     Raises:
         LakeTableError: no metadata file there.
     """
-    folder = _local(uri, object_store) / "metadata"
-    found = sorted((int(m.group(1)), entry.name) for entry in (folder.iterdir() if folder.is_dir() else [])
+    objects = objects or process_objects()
+    folder = f"{uri.rstrip('/')}/metadata"
+    found = sorted((int(m.group(1)), entry.name) for entry in objects.listdir(folder).files
                    if (m := _METADATA.match(entry.name)))
     if not found:
         raise LakeTableError(f"{uri} is not an Iceberg table: no metadata/*.metadata.json")
     metadata_location = f"{uri.rstrip('/')}/metadata/{found[-1][1]}"
-    current = json.loads((folder / found[-1][1]).read_text())
+    current = json.loads(objects.read_text(f"{folder}/{found[-1][1]}"))
     schema = next((s for s in current.get("schemas") or [] if s.get("schema-id") == current.get("current-schema-id")),
                   current.get("schema") or {})
     columns = [{"Name": f["name"], "Type": f["type"] if isinstance(f["type"], str) else json.dumps(f["type"])}

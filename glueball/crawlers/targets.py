@@ -1,6 +1,7 @@
 """What a crawler reads: object-store listings with exclusions, and JDBC table metadata.
 
-S3 include paths map onto the object store (``s3://bucket/key`` is ``$GLUEBALL_HOME/s3/bucket/key``).
+S3 include paths are listed in the installation's object store (:mod:`glueball.objects.access`: its folder
+or a remote S3-compatible store).
 Exclude patterns are Glue's glob dialect, matched against the path *relative to the include path*:
 ``*`` stays inside one folder, ``**`` crosses folders, ``?`` is one character, ``[abc]``/``[!abc]``
 are sets, ``{a,b}`` alternatives and ``\\`` escapes. A folder whose path matches is not descended
@@ -13,16 +14,15 @@ stands for any run of characters; column metadata comes from ``information_schem
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from glueball.globs import glob_to_regex
-from glueball.objects.locations import LocationError, S3Location, parse_s3
+from glueball.objects.access import Objects, process_objects
+from glueball.objects.locations import LocationError, parse_s3
 
 
 class TargetError(Exception):
@@ -77,7 +77,6 @@ class ObjectEntry:
     """One data object found under an include path."""
 
     relative: str   # path relative to the include path ("" parts joined by "/")
-    path: str       # local file
     uri: str        # s3://bucket/key
     size: int
 
@@ -109,7 +108,7 @@ class S3Listing:
 
 
 def list_s3_target(include_uri: str, exclusions: Exclusions, known_folders: frozenset[str] | set[str] = frozenset(),
-                   should_stop: Callable[[], bool] | None = None, object_store: Path | None = None) -> S3Listing:
+                   should_stop: Callable[[], bool] | None = None, objects: Objects | None = None) -> S3Listing:
     """List an S3 include path on the object store, as a crawler does before classifying.
 
     Args:
@@ -118,48 +117,47 @@ def list_s3_target(include_uri: str, exclusions: Exclusions, known_folders: froz
         known_folders: folders (relative paths) not to descend into: the partitions an incremental
             crawl (``CRAWL_NEW_FOLDERS_ONLY``) already knows.
         should_stop: polled between folders; listing ends early when it turns true.
-        object_store: the local root of ``s3://`` (default: ``$GLUEBALL_HOME/s3``).
+        objects: the installation's object store (default: this process's, :mod:`glueball.objects.access`).
 
     Returns:
         The folders holding data objects, in path order.
     """
     bucket, prefix = split_s3_uri(include_uri)
-    root = S3Location(bucket, prefix).local(object_store)
+    objects = objects or process_objects()
     listing = S3Listing(include_uri, bucket, prefix, [])
     base_uri = f"s3://{bucket}/{prefix}".rstrip("/")
-    if root.is_file():
+    single = objects.stat(base_uri) if prefix else None
+    if single is not None:
         listing.single_file = True
-        listing.folders.append(FolderListing("", [ObjectEntry(root.name, str(root), base_uri, root.stat().st_size)]))
+        listing.folders.append(FolderListing("", [ObjectEntry(single.name, base_uri, single.size)]))
         return listing
-    if not root.is_dir():
-        return listing
-    stack: list[tuple[Path, str]] = [(root, "")]
+    stack: list[str] = [""]
     while stack:
         if should_stop is not None and should_stop():
             break
-        folder, relative = stack.pop()
+        relative = stack.pop()
         files: list[ObjectEntry] = []
-        subfolders: list[tuple[Path, str]] = []
+        subfolders: list[str] = []
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = objects.listdir(f"{base_uri}/{relative}" if relative else base_uri + "/")
         except OSError:
             continue
-        for entry in entries:
+        for name in entries.folders:
+            child = f"{relative}/{name}" if relative else name
+            if child in known_folders:
+                listing.skipped_known += 1
+            elif exclusions and exclusions.excludes_folder(child):
+                listing.excluded += 1
+            else:
+                subfolders.append(child)
+        for entry in entries.files:
             child = f"{relative}/{entry.name}" if relative else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if child in known_folders:
-                    listing.skipped_known += 1
-                elif exclusions and exclusions.excludes_folder(child):
-                    listing.excluded += 1
-                else:
-                    subfolders.append((Path(entry.path), child))
-            elif entry.is_file():
-                if is_hidden(entry.name):
-                    listing.hidden += 1
-                elif exclusions and exclusions.excludes(child):
-                    listing.excluded += 1
-                else:
-                    files.append(ObjectEntry(child, entry.path, f"{base_uri}/{child}", entry.stat().st_size))
+            if is_hidden(entry.name):
+                listing.hidden += 1
+            elif exclusions and exclusions.excludes(child):
+                listing.excluded += 1
+            else:
+                files.append(ObjectEntry(child, f"{base_uri}/{child}", entry.size))
         if files:
             listing.folders.append(FolderListing(relative, files))
         stack.extend(reversed(subfolders))

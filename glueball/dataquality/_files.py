@@ -1,6 +1,6 @@
 """The File* rules: FileFreshness, FileSize, FileMatch and FileUniqueness, on file listings (no Spark).
 
-The files are those of the rule's path parameter (an ``s3://`` URI, i.e. under ``$GLUEBALL_HOME/s3``,
+The files are those of the rule's path parameter (an ``s3://`` URI of the process's object store,
 or a local path: the file itself, or every file below the folder, Spark's ``_SUCCESS``/``.crc``
 bookkeeping excepted), or — without a path — the data's own files as the caller gives them
 (``evaluate(files=...)``). Tags as AWS documents them: ``uriRegex`` keeps files whose URI matches,
@@ -25,7 +25,6 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 from glueball.dataquality._measure_types import Measure, MetricError, Metrics
 from glueball.dataquality._operands import Resolver, satisfies
@@ -40,34 +39,27 @@ _HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256"}
 
 def list_files(uri: str) -> list[FileInfo]:
     """The files of ``uri`` (a file, or every file below a folder)."""
-    from glueball.objects.locations import local_path, to_uri
+    from glueball.objects.access import walk_location
 
-    root = local_path(uri)
-    if root.is_file():
-        candidates = [root]
-    elif root.is_dir():
-        candidates = sorted(p for p in root.rglob("*") if p.is_file() and not _bookkeeping(p, root))
-    else:
+    found = [FileInfo(location, entry.size, dt.datetime.fromtimestamp(entry.mtime, dt.UTC))
+             for location, entry in walk_location(uri) if not _bookkeeping(entry.name)]
+    if not found:
         raise PlanError(f"No files found at {uri}")
-    found = []
-    for path in candidates:
-        stat = path.stat()
-        found.append(FileInfo(to_uri(path), stat.st_size, dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)))
     return found
 
 
-def _bookkeeping(path: Path, root: Path) -> bool:
-    return any(part.startswith(("_", ".")) or part.endswith(".crc") for part in path.relative_to(root).parts)
+def _bookkeeping(relative: str) -> bool:
+    return any(part.startswith(("_", ".")) or part.endswith(".crc") for part in relative.split("/"))
 
 
 def checksum(file: FileInfo, algorithm: str = "MD5") -> str:
     """The hex digest of the file's bytes (the given checksum when it is of that algorithm)."""
     if file.checksum and file.hash_algorithm.upper() == algorithm.upper():
         return file.checksum
-    from glueball.objects.locations import local_path
+    from glueball.objects.access import open_location
 
     digest = hashlib.new(_HASHES[algorithm.upper()])
-    with open(local_path(file.path), "rb") as handle:
+    with open_location(file.path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

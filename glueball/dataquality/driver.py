@@ -20,7 +20,7 @@ from typing import Any
 
 from glueball.dataquality.models import RunKind, RunState
 from glueball.dataquality.reading import glue_context, read_source
-from glueball.objects import locations
+from glueball.objects.access import process_objects, write_location
 from glueball.supervise import driverenv, outcome
 
 RUN_FILE = "run.json"
@@ -87,8 +87,6 @@ def _evaluate(frame: Any, text: str, additional: dict[str, Any], metric_history:
 def _write_result(prefix: str, run_id: str, result_id: str, result: Mapping[str, Any]) -> None:
     """ResultsS3Prefix: the result as JSON at ``<prefix>/<run id>/<result id>.json`` in the object store."""
     home = driverenv.current().home
-    target = locations.local_path(prefix.rstrip("/") + f"/{run_id}/{result_id}.json",
-                                  locations.object_store_root(home))
-    target.parent.mkdir(parents=True, exist_ok=True)
     body = {"ResultId": result_id, **{k: v for k, v in result.items() if k != "Metrics"}}
-    target.write_text(json.dumps(body, indent=2))
+    write_location(prefix.rstrip("/") + f"/{run_id}/{result_id}.json", json.dumps(body, indent=2).encode(),
+                   process_objects(home))

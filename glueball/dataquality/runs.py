@@ -263,7 +263,7 @@ class DataQualityRunner:
                                       f"{run.timeout_minutes} minute(s) and was stopped")
         if ending.stopped:
             return RunState.STOPPED, None
-        return driver_outcome(run, ending.code, pid)
+        return driver_outcome(run, ending.code, pid, adopted.host if adopted else None)
 
     def _plan(self, watch: _Watch) -> LaunchPlan:
         """Write the run's file and driver script, and plan the driver as a Glue ETL job run."""
@@ -294,7 +294,7 @@ class DataQualityRunner:
             credentials = self.app.run_identity(watch.scope, str(run.spec.get("Role") or ""), run.run_id,
                                                 run.timeout_minutes * 60 + 600)
         return plan_launch(as_job, settings.home, settings.endpoint or None, watch.scope.region, watch.access_key,
-                           settings.store_url, credentials)
+                           settings.store_url, credentials, object_store_url=settings.object_store_url)
 
     def record_end(self, run: DataQualityRun, outcome: RunState, message: str | None) -> None:
         """Record how ``run`` ended (a recommendation's ruleset with it); a cancelled run ends STOPPED."""
@@ -313,11 +313,13 @@ def _elapsed(run: DataQualityRun) -> int:
     return max(0, math.ceil(time.time() - run.started_on))
 
 
-def driver_outcome(run: DataQualityRun, code: int | None, pid: int | None) -> tuple[RunState, str | None]:
+def driver_outcome(run: DataQualityRun, code: int | None, pid: int | None,
+                   host: str | None = None) -> tuple[RunState, str | None]:
     """How a driver that ended by itself ended: as it reported it (its keeper's record), else by its exit status
     or signal (``code``: what this process saw, None when it adopted the driver)."""
     folder = Path(run.log_dir) if run.log_dir else None
-    succeeded, message = outcome.verdict(outcome.ended(folder, code, pid), folder / "error.log" if folder else None,
+    end = outcome.ended(folder, code, pid, host)
+    succeeded, message = outcome.verdict(end, folder / "error.log" if folder else None,
                                          reported=True)
     return (RunState.SUCCEEDED, None) if succeeded else (RunState.FAILED, message)
 

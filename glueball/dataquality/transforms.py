@@ -178,13 +178,11 @@ def _publish(result: dict[str, Any], best_effort: bool) -> str | None:
 
 
 def _write_result(prefix: str, context: str, result: dict[str, Any], result_id: str | None) -> None:
-    from glueball.objects.locations import local_path
+    from glueball.objects.access import write_location
 
     name = result_id or f"dqresult-{uuid.uuid4().hex}"
-    target = local_path(prefix.rstrip("/")) / context / f"{name}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
     body = {**({"ResultId": result_id} if result_id else {}), **{k: v for k, v in result.items() if k != "Metrics"}}
-    target.write_text(json.dumps(body, indent=2, sort_keys=True))
+    write_location(f"{prefix.rstrip('/')}/{context}/{name}.json", json.dumps(body, indent=2, sort_keys=True).encode())
 
 
 def _outcome_frame(frame: DynamicFrame, evaluation: Evaluation) -> DynamicFrame:

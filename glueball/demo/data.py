@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+from glueball.objects.access import Objects
+
 BUCKET = "demo-lake"
 RAW_PATH = f"s3://{BUCKET}/raw/"
 CUSTOMERS_KEY = "raw/customers/customers.csv"
@@ -103,7 +105,7 @@ class DayStats:
     revenue: Decimal = Decimal("0.00")
     groups: dict[tuple[str, str, str], tuple[int, Decimal]] = field(default_factory=dict)
     order_ids: tuple[int, int] = (0, 0)
-    files: list[Path] = field(default_factory=list)
+    files: list[Path | str] = field(default_factory=list)  # paths, or URIs of a store's objects
 
     @property
     def partition(self) -> str:
@@ -132,22 +134,29 @@ def _csv_text(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> str:
     return buffer.getvalue()
 
 
-def _write(path: Path, text: str) -> Path:
+def _write(object_store: Path | Objects, key: str, text: str) -> Path | str:
+    """Write the object ``key`` of the demo's bucket: a file of the folder ``object_store`` (its path), or an
+    object of the store (its URI)."""
+    if isinstance(object_store, Objects):
+        uri = f"s3://{BUCKET}/{key}"
+        object_store.write(uri, text.encode("utf-8"))
+        return uri
+    path = object_store / BUCKET / key
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def write_customers(object_store: Path, count: int = DEFAULT_CUSTOMERS, seed: int = CUSTOMER_SEED) -> int:
+def write_customers(object_store: Path | Objects, count: int = DEFAULT_CUSTOMERS, seed: int = CUSTOMER_SEED) -> int:
     """Write ``<object_store>/demo-lake/raw/customers/customers.csv``; the number of customers written.
 
     Args:
-        object_store: the folder behind ``s3://`` (``Settings().object_store``).
+        object_store: the folder behind ``s3://`` (``Settings().object_store``), or the installation's objects.
         count: how many customers (ids ``1..count``).
         seed: the generator's seed.
     """
     rows: list[tuple[object, ...]] = [(c.customer_id, c.name, c.segment, c.country) for c in customers(count, seed)]
-    _write(object_store / BUCKET / CUSTOMERS_KEY, _csv_text(CUSTOMER_COLUMNS, rows))
+    _write(object_store, CUSTOMERS_KEY, _csv_text(CUSTOMER_COLUMNS, rows))
     return len(rows)
 
 
@@ -160,13 +169,13 @@ def _amount(rng: random.Random) -> Decimal:
     return Decimal(rng.randint(500, 50_000)) / 100
 
 
-def write_orders_day(object_store: Path, day: dt.date, count: int = 2000, seed: int | None = None, *,
+def write_orders_day(object_store: Path | Objects, day: dt.date, count: int = 2000, seed: int | None = None, *,
                      files: int = 2, customer_count: int = DEFAULT_CUSTOMERS,
                      customer_seed: int = CUSTOMER_SEED) -> DayStats:
     """Write a day's orders as ``files`` CSV files into the day's partition folder; what was written.
 
     Args:
-        object_store: the folder behind ``s3://`` (``Settings().object_store``).
+        object_store: the folder behind ``s3://`` (``Settings().object_store``), or the installation's objects.
         day: the day; order timestamps fall inside it, order ids are ``YYYYMMDD * 10**6 + n``.
         count: how many order rows (1 to 999,999).
         seed: the generator's seed (default: derived from ``day``, so every day differs and repeats).
@@ -220,10 +229,11 @@ def write_orders_day(object_store: Path, day: dt.date, count: int = 2000, seed: 
         rows.append(tuple(row))
     stats.rows = len(rows)
     stats.order_ids = (first_id, first_id + count - 1)
-    folder = orders_folder(object_store, day)
+    folder = f"{ORDERS_PREFIX}day={day.isoformat()}"
     size = -(-count // files)
     for index in range(files):
         chunk = rows[index * size:(index + 1) * size]
         if chunk:
-            stats.files.append(_write(folder / f"orders-{index + 1}.csv", _csv_text(ORDER_COLUMNS, chunk)))
+            name = f"{folder}/orders-{index + 1}.csv"
+            stats.files.append(_write(object_store, name, _csv_text(ORDER_COLUMNS, chunk)))
     return stats

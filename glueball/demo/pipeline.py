@@ -30,7 +30,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import shutil
 import sys
 import time
 from typing import Any
@@ -42,6 +41,7 @@ from glueball.clock import SchedulerClock
 from glueball.config import Settings
 from glueball.demo import data
 from glueball.demo.jobs import JOBS_DIR
+from glueball.objects.access import Objects
 from glueball.workflows.report import render_graph, render_table
 
 WORKFLOW = "demo-daily-orders"
@@ -66,7 +66,7 @@ def _ignore_missing(call: Any, **params: Any) -> None:
             raise
 
 
-def reset(glue: Any, settings: Settings) -> None:
+def reset(glue: Any, objects: Objects) -> None:
     """Remove what an earlier demo left: its workflow, triggers, jobs, crawlers, databases and files."""
     glue.delete_workflow(Name=WORKFLOW)
     for trigger in TRIGGERS:
@@ -77,15 +77,13 @@ def reset(glue: Any, settings: Settings) -> None:
         _ignore_missing(glue.delete_crawler, Name=crawler)
     for database in (RAW_DB, CURATED_DB):
         _ignore_missing(glue.delete_database, Name=database)
-    shutil.rmtree(settings.object_store / data.BUCKET, ignore_errors=True)  # bookmarks went with the job
+    objects.delete_tree(f"s3://{data.BUCKET}/")  # bookmarks went with the job
 
 
-def define(glue: Any, settings: Settings) -> None:
+def define(glue: Any, objects: Objects) -> None:
     """The databases, crawlers, jobs, workflow and triggers of the pipeline."""
-    scripts = settings.object_store / data.BUCKET / "scripts"
-    scripts.mkdir(parents=True, exist_ok=True)
     for script in ("transform.py", "aggregate.py"):
-        shutil.copyfile(JOBS_DIR / script, scripts / script)
+        objects.upload(f"s3://{data.BUCKET}/scripts/{script}", JOBS_DIR / script)
     glue.create_database(DatabaseInput={"Name": RAW_DB, "Description": "raw orders and customers, as crawled"})
     glue.create_database(DatabaseInput={"Name": CURATED_DB, "Description": "validated, enriched orders"})
     glue.create_crawler(Name=RAW_CRAWLER, Role="demo", DatabaseName=RAW_DB,
@@ -205,11 +203,11 @@ def main() -> int:
     _say(f"glueball daily orders pipeline on the embedded default ({settings.home}, store {settings.database_url})")
     try:
         app.start_warm_drivers()  # the JVM starts while the demo writes its data and defines the pipeline
-        reset(glue, settings)
+        reset(glue, app.object_access)
         # the rehearsal clock starts on the evening of the first day, so the schedule's first fire is 03:00 after it
         clock_file.write_text(str(dt.datetime.combine(DAYS[0], dt.time(22, 0), dt.UTC).timestamp()))
-        data.write_customers(settings.object_store)
-        define(glue, settings)
+        data.write_customers(app.object_access)
+        define(glue, app.object_access)
         if settings.warm_drivers > 0:  # as on a server that has been up a while: its warm driver is ready
             waited = time.monotonic()
             ready = app.await_warm_driver()
@@ -221,7 +219,7 @@ def main() -> int:
         seen: set[str] = set()
         expected_total = 0
         for day in DAYS:
-            stats = data.write_orders_day(settings.object_store, day, ORDERS_PER_DAY)
+            stats = data.write_orders_day(app.object_access, day, ORDERS_PER_DAY)
             expected_total += stats.good
             fire_at = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(3, 0, 5), dt.UTC)
             _say(f"\n== day {day}: {stats.rows} raw orders ({stats.cancelled} cancelled, {stats.bad} bad) written "

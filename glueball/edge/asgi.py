@@ -17,9 +17,11 @@ that fails outside a handler (a full spool disk) is still answered in the servic
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -57,9 +59,11 @@ POINT_READS = frozenset({
 class EdgeAsgiApp:
     """Serves ``edge``; ``on_shutdown`` closes what the composition root built (runners, store)."""
 
-    def __init__(self, edge: Edge, on_shutdown: Any = None, workers: int = 8, body_memory: int = BODY_MEMORY) -> None:
+    def __init__(self, edge: Edge, on_shutdown: Any = None, workers: int = 8, body_memory: int = BODY_MEMORY,
+                 readiness: Callable[[], tuple[bool, dict[str, Any]]] | None = None) -> None:
         self.edge = edge
         self.on_shutdown = on_shutdown
+        self.readiness = readiness
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="glue-api")
         self.budget = BodyBudget(body_memory)
 
@@ -74,6 +78,11 @@ class EdgeAsgiApp:
         if (scope["method"] == "GET" and scope["path"] in ("/", "/health") and not query
                 and "authorization" not in headers and "x-amz-target" not in headers):
             await self._send(send, WireResponse(200, b'{"status":"ok"}', "health", "application/json"))
+            return
+        if scope["method"] == "GET" and scope["path"] == "/ready" and self.readiness is not None:
+            ready, checks = await asyncio.get_running_loop().run_in_executor(self.pool, self.readiness)
+            body = json.dumps({"status": "ready" if ready else "not ready", "checks": checks}).encode()
+            await self._send(send, WireResponse(200 if ready else 503, body, "ready", "application/json"))
             return
         client = scope.get("client")
         raw_path = scope.get("raw_path")  # as sent, percent-encoded: what REST routes match and SigV4 signed

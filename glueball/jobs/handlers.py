@@ -25,6 +25,7 @@ from glueball.errors import InvalidInputException
 from glueball.jobs.area import INTERNAL_OPERATIONS, OPERATIONS, JobNeeds
 from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
 from glueball.jobs.service import JobRunService, JobService, job_spec, refuse_local_files
+from glueball.objects.access import installation_objects
 from glueball.runtime.streaming.metrics import read_stream_metrics, stream_summary
 from glueball.store.scoped import Scope
 from glueball.studio.service import StagedScript, stage_script
@@ -96,7 +97,8 @@ def _visual(needs: JobNeeds, caller: Caller, spec: dict[str, Any], name: str) ->
                                                                                       StagedScript | None]:
     """A job with a graph (``CodeGenConfigurationNodes``): its checked graph's script, to write once stored."""
     settings = needs.jobs.settings
-    return stage_script(spec, name, caller.account_id, caller.region, settings.object_store)
+    return stage_script(spec, name, caller.account_id, caller.region,
+                        installation_objects(settings.home, settings.object_store_url))
 
 
 @OPERATIONS.operation("CreateJob")

@@ -46,10 +46,12 @@ from sqlalchemy import select
 from glueball.errors import GlueError
 from glueball.jobs.bookmarks import BookmarkService
 from glueball.jobs.eventlog import EventLogError, run_metrics
-from glueball.jobs.launcher import LaunchError, LaunchPlan, job_shape, plan_launch, spawn
+from glueball.jobs.launcher import LaunchError, LaunchPlan, job_shape, merged_arguments, plan_launch, spawn
 from glueball.jobs.models import PYTHON_SHELL, RETRIED_STATES, Driver, JobRun, JobRunState, RunMetrics
 from glueball.jobs.service import JobRunService, beat
 from glueball.jobs.store import active_runs, to_run
+from glueball.objects.access import installation_objects
+from glueball.objects.locations import LocationError, is_s3
 from glueball.store.claims import claim_runner
 from glueball.store.schema import JobRow, JobRunRow
 from glueball.store.scoped import Scope
@@ -204,7 +206,7 @@ class JobRunner:
                                                     run.timeout_minutes * timeout_unit_seconds() + 600)
                 plan = plan_launch(run, settings.home, settings.endpoint or None,
                                    scope.region, access_key, settings.store_url, credentials,
-                                   settings.allow_local_scripts)
+                                   settings.allow_local_scripts, settings.object_store_url)
                 proc = spawn(plan, self.warm)
             except (LaunchError, OSError) as exc:
                 return self._finish(scope, run, JobRunState.FAILED, str(exc), None, [])
@@ -214,11 +216,13 @@ class JobRunner:
             assert adopted.pid is not None
             pid = adopted.pid
             recorded = DriverProcess(adopted.host, adopted.pid, adopted.start)
+            if service.state(run.run_id) is JobRunState.STARTING:  # launched by a server that died before it
+                service.mark_running(run.run_id, adopted.host or host_name(), pid, adopted.start)  # said so
         stop = self.supervisor.track(run.run_id)
         ending = watch_driver(pid, proc, recorded, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
                               stop, lambda: service.state(run.run_id) in (JobRunState.STOPPING, None))
         folder = Path(run.log_dir) if run.log_dir else None
-        end = outcome.ended(folder, ending.code, pid)
+        end = outcome.ended(folder, ending.code, pid, recorded.host if recorded else None)
         if ending.timed_out:
             state, message = JobRunState.TIMEOUT, (f"Job run {run.run_id} exceeded its Timeout of "
                                                    f"{run.timeout_minutes} minute(s) and was stopped")
@@ -231,12 +235,31 @@ class JobRunner:
         return self._finish(scope, run, state, message, exit_code,
                             plan.event_dirs if plan else outcome.event_dirs(folder), end.ended_at)
 
+    def _remote_event_logs(self, run: JobRun) -> list[Path]:
+        """A run's Spark event logs kept in a remote object store (``--spark-event-logs-path s3://...`` with
+        ``--object-store``), fetched into its log folder for its metrics and the console: [that folder], or []."""
+        arguments = merged_arguments(run.spec, run.arguments)
+        location = arguments.get("--spark-event-logs-path", "")
+        if not (self.settings.object_store_url and run.log_dir and is_s3(location)
+                and arguments.get("--enable-spark-ui", "").lower() == "true"):
+            return []
+        folder = Path(run.log_dir) / "events-fetched"
+        try:
+            objects = installation_objects(self.settings.home, self.settings.object_store_url)
+            folder.mkdir(parents=True, exist_ok=True)
+            for entry in objects.walk(location):
+                if "/" not in entry.name and not entry.name.startswith(".") and entry.mtime >= run.started_on - 1:
+                    objects.download(location.rstrip("/") + "/" + entry.name, folder / entry.name)
+        except (OSError, ValueError, LocationError):
+            log.warning("could not fetch the event logs of job run %s from %s", run.run_id, location, exc_info=True)
+        return [folder]
+
     def _finish(self, scope: Scope, run: JobRun, state: JobRunState, message: str | None, code: int | None,
                 event_dirs: list[Path], ended_at: float | None = None) -> JobRun | None:
         """Record how the run ended (``ended_at``: when its driver did, as recorded; else now)."""
         execution_time = max(0, math.ceil((ended_at or time.time()) - run.started_on))
         metrics, dpu_seconds = RunMetrics(), None
-        spark = _spark_metrics(run, event_dirs)
+        spark = _spark_metrics(run, [*event_dirs, *self._remote_event_logs(run)])
         if spark is not None:
             metrics, dpu_seconds = spark
         if dpu_seconds is None:

@@ -10,8 +10,8 @@ server's interpreter (or the per-job environment of ``--additional-python-module
 merged arguments are the job's ``DefaultArguments``, overridden by the run's ``Arguments``,
 overridden by the job's ``NonOverridableArguments``.
 
-The script comes from ``Command.ScriptLocation``: ``s3://bucket/key`` is the object store
-(``$GLUEBALL_HOME/s3/bucket/key``), copied into the run's directory at start as Glue
+The script comes from ``Command.ScriptLocation``: ``s3://bucket/key`` is an object of the installation's
+store (:mod:`glueball.objects.access`), downloaded into the run's directory at start as Glue
 downloads it; a local path runs in place. The driver's stdout goes to
 ``$GLUEBALL_HOME/logs/jobs/<job>/<run id>/output.log``, its stderr to ``error.log`` (Glue's
 ``/aws-glue/jobs/output`` and ``/aws-glue/jobs/error`` log streams), Spark's event log to
@@ -32,7 +32,7 @@ credentials, as executors that share no disk with the server need; such a run st
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,6 +43,8 @@ from glueball.errors import InvalidInputException
 from glueball.jobs.models import PYTHON_SHELL, RAY, SPARK_COMMANDS, JobRun
 from glueball.jobs.service import refuse_local_files
 from glueball.objects import locations
+from glueball.objects.access import LocalObjects, Objects, download_location, installation_objects
+from glueball.objects.reach import OBJECT_STORE_ENV
 from glueball.runtime import capacity as resources
 from glueball.runtime import hadoop, jvmshare
 from glueball.runtime.lake import endpoint_variables
@@ -53,6 +55,7 @@ from glueball.supervise.driverenv import DriverEnv
 from glueball.supervise.warm import Shape, WarmPool, shape_of
 
 RUNNER_OPTIONS = ("--spark-master", "--conf", "--extra-py-files")
+MASTER_URL = re.compile(r"local(\[(\d+|\*)(,\d+)?\])?|spark://[^\s/]+(,[^\s/]+)*|k8s://\S+|yarn|mesos://\S+")
 _DROPPED_ENV = (driverenv.ENDPOINT, *endpoint_variables(""), "PYSPARK_SUBMIT_ARGS", "GLUEBALL_SPARK_CONF",
                 *driverenv.RUN_VARIABLES)
 
@@ -69,16 +72,49 @@ def merged_arguments(spec: dict[str, Any], run_arguments: dict[str, str]) -> dic
     return merged
 
 
-def local_path(location: str, home: Path) -> Path:
-    """An ``s3://bucket/key`` of ``home``'s object store, a ``file://`` URI or a path, as a local path.
+def fetch(location: str, objects: Objects, folder: Path, what: str) -> Path:
+    """A script or Python file as the driver runs it: an ``s3://`` object downloaded into ``folder`` (as Glue
+    downloads it), a ``file://`` URI or a path in place.
+
+    Raises:
+        LaunchError: no such object or file, or an s3 location that would leave the object store.
+    """
+    try:
+        return download_location(location, folder, objects)
+    except locations.LocationError as exc:
+        raise LaunchError(str(exc)) from exc
+    except FileNotFoundError:
+        raise LaunchError(f"{what} {location} does not exist") from None
+
+
+def event_folder(location: str, home: Path, object_store_url: str = "") -> Path | None:
+    """The local folder of a user's Spark event log path (``--spark-event-logs-path``), or None: it is in a store
+    reached through an S3 API, where the run's metrics read it (:mod:`glueball.jobs.eventlog`).
 
     Raises:
         LaunchError: an s3 location that would leave the object store.
     """
     try:
-        return locations.local_path(location, locations.object_store_root(home))
+        if locations.is_s3(location):
+            objects = installation_objects(home, object_store_url)
+            return objects.path(location) if isinstance(objects, LocalObjects) else None
+        return Path(location.removeprefix("file://"))
     except locations.LocationError as exc:
         raise LaunchError(str(exc)) from exc
+
+
+def spark_master(arguments: dict[str, str]) -> str:
+    """The Spark master of a run: the job's ``--spark-master`` argument, else the server's
+    (``GLUEBALL_SPARK_MASTER``), else ``local[*]``.
+
+    Raises:
+        LaunchError: ``--spark-master`` is not a Spark master URL.
+    """
+    master = arguments.get("--spark-master", "").strip()
+    if master and not MASTER_URL.fullmatch(master):
+        raise LaunchError(f"--spark-master: {master!r} is not a Spark master URL (local[N], spark://host:port, "
+                          "k8s://https://host:port, yarn)")
+    return master or os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
 
 
 def run_dir(run: JobRun) -> Path:
@@ -104,10 +140,11 @@ def _conf_keys(value: str) -> set[str]:
     return {part.strip().partition("=")[0] for part in value.split(" --conf ") if "=" in part}
 
 
-def _spark_options(run: JobRun, arguments: dict[str, str], home: Path, events: Path) -> tuple[list[str], list[Path]]:
+def _spark_options(run: JobRun, arguments: dict[str, str], home: Path, events: Path,
+                   object_store_url: str) -> tuple[list[str], list[Path]]:
     """``glueball run`` options of the run's capacity, master and event log; and where event logs go."""
     spec = run.spec
-    master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
+    master = spark_master(arguments)
     try:
         settings = resources.spark_settings(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
                                             spec.get("MaxCapacity"), spec.get("GlueVersion"), master,
@@ -117,7 +154,8 @@ def _spark_options(run: JobRun, arguments: dict[str, str], home: Path, events: P
     event_settings = resources.event_log_settings(events, home)
     event_dirs = [events]
     if "spark.eventLog.dir" in settings:  # --enable-spark-ui with --spark-event-logs-path: the user's place
-        event_dirs = [local_path(settings["spark.eventLog.dir"], home)]
+        folder = event_folder(settings["spark.eventLog.dir"], home, object_store_url)
+        event_dirs = [folder] if folder is not None else []  # in a remote store: fetched for the metrics
     else:
         settings.update(event_settings)
     user_conf = _conf_keys(arguments.get("--conf", ""))
@@ -142,8 +180,12 @@ def _python(arguments: dict[str, str], home: Path) -> str:
 
 def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, access_key: str | None,
                 store_url: str = "", credentials: tuple[str, str, str] | None = None,
-                local_files: bool = True) -> LaunchPlan:
+                local_files: bool = True, object_store_url: str = "") -> LaunchPlan:
     """The driver's command line and environment for ``run``.
+
+    With a remote object store (``object_store_url``), the script and ``--extra-py-files`` are downloaded from
+    it, and the driver reaches ``s3://`` through an S3 API (:mod:`glueball.objects.reach`): its server's (S3A
+    with the run's credentials) or, embedded, the store itself.
 
     Raises:
         LaunchError: the script is missing, a special argument is invalid, or modules cannot be installed.
@@ -165,42 +207,42 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
             refuse_local_files(spec)
         except InvalidInputException as exc:
             raise LaunchError(exc.message) from exc
-    source = local_path(location, home)
-    if not source.is_file():
-        raise LaunchError(f"Script {location} does not exist" + (f" ({source})" if location.startswith("s3://")
-                                                                  else ""))
+    objects = installation_objects(home, object_store_url)
     directory = run_dir(run)
     directory.mkdir(parents=True, exist_ok=True)
-    script = source
-    if location.startswith("s3://"):
-        script = directory / "script" / source.name
-        script.parent.mkdir(exist_ok=True)
-        shutil.copyfile(source, script)
+    script = fetch(location, objects, directory / "script", "Script")
     arguments = merged_arguments(spec, run.arguments)
     bookmark = arguments.pop("--job-bookmark-option", "job-bookmark-disable")
     identity = ["--JOB_NAME", run.job_name, "--JOB_ID", str(spec.get("JobId", "")), "--JOB_RUN_ID", run.run_id,
                 "--job-bookmark-option", bookmark]
-    extra_files = [str(local_path(p.strip(), home)) for p in arguments.get("--extra-py-files", "").split(",")
-                   if p.strip()]
-    for extra in extra_files:
-        if not Path(extra).exists():
-            raise LaunchError(f"--extra-py-files: {extra} does not exist")
+    extra_files = [str(fetch(p.strip(), objects, directory / "py-files", "--extra-py-files:"))
+                   for p in arguments.get("--extra-py-files", "").split(",") if p.strip()]
     passed: list[str] = []
     for key, value in arguments.items():
+        if key == "--spark-master":  # the run's Spark options carry it (spark_master)
+            continue
         if key == "--extra-py-files" and extra_files:
             value = ",".join(extra_files)
         passed += [key, value]
     filesystem = arguments.get("--s3-filesystem")
     if filesystem is not None and filesystem not in hadoop.S3_FILESYSTEMS:
         raise LaunchError(f"--s3-filesystem: {filesystem!r} is not one of {', '.join(hadoop.S3_FILESYSTEMS)}")
-    if filesystem == "s3a" and not endpoint:
+    if filesystem == "s3a" and not endpoint and not object_store_url:
         raise LaunchError("--s3-filesystem s3a reads and writes s3:// through a server's S3 API: an embedded run "
                           "has none")
+    if object_store_url and filesystem == "glueball":
+        raise LaunchError("--s3-filesystem glueball reads s3:// as the server's folder, but this installation keeps "
+                          "its objects in a remote store (--object-store): leave it out, or use s3a")
+    if object_store_url:
+        filesystem = "s3a"
     python = _python(arguments, home)
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
     env.pop(hadoop.S3_FILESYSTEM_ENV, None)
+    env.pop(OBJECT_STORE_ENV, None)
     if filesystem is not None:
         env[hadoop.S3_FILESYSTEM_ENV] = filesystem
+    if object_store_url and not endpoint:  # embedded: the driver reaches the store itself
+        env[OBJECT_STORE_ENV] = object_store_url
     event_dirs: list[Path] = []
     warm_shape: Shape | None = None
     if command["Name"] == PYTHON_SHELL:
@@ -210,10 +252,10 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
             env["PYTHONPATH"] = os.pathsep.join([*dict.fromkeys(paths), *filter(None, [env.get("PYTHONPATH")])])
     else:
         jvmshare.build_in_background(driver_jars())  # the first Spark launch without an archive starts one
-        options, event_dirs = _spark_options(run, arguments, home, directory / "events")
+        options, event_dirs = _spark_options(run, arguments, home, directory / "events", object_store_url)
         argv = [python, "-m", "glueball", "run", str(script), *identity, *passed, *options]
         # a user's own event log path, or S3A's jars and the run's credentials, need a driver started for them
-        if event_dirs == [directory / "events"] and filesystem != "s3a":
+        if event_dirs == [directory / "events"] and filesystem != "s3a" and not object_store_url:
             warm_shape = shape_of(python, argv[4:])
     DriverEnv(home=home, endpoint=endpoint or "", store_url="" if endpoint else store_url,
               job_name=run.job_name, run_id=run.run_id, attempt=run.attempt,
@@ -251,11 +293,11 @@ def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:
     if spec.get("Command", {}).get("Name") == PYTHON_SHELL or arguments.get("--additional-python-modules") or \
             arguments.get("--enable-spark-ui", "").lower() == "true" or arguments.get("--s3-filesystem") == "s3a":
         return None
-    master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
     try:
+        master = spark_master(arguments)
         options = resources.driver_options(spec.get("WorkerType"), spec.get("NumberOfWorkers"),
                                            spec.get("MaxCapacity"), spec.get("GlueVersion"), master, arguments, home)
-    except ValueError:
+    except (ValueError, LaunchError):
         return None
     return shape_of(sys.executable, options)
 

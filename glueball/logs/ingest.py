@@ -13,6 +13,10 @@ sees a running job's lines as they come.
 
 A run's Spark event log becomes its job metrics once the run is over (:mod:`glueball.logs.run_metrics`);
 its streaming batch metrics are read like lines, while it runs.
+
+Several servers on several machines share the source rows: a run's files are on its driver's host, so a source
+names that host and only that host's servers read it (and seal it when the file is missing). Another host would
+find no file and seal it before the lines were read.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from glueball.logs.datapoints import insert_data
@@ -35,6 +39,7 @@ from glueball.logs.store import changed
 from glueball.store.engine import Store
 from glueball.store.log_tables import LogSourceRow
 from glueball.store.scoped import Scope
+from glueball.supervise.process import host_name
 
 log = logging.getLogger("glueball.logs")
 
@@ -52,11 +57,14 @@ class Ingester:
     Args:
         listing: the runs started since a time, and those not over (:func:`glueball.logs.run_sources.run_logs`).
         timeline: a Spark event log's figures per interval (``glueball.jobs.eventlog.timeline``).
+        host: the host this reader runs on (default this one's name): it reads the sources of this host and those
+            of no host in particular, never another host's (whose files it does not have).
     """
 
     def __init__(self, store: Store, listing: Listing, timeline: Timeline, clock: Callable[[], float] = time.time,
-                 chunk: int = CHUNK) -> None:
+                 chunk: int = CHUNK, host: str | None = None) -> None:
         self.store = store
+        self.host = host or host_name()
         self.listing = listing
         self.timeline = timeline
         self.clock = clock
@@ -132,7 +140,8 @@ class Ingester:
     # -- reading
 
     def _read(self, scope: Scope | None, active: set[tuple[str, str, str]]) -> None:
-        query = select(LogSourceRow).where(LogSourceRow.sealed.is_(False))
+        query = select(LogSourceRow).where(LogSourceRow.sealed.is_(False),
+                                           or_(LogSourceRow.host.is_(None), LogSourceRow.host == self.host))
         if scope is not None:
             query = query.where(LogSourceRow.account_id == scope.account_id, LogSourceRow.region == scope.region)
         with self.store.read() as session:
@@ -216,7 +225,7 @@ def _sources_of(run: RunLogs) -> list[LogSourceRow]:
     def row(kind: str, path: Path, group: str = "", stream: str = "") -> LogSourceRow:
         return LogSourceRow(account_id=run.account_id, region=run.region, kind=kind, group_name=group,
                             stream_name=stream or run.run_id, path=str(path), subject=run.job_name, position=0,
-                            sealed=False)
+                            sealed=False, host=run.host)
 
     rows = [row(LINES, file.path, file.group, file.stream) for file in run.files]
     rows += [row(EVENTS, folder) for folder in run.event_logs]

@@ -53,6 +53,7 @@ class RunLogs:
         run_id: the run's id (the ``JobRunId`` dimension).
         event_logs: its Spark event log folders (job runs).
         batch_metrics: its streaming per-batch metrics file (streaming job runs).
+        host: the host whose disk its files are on (its driver's), when known: only that host reads them.
     """
 
     account_id: str
@@ -63,6 +64,7 @@ class RunLogs:
     run_id: str = ""
     event_logs: tuple[Path, ...] = ()
     batch_metrics: Path | None = None
+    host: str | None = None
 
 
 @dataclass

@@ -58,6 +58,12 @@ def _pair(prefix: str, stream: str, directory: Path) -> tuple[LogFile, LogFile]:
             LogFile(f"{prefix}/error", stream, directory / ERROR_LOG))
 
 
+def files_host(driver_host: str | None, runner: str | None) -> str | None:
+    """The host whose disk a run's files are on: its driver's; before its driver started, its watcher's (the
+    server that created the run, which launches the driver on its own host)."""
+    return driver_host or (runner.partition(":")[0] if runner else None) or None
+
+
 def run_logs(store: Store, crawl_log: CrawlLogPath, batch_file: str, since: float) -> list[RunLogs]:
     """Every run started at or after ``since`` (epoch seconds), and every run not over yet."""
     found: list[RunLogs] = []
@@ -74,7 +80,8 @@ def run_logs(store: Store, crawl_log: CrawlLogPath, batch_file: str, since: floa
             if continuous:
                 files.append(LogFile(continuous, run.run_id, directory / ERROR_LOG))
             found.append(RunLogs(job.account_id, job.region, tuple(files), run.completed_on is not None, job.name,
-                                 run.run_id, (directory / EVENTS_DIR,), directory / batch_file))
+                                 run.run_id, (directory / EVENTS_DIR,), directory / batch_file,
+                                 files_host(run.driver_host, run.runner)))
         crawls = session.execute(select(CrawlRow, CrawlerRow).join(CrawlerRow, CrawlerRow.id == CrawlRow.crawler_id)
                                  .where(or_(CrawlRow.start_time >= since, CrawlRow.end_time.is_(None))))
         for crawl, crawler in crawls:
@@ -87,7 +94,8 @@ def run_logs(store: Store, crawl_log: CrawlLogPath, batch_file: str, since: floa
             if glue_session.log_dir:
                 found.append(RunLogs(glue_session.account_id, glue_session.region,
                                      _pair(SESSION_GROUP_PREFIX, glue_session.session_id, Path(glue_session.log_dir)),
-                                     glue_session.completed_on is not None))
+                                     glue_session.completed_on is not None,
+                                     host=files_host(glue_session.driver_host, glue_session.runner)))
         quality = session.scalars(select(DataQualityRunRow).where(
             or_(DataQualityRunRow.started_on >= since, DataQualityRunRow.completed_on.is_(None))))
         for run_row in quality:
@@ -96,5 +104,6 @@ def run_logs(store: Store, crawl_log: CrawlLogPath, batch_file: str, since: floa
                 prefix = (options.get("CustomLogGroupPrefix") or DATA_QUALITY_GROUP_PREFIX).rstrip("/")
                 found.append(RunLogs(run_row.account_id, run_row.region,
                                      _pair(prefix, run_row.run_id, Path(run_row.log_dir)),
-                                     run_row.completed_on is not None))
+                                     run_row.completed_on is not None,
+                                     host=files_host(run_row.driver_host, run_row.runner)))
     return found

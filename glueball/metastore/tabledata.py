@@ -5,21 +5,23 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from glueball.objects.locations import local_path
+from glueball.objects.access import LocalObjects
+from glueball.objects.locations import is_s3
 
 
 class ObjectStoreFiles:
-    """:class:`~glueball.metastore.service.DataFiles` over the object store's folder (``s3://`` and ``file://``).
+    """:class:`~glueball.metastore.service.DataFiles` over the local object store's folder (``s3://`` and
+    ``file://``).
 
     Args:
-        root: the folder behind ``s3://`` (``$GLUEBALL_HOME/s3``).
+        objects: the local object store (``$GLUEBALL_HOME/s3``).
     """
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, objects: LocalObjects) -> None:
+        self.objects = objects
 
     def _path(self, location: str) -> Path:
-        return local_path(location, self.root)
+        return self.objects.path(location) if is_s3(location) else Path(location.removeprefix("file://"))
 
     def remove(self, location: str) -> None:
         path = self._path(location)

@@ -2,8 +2,10 @@
 
 The one place that maps ``s3://`` (and ``s3a://``, ``s3n://``) to files: the runtime's readers and
 writers, crawler targets, job script locations and data quality result files all go through it,
-so Spark reads and writes the object store natively at full speed. With ``GLUEBALL_S3_ENDPOINT``
-set, Spark is handed ``s3a://`` paths instead, for a real S3-compatible store.
+so Spark reads and writes the object store natively at full speed. When the process reaches ``s3://``
+through an S3 API (:mod:`glueball.objects.reach`: a remote store, or its server's S3 API for executors
+that share no disk with it), Spark is handed ``s3a://`` paths instead. Reading and writing objects
+from Python goes through :mod:`glueball.objects.access`.
 
 A location whose bucket or key would leave the store is refused (:class:`LocationError`):
 bucket names are one path segment (no ``/``, ``\\``, NUL, ``.`` or ``..``), and keys have no
@@ -14,11 +16,11 @@ do on a file system.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from glueball.config import default_home
+from glueball.objects.reach import through_s3_api
 
 S3_SCHEMES = ("s3://", "s3a://", "s3n://")
 _FORBIDDEN = ("\x00", "\\")
@@ -101,7 +103,7 @@ def to_spark_path(uri: str, root: Path | None = None) -> str:
     """
     if is_s3(uri):
         location = parse_s3(uri)
-        if os.environ.get("GLUEBALL_S3_ENDPOINT"):
+        if through_s3_api():
             return "s3a://" + location.uri.removeprefix("s3://")
         return str(location.local(root))
     if uri.startswith("file://"):

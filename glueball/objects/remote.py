@@ -18,10 +18,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote
 
-import boto3
-import botocore.config
 from botocore.exceptions import ClientError
 
 from glueball.api.bodies import FileRange, SpooledBody
@@ -29,45 +27,11 @@ from glueball.api.identity import Caller
 from glueball.api.operations import RAW_BODY, STATUS, Handler, Operations, Request, Response
 from glueball.objects.area import S3_OPERATIONS
 from glueball.objects.errors import S3Error
+from glueball.objects.reach import RemoteStore
 
 _NO_CONTENT = {"DeleteObject", "DeleteBucket", "DeleteBucketTagging", "AbortMultipartUpload", "PutBucketTagging",
                "DeleteObjectTagging"}
-
-
-@dataclass(frozen=True)
-class RemoteStore:
-    """Where the objects are: an S3-compatible endpoint and the keys glueball uses there."""
-
-    endpoint: str
-    region: str
-    access_key: str | None
-    secret_key: str | None
-
-    @classmethod
-    def parse(cls, url: str) -> RemoteStore:
-        """``s3://[KEY:SECRET@]host[:port][?scheme=http&region=...]``.
-
-        Raises:
-            ValueError: not such a URL (the message shows the form).
-        """
-        parts = urlsplit(url)
-        if parts.scheme != "s3" or not parts.hostname:
-            raise ValueError(f"--object-store takes s3://[KEY:SECRET@]host[:port][?scheme=http&region=...], "
-                             f"got {url!r}")
-        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        scheme = options.get("scheme", "https")
-        if scheme not in ("http", "https"):
-            raise ValueError(f"--object-store: scheme must be http or https, got {scheme!r}")
-        host = parts.hostname + (f":{parts.port}" if parts.port else "")
-        return cls(f"{scheme}://{host}", options.get("region", "us-east-1"),
-                   unquote(parts.username) if parts.username else None,
-                   unquote(parts.password) if parts.password else None)
-
-    def client(self) -> Any:
-        return boto3.client("s3", endpoint_url=self.endpoint, region_name=self.region,
-                            aws_access_key_id=self.access_key, aws_secret_access_key=self.secret_key,
-                            config=botocore.config.Config(s3={"addressing_style": "path"},
-                                                          retries={"max_attempts": 3}))
+__all__ = ["RemoteError", "RemoteNeeds", "RemoteStore", "forwarding_operations"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +61,34 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+def _as_decoded(params: dict[str, Any], body: SpooledBody) -> None:
+    """An upload's parameters for the body as it was decoded (aws-chunked framing is the client's wire format, not
+    the object's): its length, not the framed one the request declared (the store would wait for the missing
+    bytes); its Content-Encoding without ``aws-chunked``; the checksums its trailer carried as parameters."""
+    params["ContentLength"] = body.size
+    encodings = [e.strip() for e in str(params.get("ContentEncoding") or "").split(",")
+                 if e.strip() and e.strip().lower() != "aws-chunked"]
+    if encodings:
+        params["ContentEncoding"] = ",".join(encodings)
+    else:
+        params.pop("ContentEncoding", None)
+    for name, value in body.trailers:
+        if name.lower().startswith("x-amz-checksum-"):
+            params.setdefault("Checksum" + name[len("x-amz-checksum-"):].upper(), value)
+
+
+def _copy_source(header: str) -> dict[str, str]:
+    """``x-amz-copy-source`` as it arrived (URL-encoded ``bucket/key[?versionId=V]``) as boto3's CopySource: boto3
+    encodes a string again (``day%3D1`` would name ``day%253D1``), not the parts of a dict."""
+    path, _, query = header.partition("?")
+    bucket, _, key = unquote(path).lstrip("/").partition("/")
+    source = {"Bucket": bucket, "Key": key}
+    version = parse_qs(query).get("versionId")
+    if version:
+        source["VersionId"] = version[0]
+    return source
+
+
 def _forwarder(operation: str) -> Handler:
     method = _snake(operation)
 
@@ -106,6 +98,10 @@ def _forwarder(operation: str) -> Handler:
         body = params.get("Body")
         if isinstance(body, SpooledBody):
             opened = params["Body"] = body.path.open("rb")
+            if operation in ("PutObject", "UploadPart"):
+                _as_decoded(params, body)
+        if isinstance(params.get("CopySource"), str):
+            params["CopySource"] = _copy_source(params["CopySource"])
         try:
             answer = dict(getattr(needs.client, method)(**params))
         except ClientError as err:

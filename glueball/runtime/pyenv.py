@@ -28,7 +28,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from glueball.objects.locations import LocationError, local_path, object_store_root
+from glueball.config import default_home
+from glueball.objects.access import download_location, process_objects
+from glueball.objects.locations import LocationError
 
 __all__ = ["PythonModulesError", "env_dir", "job_python", "parse_modules"]
 
@@ -71,13 +73,15 @@ def parse_modules(modules: str | Sequence[str], home: Path | None = None) -> lis
 
 
 def _local_file(item: str, home: Path | None) -> Path:
+    """A wheel or archive named by ``item``: an ``s3://`` object of the installation's store, downloaded into
+    ``home/envs/files/<digest of its location>/``, or a local file."""
+    folder = (home or default_home()) / "envs" / "files" / hashlib.sha256(item.encode()).hexdigest()[:16]
     try:
-        path = local_path(item, object_store_root(home))
+        return download_location(item, folder, process_objects(home)).resolve()
     except LocationError as exc:
         raise PythonModulesError(f"--additional-python-modules: {exc}") from exc
-    if not path.exists():
-        raise PythonModulesError(f"--additional-python-modules: {item} does not exist ({path})")
-    return path.resolve()
+    except FileNotFoundError:
+        raise PythonModulesError(f"--additional-python-modules: {item} does not exist") from None
 
 
 def env_dir(requirements: Sequence[str], home: Path, installer_options: str = "") -> Path:

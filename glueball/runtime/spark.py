@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from glueball import jvm
-from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
+from glueball.objects.locations import LocationError, is_s3, object_store_root
+from glueball.objects.reach import through_s3_api
 from glueball.runtime import hadoop, hivecatalog, lakeformats
 from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
@@ -61,11 +62,12 @@ DEFAULT_JVM_FEATURES = ("kafka",)
 def jvm_features(formats: tuple[str, ...] = ()) -> list[str]:
     """The features of glueball's pinned JVM list every Spark session of this process gets: ``kafka`` (as every
     Glue job has Spark's Kafka connector), ``s3a`` when s3:// goes through S3A (``GLUEBALL_S3_FILESYSTEM=s3a``
-    or ``GLUEBALL_S3_ENDPOINT``), plus those ``GLUEBALL_JVM_FEATURES`` names (comma separated), plus the data lake
-    ``formats`` of its driver (``--datalake-formats``: each format is the feature of its name)."""
+    or any S3 API behind s3://: ``glueball.objects.reach``), plus those ``GLUEBALL_JVM_FEATURES`` names (comma
+    separated), plus the data lake ``formats`` of its driver (``--datalake-formats``: each format is the feature of
+    its name)."""
     named = [f.strip() for f in os.environ.get("GLUEBALL_JVM_FEATURES", "").split(",") if f.strip()]
     s3a = ["s3a"] if os.environ.get(hadoop.S3_FILESYSTEM_ENV, "").strip().lower() == "s3a" \
-        or os.environ.get("GLUEBALL_S3_ENDPOINT") else []
+        or through_s3_api() else []
     return list(dict.fromkeys([*DEFAULT_JVM_FEATURES, *s3a, *named, *formats]))
 
 
@@ -90,6 +92,11 @@ def driver_jars(formats: tuple[str, ...] = ()) -> list[str]:
         if own is not None:
             jars.append(str(own))
     return jars
+
+
+# a hidden object that makes an s3:// event log prefix a directory (Spark refuses a missing one; its history
+# server skips names starting with ".")
+EVENT_LOG_PLACEHOLDER = ".glueball-event-logs"
 
 
 def base_settings(jars: list[str]) -> dict[str, str]:
@@ -128,14 +135,21 @@ def serve_this_home(session: SparkSession) -> None:
 
 
 def prepare_event_log(settings: dict[str, str]) -> None:
-    """Make an ``s3://`` event log directory of the object store before Spark starts (Spark refuses a missing
-    one); without glueball's Hadoop FileSystem, give Spark that directory as a local folder instead."""
+    """Make an ``s3://`` event log directory before Spark starts (Spark refuses a missing one): a folder of the
+    local store, or, through an S3 API, a placeholder object that makes the prefix a directory for S3A; without
+    glueball's Hadoop FileSystem, give Spark that directory as a local folder instead."""
+    from glueball.objects.access import LocalObjects, process_objects
+
     directory = settings.get("spark.eventLog.dir", "")
     enabled = settings.get("spark.eventLog.enabled", "false").strip().lower() == "true"
-    if not enabled or not is_s3(directory) or os.environ.get("GLUEBALL_S3_ENDPOINT"):
+    if not enabled or not is_s3(directory):
         return
     try:
-        folder = local_path(directory)
+        objects = process_objects()
+        if not isinstance(objects, LocalObjects):
+            objects.write(directory.rstrip("/") + "/" + EVENT_LOG_PLACEHOLDER, b"")
+            return
+        folder = objects.path(directory)
     except LocationError:
         return  # the file system refuses it, saying why
     folder.mkdir(parents=True, exist_ok=True)

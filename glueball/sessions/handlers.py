@@ -77,7 +77,7 @@ def statement_wire(statement: Statement) -> dict[str, Any]:
 @OPERATIONS.operation("CreateSession")
 def create_session(needs: SessionNeeds, caller: Caller, request: Request) -> Response:
     service = sessions(needs, caller)
-    session = service.create(request, caller.access_key)
+    session = service.create(request, caller.access_key, needs.runner.identity)
     needs.runner.start(service.scope, session)
     return {"Session": session_wire(session)}
 

@@ -33,7 +33,8 @@ from sqlalchemy import select, update
 
 from glueball.config import Settings
 from glueball.errors import EntityNotFoundException
-from glueball.objects.locations import local_path, object_store_root
+from glueball.objects.access import download_location, installation_objects
+from glueball.objects.locations import LocationError
 from glueball.runtime.capacity import driver_options
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import job_python
@@ -162,7 +163,8 @@ class SessionRunner:
         elif ending.stopped:
             service.settle(session_id, tuple(LIVE), SessionState.STOPPED)
         else:  # a session's driver ends by itself only when something went wrong
-            _, message = outcome.verdict(outcome.ended(log_dir, ending.code, pid), log_dir / "error.log",
+            end = outcome.ended(log_dir, ending.code, pid, adopted.host if adopted else None)
+            _, message = outcome.verdict(end, log_dir / "error.log",
                                          "Session driver")
             service.settle(session_id, tuple(LIVE), SessionState.FAILED,
                            message or "Session driver ended by itself, with exit status 0")
@@ -206,7 +208,12 @@ class SessionRunner:
             if modules else sys.executable
         extra = [p.strip() for p in str(arguments.get("--extra-py-files") or "").split(",") if p.strip()]
         if extra:
-            env[EXTRA_PY_FILES_ENV] = ",".join(str(local_path(p, object_store_root(settings.home))) for p in extra)
+            objects = installation_objects(settings.home, settings.object_store_url)
+            folder = session_log_dir(settings, session.session_id) / "py-files"
+            try:
+                env[EXTRA_PY_FILES_ENV] = ",".join(str(download_location(p, folder, objects)) for p in extra)
+            except (FileNotFoundError, LocationError) as exc:
+                raise ValueError(f"--extra-py-files: {exc}") from exc
         return shape_of(python, options), env
 
 

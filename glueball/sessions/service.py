@@ -80,8 +80,9 @@ class SessionService:
 
     # -- sessions
 
-    def create(self, request: Mapping[str, Any], access_key: str | None) -> Session:
-        """Record a PROVISIONING session for ``request`` (CreateSession's), with its tags.
+    def create(self, request: Mapping[str, Any], access_key: str | None, runner: str | None = None) -> Session:
+        """Record a PROVISIONING session for ``request`` (CreateSession's), with its tags, watched by ``runner``
+        (the process that launches its driver, from now on: no other server takes it over meanwhile).
 
         Raises:
             InvalidInputException: a command glueball cannot run, capacity given twice, a security configuration.
@@ -111,7 +112,8 @@ class SessionService:
                 db.flush()
             row = GlueSessionRow(account_id=self.scope.account_id, region=self.scope.region, session_id=request["Id"],
                              state=SessionState.PROVISIONING, created_on=now, last_activity=now, spec=spec,
-                             next_statement=0, access_key=access_key)
+                             next_statement=0, access_key=access_key, runner=runner,
+                             heartbeat=time.time() if runner else None)
             db.add(row)
             db.flush()
             write_tags(db, self.arn(request["Id"]), request.get("Tags"))
@@ -226,8 +228,9 @@ class SessionService:
             if row.state == SessionState.TIMEOUT:  # what Glue answers (its kernel then starts a new session)
                 raise InvalidInputException(f"Session {session_id} has reached TIMEOUT status")
             if row.state != SessionState.READY:
-                raise IllegalSessionStateException(f"Session {session_id} is {row.state}: statements run in READY "
-                                                   f"sessions")
+                why = f" ({row.error_message})" if row.error_message else ""
+                raise IllegalSessionStateException(f"Session {session_id} is {row.state}{why}: statements run in "
+                                                   f"READY sessions")
             number = row.next_statement
             done = changed(db, update(GlueSessionRow).where(GlueSessionRow.id == row.id,
                                                        GlueSessionRow.next_statement == number).values(

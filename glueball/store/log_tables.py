@@ -91,6 +91,9 @@ class LogSourceRow(Base):
     subject: Mapped[str] = mapped_column(String(255), default="")
     position: Mapped[int] = mapped_column(BigInteger, default=0)
     sealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # the host whose disk holds the file (the run's driver's); None: whichever host reads it (crawls, older rows).
+    # Only that host reads it, and seals it when it is missing: several servers on several machines share the rows
+    host: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
 
 class MetricDatumRow(Base):

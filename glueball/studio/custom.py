@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from glueball.objects.access import Objects
+
 PARAM_TYPES = ("str", "int", "float", "bool", "list", "complex", "null")
 TRANSFORMS_PREFIX = "transforms/"
 
@@ -167,6 +169,27 @@ def read_transform(python_path: Path, uri: str) -> tuple[Definition, str]:
         raise TransformFileError(f"{definition_uri}: no such file (the definition of {uri})")
     definition = parse_definition(definition_path.read_text(encoding="utf-8"), definition_uri)
     source = python_path.read_text(encoding="utf-8")
+    check_source(source, definition.function, uri)
+    return definition, source
+
+
+def read_transform_object(objects: Objects, uri: str) -> tuple[Definition, str]:
+    """The definition and source of the transform whose Python file is the object ``uri``.
+
+    Raises:
+        TransformFileError: an object is missing or invalid.
+    """
+    if not uri.endswith(".py"):
+        raise TransformFileError(f"{uri}: a custom visual transform's Path names its .py file")
+    definition_uri = uri[:-3] + ".json"
+    try:
+        source = objects.read_text(uri)
+    except FileNotFoundError:
+        raise TransformFileError(f"{uri}: no such file") from None
+    try:
+        definition = parse_definition(objects.read_text(definition_uri), definition_uri)
+    except FileNotFoundError:
+        raise TransformFileError(f"{definition_uri}: no such file (the definition of {uri})") from None
     check_source(source, definition.function, uri)
     return definition, source
 

@@ -11,17 +11,21 @@ script in the object store once the job is stored, so a refused request leaves n
 from __future__ import annotations
 
 import copy
-import os
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from glueball.errors import InvalidInputException
 from glueball.objects import locations
+from glueball.objects.access import Objects
 from glueball.studio.codegen import generate
-from glueball.studio.custom import TRANSFORMS_PREFIX, Definition, TransformFileError, assets_bucket, read_transform
+from glueball.studio.custom import (
+    TRANSFORMS_PREFIX,
+    Definition,
+    TransformFileError,
+    assets_bucket,
+    read_transform_object,
+)
 
 Spec = dict[str, Any]
 
@@ -31,18 +35,15 @@ class StagedScript:
     """A generated script and the object-store file it belongs in."""
 
     uri: str
-    path: Path
+    objects: Objects
     text: str
 
     def write(self) -> None:
         """Put the script at its location (whole or not at all)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}.tmp")
-        temporary.write_text(self.text, encoding="utf-8")
-        os.replace(temporary, self.path)
+        self.objects.write(self.uri, self.text.encode("utf-8"))
 
 
-def custom_transform_reader(account_id: str, region: str, store_root: Path) -> Callable[[str], Definition]:
+def custom_transform_reader(account_id: str, region: str, objects: Objects) -> Callable[[str], Definition]:
     """Reads a custom visual transform of the account's assets bucket (``transforms/``) by its .py URI."""
     prefix = f"s3://{assets_bucket(account_id, region)}/{TRANSFORMS_PREFIX}"
 
@@ -50,10 +51,9 @@ def custom_transform_reader(account_id: str, region: str, store_root: Path) -> C
         if not uri.startswith(prefix):
             raise TransformFileError(f"{uri}: custom visual transforms live under {prefix}")
         try:
-            local = locations.local_path(uri, store_root)
+            return read_transform_object(objects, uri)[0]
         except locations.LocationError as exc:
             raise TransformFileError(f"{uri}: {exc}") from exc
-        return read_transform(local, uri)[0]
     return read
 
 
@@ -62,7 +62,7 @@ def default_script_location(account_id: str, region: str, job_name: str) -> str:
 
 
 def stage_script(spec: Spec, job_name: str, account_id: str, region: str,
-                 store_root: Path) -> tuple[Spec, StagedScript | None]:
+                 objects: Objects) -> tuple[Spec, StagedScript | None]:
     """The job's stored definition and, for a job with a graph, its generated script (not yet written).
 
     Raises:
@@ -72,7 +72,7 @@ def stage_script(spec: Spec, job_name: str, account_id: str, region: str,
     nodes = spec.get("CodeGenConfigurationNodes")
     if not nodes:
         return spec, None
-    script = generate(nodes, custom_transforms=custom_transform_reader(account_id, region, store_root))
+    script = generate(nodes, custom_transforms=custom_transform_reader(account_id, region, objects))
     stored = copy.deepcopy(spec)
     command = stored["Command"]
     location = command.get("ScriptLocation") or default_script_location(account_id, region, job_name)
@@ -84,5 +84,8 @@ def stage_script(spec: Spec, job_name: str, account_id: str, region: str,
         arguments = stored.setdefault("DefaultArguments", {})
         present = [p for p in arguments.get("--extra-py-files", "").split(",") if p]
         arguments["--extra-py-files"] = ",".join(dict.fromkeys([*present, *script.extra_py_files]))
-    path = locations.local_path(location, store_root)
-    return stored, StagedScript(location, path, script.text())
+    try:
+        locations.parse_s3(location)
+    except locations.LocationError as exc:
+        raise InvalidInputException(f"Command.ScriptLocation {location!r}: {exc}") from exc
+    return stored, StagedScript(location, objects, script.text())

@@ -4,8 +4,10 @@ Every supervised driver a server starts cold goes through :func:`spawn` (job run
 column statistics runs, blueprint layouts); warm drivers go through the pool
 (:mod:`glueball.supervise.warm`), whose drivers have keepers too.
 
-Testing knob: ``GLUEBALL_LAUNCH_GATE=<file>`` holds every launch while that file exists (a run stays
-STARTING), so that a test can kill its server at that moment - before the driver starts.
+Testing knobs: ``GLUEBALL_LAUNCH_GATE=<file>`` holds every launch while that file exists (a run stays
+STARTING), so that a test can kill its server at that moment - before the driver starts;
+``GLUEBALL_LAUNCHED_GATE=<file>`` holds the server just after the driver started and was noted in its folder,
+before the server records it on the run - the moment a server that dies leaves a STARTING run whose driver runs.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from pathlib import Path
 from glueball.supervise import keeper, outcome
 
 GATE_ENV = "GLUEBALL_LAUNCH_GATE"
+LAUNCHED_GATE_ENV = "GLUEBALL_LAUNCHED_GATE"
 
 
-def pass_gate() -> None:
-    """Wait while the launch gate (a testing knob) is closed."""
-    gate = os.environ.get(GATE_ENV)
+def pass_gate(variable: str = GATE_ENV) -> None:
+    """Wait while the launch gate ``variable`` names (a testing knob) is closed."""
+    gate = os.environ.get(variable)
     while gate and Path(gate).exists():
         time.sleep(0.05)
 
@@ -39,4 +42,5 @@ def spawn(argv: list[str], env: dict[str, str], cwd: Path, output_log: Path,
         proc = subprocess.Popen(keeper.command(argv, record=folder), stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True)
     outcome.write_driver(folder, proc.pid)
+    pass_gate(LAUNCHED_GATE_ENV)
     return proc

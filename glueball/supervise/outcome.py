@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from glueball.supervise import driverenv
-from glueball.supervise.process import DriverProcess, error_message, host_name, process_start
+from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, stale_seconds
 
 RECORD = "outcome.json"
 REPORT = "report.json"
@@ -164,15 +164,27 @@ def read(directory: Path | None, name: str = RECORD) -> Outcome | None:
     return _of_json(body) if body is not None else None
 
 
-def ended(directory: Path | None, code: int | None, pid: int | None) -> Outcome:
+def ended(directory: Path | None, code: int | None, pid: int | None, host: str | None = None) -> Outcome:
     """How a driver that ended by itself ended: its record; else what its watcher saw of its keeper - the exit
-    status (``code``, negative for a signal, as :class:`subprocess.Popen` has it), None when it was adopted."""
+    status (``code``, negative for a signal, as :class:`subprocess.Popen` has it), None when it was adopted.
+
+    A driver adopted from another host (``host``, its server gone: only its heartbeat said so) cannot be watched
+    from here, nor its record read: the run is FAILED saying so (:func:`foreign_driver`)."""
     found = read(directory)
     if found is not None:
         return found
+    if code is None and host is not None and host != host_name():
+        return Outcome(pid, status=FAILED, message=foreign_driver(host, pid))
     if code is None:
         return Outcome(pid)
     return Outcome(pid, code if code >= 0 else None, -code if code < 0 else None)
+
+
+def foreign_driver(host: str, pid: int | None) -> str:
+    """Why a run whose driver runs on another host is failed by the server that took it over."""
+    return (f"the server watching this run on host {host} stopped (no heartbeat for {stale_seconds():g} s) and its "
+            f"driver (pid {pid}) runs on that host, where this server ({host_name()}) can neither watch it nor read "
+            "how it ended: the run is failed (its driver may still be running there)")
 
 
 def verdict(end: Outcome, error_log: Path | None, driver: str = "The driver",

@@ -17,7 +17,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-STALE_SECONDS = 120.0
+STALE_SECONDS = 120.0  # the default of stale_seconds()
+STALE_ENV = "GLUEBALL_HEARTBEAT_TIMEOUT_SECONDS"
 TIMEOUT_UNIT_ENV = "GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS"
 _BOOT_ID = uuid.uuid4().hex[:12]
 
@@ -29,6 +30,15 @@ def host_name() -> str:
 def process_identity() -> str:
     """``host:pid:boot`` of this process, recorded on the runs it watches."""
     return f"{host_name()}:{os.getpid()}:{_BOOT_ID}"
+
+
+def stale_seconds() -> float:
+    """How long a watcher on another host may go without a heartbeat before its runs are taken over
+    (``GLUEBALL_HEARTBEAT_TIMEOUT_SECONDS``, default 120 s; every server of an installation should agree)."""
+    try:
+        return max(1.0, float(os.environ.get(STALE_ENV, STALE_SECONDS)))
+    except ValueError:
+        return STALE_SECONDS
 
 
 def pid_alive(pid: int) -> bool:
@@ -48,7 +58,7 @@ def is_orphan(runner: str | None, heartbeat: float | None, now: float | None = N
     now = time.time() if now is None else now
     host, _, rest = runner.partition(":")
     pid_text, _, boot = rest.partition(":")
-    stale = heartbeat is None or now - heartbeat > STALE_SECONDS
+    stale = heartbeat is None or now - heartbeat > stale_seconds()
     if host != host_name():
         return stale
     if not pid_text.isdigit():

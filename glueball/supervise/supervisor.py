@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import signal
 import subprocess
 import threading
@@ -30,11 +31,12 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from glueball.supervise import outcome
-from glueball.supervise.process import DriverProcess, is_orphan, process_identity, signal_group
+from glueball.supervise.process import DriverProcess, is_orphan, process_identity, signal_group, stale_seconds
 
 log = logging.getLogger("glueball.supervise")
 
 HEARTBEAT_SECONDS = 15.0
+TAKEOVER_ENV = "GLUEBALL_TAKEOVER_SECONDS"
 POLL_SECONDS = 0.1
 STORE_POLL_SECONDS = 0.5
 STOP_GRACE_SECONDS = 10.0
@@ -53,11 +55,12 @@ class Supervisor:
     """
 
     def __init__(self, kind: str, beat: Callable[[list[str]], None],
-                 heartbeat_seconds: float = HEARTBEAT_SECONDS) -> None:
+                 heartbeat_seconds: float | None = None) -> None:
         self.kind = kind
         self.identity = process_identity()
         self._beat_runs = beat
-        self._heartbeat_seconds = heartbeat_seconds
+        # several beats within the heartbeat timeout, however short it is set
+        self._heartbeat_seconds = heartbeat_seconds or min(HEARTBEAT_SECONDS, stale_seconds() / 4)
         self._stops: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -121,6 +124,30 @@ class Supervisor:
                 self._beat_runs(runs)
             except Exception:  # the store may be briefly unreachable; the next beat retries
                 log.warning("%s heartbeat failed", self.kind, exc_info=True)
+
+
+def takeover_seconds() -> float:
+    """How often a server looks for runs whose watching process is gone (``GLUEBALL_TAKEOVER_SECONDS``, 5 s)."""
+    try:
+        return max(0.5, float(os.environ.get(TAKEOVER_ENV, "5")))
+    except ValueError:
+        return 5.0
+
+
+def every(interval: float, action: Callable[[], Any], name: str) -> threading.Event:
+    """Call ``action`` every ``interval`` seconds on a daemon thread until the returned event is set; a failure is
+    logged and the next call goes on (the store may be briefly unreachable)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(interval):
+            try:
+                action()
+            except Exception:
+                log.warning("%s failed; trying again in %g s", name, interval, exc_info=True)
+
+    threading.Thread(target=loop, name=name, daemon=True).start()
+    return stop
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ from glueball.store.schema import (
     WorkflowRunRow,
 )
 from glueball.store.scoped import Scope
-from glueball.supervise.process import is_orphan, process_identity
+from glueball.supervise.process import is_orphan, process_identity, stale_seconds
 from glueball.workflows.graph import CRAWLER, JOB, TRIGGER, Graph
 from glueball.workflows.models import (
     EVENT_IDS_PROPERTY,
@@ -87,8 +87,7 @@ log = logging.getLogger("glueball.workflows")
 
 # a failed attempt whose retry has not appeared this long after it ended counts as final
 RETRY_SETTLE_SECONDS = 60.0
-# a fire not done this long after it was decided is finished by another process
-FIRE_STALE_SECONDS = 120.0
+
 CRAWL_STATES = {"RUNNING": "RUNNING", "COMPLETED": "SUCCEEDED", "FAILED": "FAILED", "STOPPED": "CANCELLED"}
 
 
@@ -411,13 +410,13 @@ class Engine:
             return WorkflowRunStatus(row.status) if row is not None else None
 
     def recover_fires(self) -> list[int]:
-        """Finish fires whose process died (or stalled) before every action was started."""
+        """Finish fires whose process died (or stalled past the heartbeat timeout) before every action was started."""
         recovered: list[int] = []
         with self.needs.store.read() as session:
             pending = list(session.scalars(select(TriggerFireRow).where(TriggerFireRow.done.is_(False))))
             candidates = [(f.id, f.runner) for f in pending
                           if f.runner != self.identity and (is_orphan(f.runner, f.fired_on)
-                                                            or time.time() - f.fired_on > FIRE_STALE_SECONDS)]
+                                                            or time.time() - f.fired_on > stale_seconds())]
         for fire_id, runner in candidates:
             with self.needs.store.write() as session:
                 claimed = session.execute(

@@ -1,14 +1,21 @@
-"""A real Spark standalone cluster (one master, one worker) started from the PySpark install.
+"""A real Spark standalone cluster (one master, one or more workers) started from the PySpark install.
 
 ``SPARK_HOME`` is the ``pyspark`` package directory, whose ``bin/spark-class`` launches the
 standalone ``Master`` and ``Worker``. Everything binds to 127.0.0.1. Use the fixture by
 importing it into a test module: ``spark_cluster = cluster.spark_cluster``.
+
+:func:`start_cluster` with ``isolated=True`` starts each worker in a mount namespace of its own
+(``unshare --mount``) where ``/tmp`` and each of ``hidden`` is a fresh, empty tmpfs: the worker's home,
+Spark work and scratch folders live there, seen by no other process, and the server's home (under
+``/tmp``) and glueball's jar cache do not exist for it — what its executors need must reach them through
+Spark (jars, Python files) or an S3 API, as on machines that share no disk.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -90,14 +97,24 @@ class SparkCluster:
                 proc.wait()
 
 
-def _launch(main_class: str, args: list[str], log_file: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _launch(main_class: str, args: list[str], log_file: Path, env: dict[str, str],
+            prefix: list[str] | None = None) -> subprocess.Popen[bytes]:
     with log_file.open("ab") as log:
-        return subprocess.Popen([str(spark_home() / "bin" / "spark-class"), main_class, *args], stdout=log,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        return subprocess.Popen([*(prefix or []), str(spark_home() / "bin" / "spark-class"), main_class, *args],
+                                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
-def start_cluster(work: Path, cores: int = 1, memory: str = "1g") -> SparkCluster:
-    """Start a master and one worker with ``cores`` and ``memory``; return once the worker registered."""
+def _own_disk(hidden: tuple[Path, ...], folders: list[str]) -> list[str]:
+    """``unshare`` into a mount namespace where ``/tmp`` and ``hidden`` are new empty tmpfs, ``folders`` made."""
+    mounts = " && ".join(f"mount -t tmpfs tmpfs '{path}'" for path in ("/tmp", *map(str, hidden)))
+    return [shutil.which("unshare") or "unshare", "--mount", "--propagation", "private", "sh", "-c",
+            f"{mounts} && mkdir -p {' '.join(folders)} && exec \"$@\"", "sh"]
+
+
+def start_cluster(work: Path, cores: int = 1, memory: str = "1g", workers: int = 1, isolated: bool = False,
+                  hidden: tuple[Path, ...] = ()) -> SparkCluster:
+    """Start a master and ``workers`` workers with ``cores`` and ``memory`` each (``isolated``: each on a disk of
+    its own, see the module docstring); return once every worker registered."""
     log_dir = work / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     env = cluster_env(log_dir)
@@ -108,11 +125,19 @@ def start_cluster(work: Path, cores: int = 1, memory: str = "1g") -> SparkCluste
             "org.apache.spark.deploy.master.Master",
             ["--host", "127.0.0.1", "--port", str(port), "--webui-port", str(webui)], log_dir / "master.log", env))
         cluster.wait_for(lambda state: state.get("status") == "ALIVE", "the master")
-        cluster.processes.append(_launch(
-            "org.apache.spark.deploy.worker.Worker",
-            ["--host", "127.0.0.1", "--cores", str(cores), "--memory", memory, "--webui-port", str(worker_webui),
-             "--work-dir", str(work / "worker"), cluster.master_url], log_dir / "worker.log", env))
-        cluster.wait_for(lambda state: state.get("aliveworkers", 0) >= 1, "the worker to register")
+        for index in range(workers):
+            own = Path(f"/tmp/worker-{index}") if isolated else work / f"worker-{index}"
+            worker_env = dict(env, HOME=str(own / "home"), SPARK_WORKER_DIR=str(own / "work"),
+                              SPARK_LOCAL_DIRS=str(own / "local"), GLUEBALL_HOME=str(own / "glueball")) \
+                if isolated else env
+            prefix = _own_disk(hidden, [str(own / name) for name in ("home", "work", "local", "glueball")]) \
+                if isolated else None
+            cluster.processes.append(_launch(
+                "org.apache.spark.deploy.worker.Worker",
+                ["--host", "127.0.0.1", "--cores", str(cores), "--memory", memory, "--webui-port",
+                 str(free_port() if index else worker_webui), "--work-dir", str(own / "work"), cluster.master_url],
+                log_dir / f"worker-{index}.log", worker_env, prefix))
+        cluster.wait_for(lambda state: state.get("aliveworkers", 0) >= workers, "the workers to register")
     except BaseException:
         cluster.stop()
         raise

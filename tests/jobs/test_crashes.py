@@ -203,6 +203,35 @@ def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Pat
         server.stop()
 
 
+def test_kill_9_of_the_server_between_launching_a_driver_and_recording_it(store: str, tmp_path: Path) -> None:
+    """The run is STARTING, its driver runs (noted in the run's folder only): the next server adopts it, records
+    it RUNNING, and settles it as its driver ended - one that ended meanwhile, one still running."""
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home", store)
+    gate = tmp_path / "launched-gate"
+    gate.write_text("")
+    with ScopedEnviron({"GLUEBALL_LAUNCHED_GATE": str(gate)}):  # the server holds just after each launch
+        server.start()
+    try:
+        runs = Runs(server, tmp_path)
+        ids = {name: runs.start(name) for name in ("ended", "live")}
+        pids = {name: runs.pid(name) for name in ids}  # both drivers run
+        assert {runs.run(run_id)["JobRunState"] for run_id in ids.values()} == {"STARTING"}
+        server.kill()
+        gate.unlink()
+        runs.go("ended")
+        assert runs.recorded(ids["ended"])["ExitCode"] == 0
+        server.start()
+        runs.succeeded_with_output("ended", ids["ended"])
+        assert runs.wait(ids["live"], ("RUNNING",))["JobRunState"] == "RUNNING"
+        assert watcher_pid(server, ids["live"]) == (server.proc.pid if server.proc else None)
+        assert os.path.exists(f"/proc/{pids['live']}")
+        runs.go("live")
+        runs.succeeded_with_output("live", ids["live"])
+    finally:
+        server.stop()
+
+
 def test_runs_of_every_kind_whose_driver_never_started_fail_saying_so(tmp_path: Path) -> None:
     """A data quality run, a column statistics task run and a session accepted by a server killed before it
     launched their drivers: the next server fails each, saying so (job runs and blueprint runs: above and in

@@ -187,6 +187,14 @@ def test_a_missing_script_fails_the_run(glue: Any, runs_server: ServerProcess) -
     assert run["ErrorMessage"].startswith("Script s3://scripts/none.py does not exist")
 
 
+def test_a_spark_master_argument_that_is_no_master_url_fails_the_run(glue: Any, runs_server: ServerProcess) -> None:
+    name = create_job(glue, runs_server, "print('never')\n", kind="glueetl",
+                      DefaultArguments={"--spark-master": "spark//nowhere"})
+    run = wait_run(glue, name, glue.start_job_run(JobName=name)["JobRunId"])
+    assert run["JobRunState"] == "FAILED"
+    assert run["ErrorMessage"].startswith("--spark-master: 'spark//nowhere' is not a Spark master URL"), run
+
+
 def test_kill_9_of_the_driver_fails_the_run(glue: Any, runs_server: ServerProcess, tmp_path: Path) -> None:
     name = create_job(glue, runs_server, WAIT, DefaultArguments={"--pidfile": str(tmp_path / "pid")})
     run_id = glue.start_job_run(JobName=name)["JobRunId"]

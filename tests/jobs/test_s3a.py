@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from glueball import jvm
+from glueball.objects.reach import process_s3_api
 from tests.helpers import ServerProcess, unique, wait_for
 from tests.iam.test_identity_server import TRUST_GLUE, client
 
@@ -127,11 +128,19 @@ def test_s3a_settings_carry_the_run_s_credentials(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     monkeypatch.setenv("AWS_SESSION_TOKEN", "token")
     monkeypatch.setenv("AWS_REGION", "eu-west-1")
-    settings = hadoop.s3a_settings("http://127.0.0.1:9400")
+    monkeypatch.setenv("GLUEBALL_ENDPOINT", "http://127.0.0.1:9400")
+    monkeypatch.setenv("GLUEBALL_S3_FILESYSTEM", "s3a")
+    monkeypatch.delenv("GLUEBALL_S3_ENDPOINT", raising=False)
+    api = process_s3_api()
+    assert api is not None
+    settings = hadoop.s3a_settings(api)
     assert settings["spark.hadoop.fs.s3.impl"] == settings["spark.hadoop.fs.s3n.impl"] == hadoop.S3A_FILESYSTEM
     assert (settings["spark.hadoop.fs.s3a.session.token"], settings["spark.hadoop.fs.s3a.endpoint.region"],
             settings["spark.hadoop.fs.s3a.connection.ssl.enabled"]) == ("token", "eu-west-1", "false")
     assert settings["spark.hadoop.fs.s3a.aws.credentials.provider"].endswith("TemporaryAWSCredentialsProvider")
     monkeypatch.delenv("AWS_SESSION_TOKEN")
-    assert hadoop.s3a_settings("https://s3.example")["spark.hadoop.fs.s3a.aws.credentials.provider"].endswith(
+    monkeypatch.setenv("GLUEBALL_S3_ENDPOINT", "https://s3.example")
+    api = process_s3_api()
+    assert api is not None and api.endpoint == "https://s3.example"
+    assert hadoop.s3a_settings(api)["spark.hadoop.fs.s3a.aws.credentials.provider"].endswith(
         "SimpleAWSCredentialsProvider")

@@ -8,12 +8,15 @@ import threading
 import time
 from pathlib import Path
 
+from sqlalchemy import select
+
 from glueball.jobs.eventlog import timeline
 from glueball.logs.events import LogEvents
 from glueball.logs.ingest import Ingester
 from glueball.logs.models import LogFile, RunLogs
 from glueball.logs.run_sources import run_logs
 from glueball.store.engine import Store
+from glueball.store.log_tables import LogSourceRow
 from glueball.store.schema import DataQualityRunRow
 from glueball.store.scoped import Scope
 from glueball.store.session_tables import GlueSessionRow
@@ -116,4 +119,27 @@ def test_sessions_and_data_quality_runs_write_to_their_groups(tmp_path: Path) ->
                      ("/aws-glue/data-quality/error", "dqrun-1", "error.log"),
                      ("/quality/team/output", "dqrun-2", "output.log"),
                      ("/quality/team/error", "dqrun-2", "error.log")}
+    store.dispose()
+
+
+def test_a_source_on_another_host_is_left_to_that_host(tmp_path: Path) -> None:
+    """Two servers on two machines share the store: the one without the run's file neither reads it nor seals it
+    when the run ends (it would lose the lines); the run's own host reads them all."""
+    store = Store(f"sqlite:///{tmp_path / 'hosts.db'}")
+    path = tmp_path / "driver-host" / "output.log"
+
+    def listing(since: float) -> list[RunLogs]:
+        return [RunLogs(SCOPE.account_id, SCOPE.region, (LogFile("/hosts/output", "run", path),), True,
+                        host="driver-host")]
+
+    elsewhere = Ingester(store, listing, timeline, host="server-host")
+    elsewhere.sync()  # the run is over and this host has no such file
+    path.parent.mkdir()
+    path.write_text("first\nsecond\n")  # what the driver wrote, on its own host's disk
+    elsewhere.sync()
+    with store.read() as session:  # not its file: neither read nor sealed here
+        [source] = session.scalars(select(LogSourceRow)).all()
+        assert (source.sealed, source.position, source.host) == (False, 0, "driver-host")
+    Ingester(store, listing, timeline, host="driver-host").sync()
+    assert all_messages(store, "/hosts/output", "run") == ["first", "second"]
     store.dispose()

@@ -20,6 +20,7 @@ from glueball.config import Settings
 from glueball.metastore import HiveMetastoreEndpoint, Metastore, ObjectStoreFiles
 from glueball.metastore.errors import to_hive
 from glueball.metastore.shapes import escape_path_name, partition_name, partition_values
+from glueball.objects.access import LocalObjects
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def installation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Glueball]
 def endpoint(installation: Glueball) -> Iterator[HiveMetastoreEndpoint]:
     glue = installation.client("glue")
     running = HiveMetastoreEndpoint(Metastore(client=lambda: glue, warehouse="s3://warehouse/",
-                                              files=ObjectStoreFiles(installation.settings.home / "s3")))
+                                              files=ObjectStoreFiles(LocalObjects(installation.settings.home / "s3"))))
     yield running
     running.stop()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from glueball.crawlers import lakes
+from glueball.objects.access import LocalObjects
 from glueball.runtime import lakeformats
 
 
@@ -62,7 +63,7 @@ def test_a_delta_log_gives_the_schema_partitions_and_live_files(tmp_path: Path) 
     _commit(log, 1, {"add": {"path": "day=2024-01-02/b.parquet", "partitionValues": {"day": "2024-01-02"}}})
     _commit(log, 2, {"remove": {"path": "day=2024-01-01/a.parquet"}},
             {"add": {"path": "day=2024-01-01/c.parquet", "partitionValues": {"day": "2024-01-01"}}})
-    snapshot = lakes.delta_snapshot("s3://lake/sales", tmp_path / "s3")
+    snapshot = lakes.delta_snapshot("s3://lake/sales", LocalObjects(tmp_path / "s3"))
     assert snapshot.version == 2
     assert sorted(snapshot.files) == ["day=2024-01-01/c.parquet", "day=2024-01-02/b.parquet"]
     native = lakes.delta_table_input("sales", "s3://lake/sales", snapshot, native=True)
@@ -70,8 +71,8 @@ def test_a_delta_log_gives_the_schema_partitions_and_live_files(tmp_path: Path) 
         ("id", "bigint"), ("tags", "array<string>"), ("day", "date")]
     symlink = lakes.delta_table_input("sales", "s3://lake/sales", snapshot, native=False)
     assert [k["Name"] for k in symlink["PartitionKeys"]] == ["day"]
-    assert lakes.write_manifest("s3://lake/sales", snapshot, tmp_path / "s3") == 2
+    assert lakes.write_manifest("s3://lake/sales", snapshot, LocalObjects(tmp_path / "s3")) == 2
     manifest = tmp_path / "s3" / "lake" / "sales" / "_symlink_format_manifest" / "day=2024-01-01" / "manifest"
     assert manifest.read_text() == "s3://lake/sales/day=2024-01-01/c.parquet\n"
     with pytest.raises(lakes.LakeTableError, match="has no _delta_log folder"):
-        lakes.delta_snapshot("s3://lake/other", tmp_path / "s3")
+        lakes.delta_snapshot("s3://lake/other", LocalObjects(tmp_path / "s3"))

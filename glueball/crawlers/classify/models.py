@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -14,19 +15,20 @@ class FileSample:
     """One object a crawler found, to be classified.
 
     Attributes:
-        path: the local filesystem path of the bytes (the object store maps ``s3://b/k``
-            to ``$GLUEBALL_HOME/s3/b/k``).
+        path: a local file of the bytes, when ``opener`` is not given.
         uri: the object's address as the crawler target names it (``s3://...`` or a path).
         size: the object's size in bytes.
+        opener: opens the object as a seekable stream (an object store's, :mod:`glueball.objects.access`).
     """
 
     path: str
     uri: str
     size: int
+    opener: Callable[[], BinaryIO] | None = None
 
     def open(self) -> BinaryIO:
         """The raw (possibly compressed) bytes; classifiers detect gzip/bz2 themselves."""
-        return open(self.path, "rb")
+        return self.opener() if self.opener is not None else open(self.path, "rb")
 
 
 @dataclass

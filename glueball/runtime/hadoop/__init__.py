@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from glueball.objects import locations
+from glueball.objects.reach import RemoteStore, process_s3_api
 from glueball.runtime import javabuild
 from glueball.runtime.javabuild import cache_dir
 
@@ -146,32 +147,29 @@ def s3_filesystem() -> str:
     chosen = os.environ.get(S3_FILESYSTEM_ENV, "").strip().lower() or "glueball"
     if chosen not in S3_FILESYSTEMS:
         raise HadoopJarError(f"{S3_FILESYSTEM_ENV}={chosen!r}: expected one of {', '.join(S3_FILESYSTEMS)}")
-    return "s3a" if os.environ.get("GLUEBALL_S3_ENDPOINT") else chosen
+    return "s3a" if process_s3_api() is not None else chosen
 
 
-def s3a_settings(endpoint: str) -> dict[str, str]:
-    """S3A against the S3 API at ``endpoint``: path-style (buckets are not host names here), the process's AWS
-    credentials (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`` and a session token when there is one: a
-    run's role), and Hadoop's classic rename committer (S3A's magic committers need Spark's hadoop-cloud
-    module, which PySpark does not ship)."""
+def s3a_settings(api: RemoteStore) -> dict[str, str]:
+    """S3A against the S3 API ``api``: path-style (buckets are not host names here), its credentials (the run's:
+    ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`` and a session token when there is one, a run's role; or a
+    remote store's own keys), and Hadoop's classic rename committer (S3A's magic committers need Spark's
+    hadoop-cloud module, which PySpark does not ship)."""
     settings = {f"spark.hadoop.fs.{scheme}.impl": S3A_FILESYSTEM for scheme in SCHEMES}
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     settings.update({
-        "spark.hadoop.fs.s3a.endpoint": endpoint,
-        "spark.hadoop.fs.s3a.endpoint.region": region,
+        "spark.hadoop.fs.s3a.endpoint": api.endpoint,
+        "spark.hadoop.fs.s3a.endpoint.region": api.region,
         "spark.hadoop.fs.s3a.path.style.access": "true",
-        "spark.hadoop.fs.s3a.connection.ssl.enabled": str(endpoint.startswith("https://")).lower(),
+        "spark.hadoop.fs.s3a.connection.ssl.enabled": str(api.endpoint.startswith("https://")).lower(),
         # a local server answers at once: Hadoop's defaults wait up to minutes between retries
         "spark.hadoop.fs.s3a.retry.limit": "3",
         "spark.hadoop.fs.s3a.attempts.maximum": "3",
     })
-    key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
-    if key and secret:
-        settings["spark.hadoop.fs.s3a.access.key"] = key
-        settings["spark.hadoop.fs.s3a.secret.key"] = secret
-        token = os.environ.get("AWS_SESSION_TOKEN")
-        if token:
-            settings["spark.hadoop.fs.s3a.session.token"] = token
+    if api.access_key and api.secret_key:
+        settings["spark.hadoop.fs.s3a.access.key"] = api.access_key
+        settings["spark.hadoop.fs.s3a.secret.key"] = api.secret_key
+        if api.session_token:
+            settings["spark.hadoop.fs.s3a.session.token"] = api.session_token
             settings["spark.hadoop.fs.s3a.aws.credentials.provider"] = \
                 "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
         else:
@@ -194,13 +192,13 @@ def filesystem_settings(jars: list[str], root: Path) -> dict[str, str]:
     if own is None:
         _warn_unavailable()
     if s3_filesystem() == "s3a":
-        endpoint = os.environ.get("GLUEBALL_S3_ENDPOINT") or os.environ.get("GLUEBALL_ENDPOINT", "")
-        if not endpoint.startswith(("http://", "https://")):
+        api = process_s3_api()
+        if api is None:
             raise HadoopJarError(f"{S3_FILESYSTEM_ENV}=s3a reads and writes s3:// through an S3 API, and this "
                                  "process has none: run it under a glueball server (GLUEBALL_ENDPOINT) or name "
                                  "a store with GLUEBALL_S3_ENDPOINT")
         if s3a_on_classpath(jars):
-            return s3a_settings(endpoint)
+            return s3a_settings(api)
         return {f"spark.hadoop.fs.{scheme}.impl": S3A_REQUIRED for scheme in SCHEMES} if own else {}
     if own is None:
         return {}
@@ -225,7 +223,7 @@ def output_path(spark: Any, uri: str) -> str:
     Raises:
         LocationError: an s3 URI that would escape the store.
     """
-    if locations.is_s3(uri) and not os.environ.get("GLUEBALL_S3_ENDPOINT"):
+    if locations.is_s3(uri) and process_s3_api() is None:
         if spark.sparkContext._jsc.hadoopConfiguration().get("fs.s3.impl") == FILESYSTEM:
             return locations.parse_s3(uri).uri
     return locations.to_spark_path(uri)

@@ -67,29 +67,62 @@ def _uri_join(base: str, name: str) -> str:
     return base.rstrip("/") + "/" + name
 
 
-def _use_hadoop_fs(uri: str) -> bool:
-    return locations.is_s3(uri) and bool(os.environ.get("GLUEBALL_S3_ENDPOINT"))
+def _objects() -> Any:
+    from glueball.objects.access import process_objects
+
+    return process_objects()
 
 
 def list_files(uris: list[str], *, recurse: bool = False, exclusions: list[str] | None = None,
                spark: Any = None, include_hidden: bool = False) -> list[InputFile]:
     """The files a Glue read of ``uris`` covers (see the module docstring), in a stable order.
 
+    ``s3://`` locations are listed through the process's object store (:mod:`glueball.objects.access`:
+    the installation's folder, or an S3 API when the driver's executors share no disk with the server);
+    ``file://`` URIs and plain paths from the local disk.
+
     Args:
         uris: ``s3://`` URIs, ``file://`` URIs or local paths, of files or folders.
         recurse: read the files of every sub-folder too (Glue's ``recurse``).
         exclusions: glob patterns of files to leave out.
-        spark: the Spark session, needed only for a real S3 endpoint (listed with Hadoop's FileSystem).
+        spark: the Spark session (unused: kept for callers).
         include_hidden: list ``_``/``.`` files too (purging deletes every object).
     """
     patterns = exclusions or []
     found: list[InputFile] = []
     for uri in uris:
-        if _use_hadoop_fs(uri):
-            found.extend(_list_hadoop(spark, uri, recurse, patterns, include_hidden))
+        if locations.is_s3(uri):
+            found.extend(_list_objects(uri, recurse, patterns, include_hidden))
         else:
             found.extend(_list_local(uri, recurse, patterns, include_hidden))
     return found
+
+
+def _list_objects(uri: str, recurse: bool, patterns: list[str], include_hidden: bool) -> list[InputFile]:
+    objects = _objects()
+    location = locations.parse_s3(uri)
+    single = objects.stat(location.uri) if location.key and not location.folder else None
+    if single is not None:
+        if _excluded(uri, single.name, patterns):
+            return []
+        return [InputFile(locations.to_spark_path(uri), uri, single.size, single.mtime)]
+    out: list[InputFile] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        listed = objects.listdir(_uri_join(location.uri, rel) if rel else location.uri)
+        for name in listed.folders:
+            if recurse and (include_hidden or not _hidden(name)):
+                pending.append(f"{rel}{name}/")
+        for entry in listed.files:
+            if _hidden(entry.name) and not include_hidden:
+                continue
+            child_rel = f"{rel}{entry.name}"
+            child_uri = _uri_join(uri, child_rel)
+            if not _excluded(child_uri, child_rel, patterns):
+                out.append(InputFile(locations.to_spark_path(child_uri), child_uri, entry.size, entry.mtime))
+    out.sort(key=lambda f: f.uri)
+    return out
 
 
 def _list_local(uri: str, recurse: bool, patterns: list[str], include_hidden: bool) -> list[InputFile]:
@@ -124,60 +157,18 @@ def _list_local(uri: str, recurse: bool, patterns: list[str], include_hidden: bo
     return out
 
 
-def _list_hadoop(spark: Any, uri: str, recurse: bool, patterns: list[str],
-                 include_hidden: bool) -> list[InputFile]:
-    if spark is None:
-        raise GlueRuntimeError(f"listing {uri} on an S3 endpoint needs the Spark session")
-    jvm = spark._jvm
-    spark_path = locations.to_spark_path(uri)
-    hpath = jvm.org.apache.hadoop.fs.Path(spark_path)
-    fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
-    if not fs.exists(hpath):
-        return []
-    base = fs.getFileStatus(hpath)
-    if base.isFile():
-        return [InputFile(spark_path, uri, int(base.getLen()), base.getModificationTime() / 1000.0)]
-    out: list[InputFile] = []
-    pending: list[tuple[Any, str]] = [(hpath, "")]
-    while pending:
-        folder, rel = pending.pop()
-        for status in fs.listStatus(folder):
-            name = status.getPath().getName()
-            if _hidden(name) and not include_hidden:
-                continue
-            child_rel = f"{rel}{name}"
-            if status.isDirectory():
-                if recurse:
-                    pending.append((status.getPath(), child_rel + "/"))
-                continue
-            child_uri = _uri_join(uri, child_rel)
-            if not _excluded(child_uri, child_rel, patterns):
-                out.append(InputFile(status.getPath().toString(), child_uri, int(status.getLen()),
-                                     status.getModificationTime() / 1000.0))
-    out.sort(key=lambda f: f.uri)
-    return out
-
-
 def delete_file(spark: Any, item: InputFile) -> None:
-    """Delete one listed file (local, or through Hadoop's FileSystem on an S3 endpoint)."""
-    if _use_hadoop_fs(item.uri):
-        jvm = spark._jvm
-        hpath = jvm.org.apache.hadoop.fs.Path(item.spark_path)
-        hpath.getFileSystem(spark._jsc.hadoopConfiguration()).delete(hpath, False)
+    """Delete one listed file (an object, or a local file)."""
+    if locations.is_s3(item.uri):
+        _objects().delete(item.uri)
         return
     os.remove(item.spark_path)
 
 
 def list_dirs(spark: Any, uri: str) -> list[tuple[str, str]]:
     """The sub-folders of a folder: ``(name, uri)`` pairs (empty if it does not exist)."""
-    if _use_hadoop_fs(uri):
-        jvm = spark._jvm
-        hpath = jvm.org.apache.hadoop.fs.Path(locations.to_spark_path(uri))
-        fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
-        if not fs.exists(hpath):
-            return []
-        return sorted((s.getPath().getName(), _uri_join(uri, s.getPath().getName()))
-                      for s in fs.listStatus(hpath) if s.isDirectory())
+    if locations.is_s3(uri):
+        return sorted((name, _uri_join(uri, name)) for name in _objects().listdir(uri).folders)
     root = locations.local_path(uri)
     if not root.is_dir():
         return []
@@ -185,8 +176,9 @@ def list_dirs(spark: Any, uri: str) -> list[tuple[str, str]]:
 
 
 def remove_empty_dirs(uri: str) -> None:
-    """Remove the empty folders under (and including) a local folder: S3 has no empty folders."""
-    if _use_hadoop_fs(uri):
+    """Remove the empty folders under (and including) a local folder: S3 has no empty folders (and the local
+    store's own code prunes the folders its deletions empty)."""
+    if locations.is_s3(uri):
         return
     root = locations.local_path(uri)
     if not root.is_dir():

@@ -25,12 +25,12 @@ of the connection options compresses csv/json/xml output.
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from glueball.objects import locations
+from glueball.objects.reach import through_s3_api
 from glueball.runtime.errors import Errors, GlueRuntimeError, LazyErrors, error_schema
 from glueball.runtime.gluetypes import CHOICE_METADATA
 from glueball.runtime.hadoop import output_path
@@ -395,8 +395,8 @@ def write_files(spark: SparkSession, df: DataFrame, uri: str, fmt: str, format_o
     if fmt == "avro":
         from glueball.runtime.io.avro import write_avro
 
-        if locations.is_s3(uri) and os.environ.get("GLUEBALL_S3_ENDPOINT"):
-            raise GlueRuntimeError("avro output to an S3 endpoint is not supported (fastavro writes local files)")
+        if locations.is_s3(uri) and through_s3_api():
+            raise GlueRuntimeError("avro output to an S3 API is not supported (fastavro writes local files)")
         target = locations.to_spark_path(uri)  # fastavro writes the files itself: no checksum files
         codec = compression_name(_get(format_options, "compression", default="deflate"))
         write_avro(df, target, partition_keys, "null" if codec == "none" else str(codec))

@@ -65,9 +65,15 @@ def _manifest(options: Mapping[str, Any], deleted: list[str]) -> None:
     target = options.get("manifestFilePath")
     if not target:
         return
+    text = "".join(f"{uri}\n" for uri in deleted)
+    if locations.is_s3(str(target)):
+        from glueball.objects.access import process_objects
+
+        process_objects().write(str(target).rstrip("/") + "/Success.csv", text.encode())
+        return
     folder = locations.local_path(str(target))
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "Success.csv").write_text("".join(f"{uri}\n" for uri in deleted))
+    (folder / "Success.csv").write_text(text)
 
 
 def purge_s3_path(glue_ctx: Any, s3_path: str, options: dict[str, Any], transformation_ctx: str) -> None:

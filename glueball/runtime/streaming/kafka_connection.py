@@ -26,6 +26,7 @@ import base64
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from glueball.runtime.errors import GlueRuntimeError
@@ -139,12 +140,19 @@ def _secret(name: str, props: Mapping[str, str], prop: str) -> str:
 
 
 def _local_file(name: str, prop: str, location: str) -> Any:
-    from glueball.objects.locations import LocationError, local_path
+    """The file a connection property names: an ``s3://`` object downloaded (the JVM's Kafka client reads files),
+    or a local file."""
+    import tempfile
+
+    from glueball.objects.access import download_location
+    from glueball.objects.locations import LocationError
 
     try:
-        path = local_path(location)
+        path = download_location(location, Path(tempfile.mkdtemp(prefix="glueball-kafka-")))
     except LocationError as e:
         raise GlueRuntimeError(f"{name}: {prop} {location!r}: {e}") from None
+    except FileNotFoundError:
+        raise GlueRuntimeError(f"{name}: {prop} {location!r} does not exist") from None
     if not path.is_file():
         raise GlueRuntimeError(f"{name}: {prop} {location!r} does not exist")
     return path
