@@ -88,7 +88,6 @@ from glueball.iam.service import IamService
 from glueball.icebergrest import area as iceberg_rest
 from glueball.icebergrest import handlers as _iceberg_rest  # noqa: F401 - registers on the area
 from glueball.icebergrest import metadata as iceberg_metadata
-from glueball.icebergrest.errors import ForbiddenException
 from glueball.jobs import bookmark_handlers as _bookmarks  # noqa: F401
 from glueball.jobs import handlers as _jobs  # noqa: F401
 from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
@@ -289,10 +288,10 @@ class Glueball:
                               guard=self.confluent_guard if enforce else None)
         edge.mount(confluent.OPERATIONS, registry)
         edge.add_path_service("icebergrest", iceberg_rest.PREFIX, iceberg_rest.CONTENT_TYPE,
-                              guard=self.iceberg_rest_guard if enforce else None,
+                              signed=True,
                               protocol=IcebergRestProtocol(iceberg_rest.PREFIX, iceberg_rest.CONTENT_TYPE))
         edge.mount(iceberg_rest.OPERATIONS, iceberg_rest.IcebergRestNeeds(
-            lambda caller: self.client(access_key=caller.access_key, region=caller.region), self.read_object,
+            self.caller_glue_client, self.read_object,
             self.write_object, self.settings.endpoint))
         edge.mount(CRAWLER_OPERATIONS, CrawlerNeeds(self.store, self.clock, self.crawls))
         jobs = JobNeeds(self.store, self.jobs)
@@ -324,7 +323,7 @@ class Glueball:
         edge.mount(METRIC_OPERATIONS, logs)
         edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         athena = AthenaNeeds(self.store, self.settings.home, self.athena_queued, self.open_object,
-                             self.athena_glue_client, self.query_credentials)
+                             self.caller_glue_client, self.query_credentials)
         edge.mount(ATHENA_OPERATIONS, athena)
         edge.mount(ATHENA_INTERNAL_OPERATIONS, athena)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
@@ -377,8 +376,9 @@ class Glueball:
             return None
         return access_key or "", holder.secret, holder.session_token
 
-    def athena_glue_client(self, caller: Caller) -> Any:
-        """A Glue client acting as ``caller`` (Athena's catalog operations read the Data Catalog as the caller)."""
+    def caller_glue_client(self, caller: Caller) -> Any:
+        """A Glue client acting as ``caller``, signed with its credentials under ``--auth iam`` so that Glue's policies
+        decide (Athena's catalog operations, the Iceberg REST endpoint's)."""
         credentials = self.query_credentials(caller.access_key)
         key, secret, token = credentials or (caller.access_key or "", "", None)
         return embedded_client(self, "glue", key, caller.region, secret, token)
@@ -446,13 +446,6 @@ class Glueball:
             env["AWS_SECRET_ACCESS_KEY"] = "glueball"
             env.pop("AWS_SESSION_TOKEN", None)
         return env
-    def iceberg_rest_guard(self, caller: Caller, operation: str, request: Request) -> Caller | None:
-        """With ``--auth iam`` the Iceberg REST endpoint answers nothing: its SigV4 signing (Iceberg's
-        ``rest.sigv4-enabled``) and the mapping of its routes to Glue's actions are not built yet."""
-        raise ForbiddenException("The Iceberg REST endpoint is served only with --auth off: SigV4 requests and "
-                                 "Glue action policies for it are not implemented (use Iceberg's GlueCatalog, "
-                                 "which signs its Glue calls)")
-
     def confluent_guard(self, caller: Caller, operation: str, request: Request) -> Caller | None:
         """With ``--auth iam``, a Confluent request is authorized as the Glue registry operation it amounts to."""
         glue_operation, glue_request = confluent.glue_equivalent(request)

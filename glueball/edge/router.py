@@ -79,6 +79,7 @@ class Service:
     operations: dict[str, _Mounted] = field(default_factory=dict)
     spool: Path | None = None  # uploads to this service are written here as they arrive
     open_enums: frozenset[str] = frozenset()  # enum shapes the service does not enforce (edge.validation)
+    signed_paths: bool = False  # a path service whose requests may be SigV4-signed (not only HTTP Basic)
 
     def qualified(self, operation: str) -> str:
         return f"{self.label}.{operation}"
@@ -176,13 +177,16 @@ class Edge:
         return service
 
     def add_path_service(self, name: str, prefix: str, content_type: str = "application/json",
-                         guard: Guard | None = None, protocol: PlainJsonProtocol | None = None) -> Service:
+                         guard: Guard | None = None, protocol: PlainJsonProtocol | None = None,
+                         signed: bool = False) -> Service:
         """Serve ``name`` as plain JSON over HTTP paths under ``prefix`` (no model; its one operation
         ``Request`` routes by path itself, :mod:`glueball.edge.protocols.plain`). With ``--auth iam`` its
         requests authenticate with HTTP Basic: an access key id and its secret (as the Confluent clients'
-        ``basic.auth.user.info``). ``protocol``: a path protocol of its own (its error model), under ``prefix``."""
+        ``basic.auth.user.info``). ``protocol``: a path protocol of its own (its error model), under ``prefix``.
+        ``signed``: its requests may also be SigV4-signed (whatever signing name their credential scope gives, as
+        Iceberg's REST clients sign with ``rest.signing-name``); such a request is verified as any signed one."""
         protocol = protocol or PlainJsonProtocol(prefix, content_type)
-        service = Service(name, protocol, None, name, guard)
+        service = Service(name, protocol, None, name, guard, signed_paths=signed)
         self.services[name] = service
         self._by_prefix.append((protocol, service))
         return service
@@ -306,7 +310,7 @@ class Edge:
         """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
         if self.keys is None:
             return self.accounts.caller(scope, self.region, request.source_ip)
-        if isinstance(service.protocol, PlainJsonProtocol):
+        if isinstance(service.protocol, PlainJsonProtocol) and not (service.signed_paths and scope is not None):
             return self._basic_caller(request, service)
         try:
             signed = read_signature(request)
@@ -350,7 +354,7 @@ class Edge:
         if target:
             return self._by_target.get(target.partition(".")[0])
         for protocol, service in self._by_prefix:
-            if scope is None and protocol.serves(request.path):
+            if (scope is None or service.signed_paths) and protocol.serves(request.path):
                 return service
         if scope is not None:
             return self._by_signing_name.get(scope.service)

@@ -44,3 +44,11 @@ class NotSupportedException(IcebergRestError):
 
 class ForbiddenException(IcebergRestError):
     code, status = "ForbiddenException", 403
+
+
+class SlowDownException(IcebergRestError):
+    code, status = "SlowDownException", 429
+
+
+class ServiceUnavailableException(IcebergRestError):
+    code, status = "ServiceUnavailableException", 503

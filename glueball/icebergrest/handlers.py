@@ -17,7 +17,7 @@ from glueball.api.identity import Caller
 from glueball.api.operations import RAW_BODY, STATUS, Request, Response
 from glueball.icebergrest.area import OPERATIONS, IcebergRestNeeds
 from glueball.icebergrest.errors import BadRequestException, NotSupportedException
-from glueball.icebergrest.service import RestCatalog
+from glueball.icebergrest.service import RestCatalog, glue_refusal
 
 NAMESPACE_SEPARATOR = "\x1f"
 # the routes this catalog serves, as the spec's "endpoints" of GET /v1/config
@@ -68,7 +68,17 @@ def _file_io(needs: IcebergRestNeeds) -> dict[str, str]:
 
 @OPERATIONS.operation("Request")
 def request(needs: IcebergRestNeeds, caller: Caller, request: Request) -> Response:
-    """Every request under the prefix, routed by method and path (``v1/...``)."""
+    """Every request under the prefix, routed by method and path (``v1/...``), as the caller: what the Glue API
+    refuses the caller (``--auth iam``: Glue's policies on its actions) is refused here in the spec's terms."""
+    from botocore.exceptions import ClientError
+
+    try:
+        return _route(needs, caller, request)
+    except ClientError as exc:
+        raise glue_refusal(exc) from None
+
+
+def _route(needs: IcebergRestNeeds, caller: Caller, request: Request) -> Response:
     method, path, query, body = request["method"], list(request["path"]), request["query"], request["body"]
     if path[:1] != ["v1"]:
         raise NotSupportedException(f"No route {method} /{'/'.join(path)}: the REST catalog is under /v1")

@@ -19,12 +19,16 @@ from glueball.icebergrest.errors import (
     AlreadyExistsException,
     BadRequestException,
     CommitFailedException,
+    ForbiddenException,
+    IcebergRestError,
     NamespaceNotEmptyException,
     NoSuchNamespaceException,
     NoSuchTableException,
+    ServiceUnavailableException,
+    SlowDownException,
 )
 
-__all__ = ["RestCatalog"]
+__all__ = ["RestCatalog", "glue_refusal"]
 
 _LOCATION = "location"
 _COMMENT = "comment"
@@ -36,6 +40,21 @@ def _code(exc: ClientError) -> str:
 
 def _message(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Message", ""))
+
+
+def glue_refusal(exc: ClientError) -> IcebergRestError:
+    """What a Glue API error the caller met is in the REST spec's terms: denied (403), throttled (429), bad input
+    (400), something missing (404); anything else is the server failing (503), never a bare 500."""
+    code, message = _code(exc), _message(exc) or _code(exc)
+    if code in ("AccessDeniedException", "UnrecognizedClientException", "ExpiredTokenException"):
+        return ForbiddenException(message)
+    if code == "ThrottlingException":
+        return SlowDownException(message)
+    if code in ("InvalidInputException", "ValidationException", "ResourceNumberLimitExceededException"):
+        return BadRequestException(message)
+    if code == "EntityNotFoundException":
+        return (NoSuchNamespaceException if "database" in message.lower() else NoSuchTableException)(message)
+    return ServiceUnavailableException(f"{code}: {message}")
 
 
 class RestCatalog:
