@@ -134,6 +134,8 @@ class Measurer:
     def _threshold(self, rule: Rule, compliance: Callable[[], float | None]) -> Callable[[Metrics], str | None]:
         def decide(_: Metrics) -> str | None:
             value = compliance()
+            if value is None and rule.rule_type in _PASSED_WITHOUT_ROWS:
+                return None
             if value is None:
                 raise NoRows("No rows to evaluate" + (f' where "{rule.where}"' if rule.where else ""))
             if rule.threshold is not None:
@@ -615,10 +617,16 @@ def _mappings(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
+#: rule types that pass when no row is left to check (an empty frame, or a where clause keeping none), as the
+#: reference evaluator decides them ("No rows matched the filter"); the others fail (deequ's empty state)
+_PASSED_WITHOUT_ROWS = frozenset({"ColumnDataType", "DataFreshness"})
+
+
 def _field_of(frame: DataFrame, name: str) -> str:
     found = {c.lower(): c for c in frame.columns}.get(name.lower())
     if found is None:
-        raise PlanError(f"The reference data does not include column {name} (columns: {', '.join(frame.columns)})")
+        raise PreconditionFailed(f"The reference data does not include column {name} "
+                                 f"(columns: {', '.join(frame.columns)})")
     return found
 
 

@@ -132,7 +132,8 @@ class Plan:
         if alias.lower() == "primary":
             return self.frame
         known = ", ".join(sorted(self.additional)) or "none were given"
-        raise PlanError(f"No data source with alias {alias} (additional data sources: {known})")
+        # Failed, as the reference evaluator fails a rule whose reference dataset is not there
+        raise PreconditionFailed(f"{alias} not found in additional sources (additional data sources: {known})")
 
     # ------------------------------------------------------------ registration
 
