@@ -444,12 +444,14 @@ class Measurer:
         return self._row_sql(rule, statement, result, f"{metric}.Compliance")
 
     def _row_sql(self, rule: Rule, statement: str, result: DataFrame, metric: str) -> Measure:
-        """CustomSql without a condition: the rows it returns pass (matched on the columns it selects)."""
-        missing = [c for c in result.columns if c.lower() not in self.plan.fields]
-        if missing:
-            raise PlanError(f"The CustomSql statement returns {', '.join(missing)}, which the data does not "
-                            "have: to give row-level results it must select columns of primary")
-        pairs = [(self.plan.field(c).name, c) for c in result.columns]
+        """CustomSql without a condition: the rows it returns pass, matched on the columns it selects that the
+        data has (the others are left out, as the reference evaluator leaves them; none: Failed)."""
+        common = [c for c in result.columns if c.lower() in self.plan.fields]
+        if not common:
+            raise PreconditionFailed("The output from CustomSQL must contain at least one column that matches the "
+                                     "input dataset. Ensure that matching columns are returned from the SQL.")
+        result = result.select(*[result[c] for c in common])
+        pairs = [(self.plan.field(c).name, c) for c in common]
         matched = self._semi_join_count(f"rows of {statement}", self.plan.frame, result.distinct(), pairs,
                                         null_safe=True)
         rows = self.plan.count()
