@@ -2,13 +2,13 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers rdkafka-headers browser services jars
+.PHONY: demo test lint typecheck bench coverage-doc clean jdbc-drivers browser services jars awscli2
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml setup.py glueball/runtime/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@
 
@@ -16,22 +16,10 @@ $(VENV)/.installed: pyproject.toml setup.py glueball/runtime/streaming/_kafkacol
 # (~370 MB it never imports): what it imports comes with the test extras
 GLUE_KERNEL := aws-glue-sessions==1.0.9
 
-$(VENV)/.installed-test: pyproject.toml setup.py glueball/runtime/streaming/_kafkacols.c | $(BIN)/python rdkafka-headers
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	$(BIN)/pip install -q --no-deps '$(GLUE_KERNEL)'
 	touch $@
-
-# librdkafka's headers for the Kafka source's C reader (glueball/runtime/streaming/_kafkacols.c); without them
-# glueball installs without it and reads Kafka through confluent-kafka alone
-RDKAFKA_H := /usr/include/librdkafka/rdkafka.h
-$(RDKAFKA_H):
-	@if [ "$$(id -u)" = 0 ]; then \
-		(apt-get install -y -qq librdkafka-dev >/dev/null 2>&1 || \
-		 (apt-get update -qq >/dev/null && apt-get install -y -qq librdkafka-dev >/dev/null)) || \
-		echo "librdkafka-dev not installed: the Kafka source reads through confluent-kafka" >&2; \
-	else echo "install librdkafka-dev as root for the Kafka source's C reader" >&2; fi
-
-rdkafka-headers: $(RDKAFKA_H)
 
 APT := sh tools/apt_install.sh
 
@@ -49,15 +37,26 @@ $(BROWSER_BINS):
 
 browser: $(BROWSER_BINS)
 
+# the AWS CLI v2 from Debian's awscli (/usr/bin/aws; the .venv's aws is v1): `aws logs tail --follow` and CloudWatch
+# over the query protocol in the logs tests (tests/logs/test_clients.py)
+AWSCLI2 := /usr/bin/aws
+$(AWSCLI2):
+	@$(APT) "the logs tests' AWS CLI v2" awscli
+
+awscli2: $(AWSCLI2)
+
 # the database servers the suite starts as throwaway clusters on free ports (tools/services); installing them
-# starts no server: a machine's own databases on 5432/3306 are never touched
+# starts no server: a machine's own databases on 5432/3306 are never touched. The suite's Kafka broker comes from
+# `make jars` (the kafka-broker feature); its TLS certificates are made with openssl and the JDK's keytool
 services:
+	@command -v openssl >/dev/null 2>&1 || $(APT) "the suite's TLS certificates" openssl
 	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		$(APT) "the suite's PostgreSQL" postgresql
 	@command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || \
 		$(APT) "the suite's MariaDB" mariadb-server
 
-# JVM connectors of the pinned list (glueball/jvm/pom.xml) resolved with Maven into ~/.cache/glueball/jars
+# JVM connectors of the pinned list (glueball/jvm/pom.xml) resolved with Maven into ~/.cache/glueball/jars: Spark's
+# Kafka connector, the MSK IAM login, and the Kafka broker the streaming tests and bench/streaming.py start
 jars: $(VENV)/.installed
 	$(BIN)/glueball jars fetch --all
 
@@ -68,14 +67,14 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint jdbc-drivers browser services jars
+test: lint jdbc-drivers browser services jars awscli2
 	$(BIN)/python -m tools.coverage_doc --check
 	$(BIN)/python -m pytest -q --durations=15
 
 coverage-doc: $(VENV)/.installed-test
 	$(BIN)/python -m tools.coverage_doc
 
-bench: $(VENV)/.installed-test jdbc-drivers services
+bench: $(VENV)/.installed-test jdbc-drivers services jars
 	$(BIN)/python bench/catalog.py
 	$(BIN)/python bench/auth.py
 	$(BIN)/python bench/glue_context.py

@@ -78,9 +78,19 @@ from glueball.jobs import handlers as _jobs  # noqa: F401
 from glueball.jobs.area import INTERNAL_OPERATIONS as JOB_INTERNAL_OPERATIONS
 from glueball.jobs.area import OPERATIONS as JOB_OPERATIONS
 from glueball.jobs.area import JobNeeds
+from glueball.jobs.eventlog import timeline
 from glueball.jobs.job_runs import JobRunner
 from glueball.jobs.job_runs import reconcile as reconcile_job_runs
 from glueball.jobs.launcher import LaunchError, default_shape
+from glueball.lakeformation import handlers as _lakeformation  # noqa: F401
+from glueball.lakeformation.area import OPERATIONS as LAKE_FORMATION_OPERATIONS
+from glueball.lakeformation.area import LakeFormationNeeds
+from glueball.logs import handlers as _logs  # noqa: F401
+from glueball.logs import metric_handlers as _metrics  # noqa: F401
+from glueball.logs.area import METRIC_OPERATIONS, LogsNeeds
+from glueball.logs.area import OPERATIONS as LOG_OPERATIONS
+from glueball.logs.ingest import Ingester
+from glueball.logs.run_sources import run_logs
 from glueball.mltransforms import handlers as _mltransforms  # noqa: F401
 from glueball.mltransforms.area import OPERATIONS as ML_TRANSFORM_OPERATIONS
 from glueball.mltransforms.area import MLTransformNeeds
@@ -101,6 +111,7 @@ from glueball.registry.references import referenced_columns
 from glueball.runtime.client import boto3_session
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.spark import jdbc_jars
+from glueball.runtime.streaming.metrics import METRICS_FILE
 from glueball.security import handlers as _security  # noqa: F401
 from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
 from glueball.security.area import SecurityNeeds
@@ -112,6 +123,7 @@ from glueball.sessions.runner import SessionRunner
 from glueball.sessions.runner import reconcile as reconcile_sessions
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
+from glueball.supervise.driverenv import HOME as HOME_VARIABLE
 from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
 from glueball.supervise.warm import WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
@@ -132,6 +144,7 @@ log = logging.getLogger("glueball")
 DRIVER_VARIABLES = (*RUN_VARIABLES, "GLUEBALL_SPARK_CONF", "GLUEBALL_SPARK_MASTER")
 
 GLUE_TARGET_PREFIX = "AWSGlue"
+LOGS_TARGET_PREFIX = "Logs_20140328"
 INTERNAL_TARGET_PREFIX = "Glueball"
 
 
@@ -169,14 +182,25 @@ class Glueball:
                                      lambda arns: tags_of(self.store, arns), self.bucket_owner)
         enforced = self.settings.auth == "iam"
         self.crawls = CrawlRunner(self.store, self.settings, self.crawl_client, self.action_ended)
-        self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers,
-                             lambda: driver_env(DRIVER_VARIABLES), lambda: bool(self.jobs.active()))
+        self.warm = WarmPool(self.settings.home / "warm", self.settings.warm_drivers, self.warm_driver_env,
+                             lambda: bool(self.jobs.active()))
         self.jobs = JobRunner(self.store, self.settings, self.action_ended, self.run_identity if enforced else None,
                               self.warm)
         self.sessions = SessionRunner(self.store, self.settings, self.run_identity if enforced else None, self.warm)
         self.objects = ObjectStore(self.settings.object_store, self.settings.object_work,
                                    self.accounts.default_account, self.settings.region)
+        # what runs write, read into CloudWatch Logs and metrics (before each read; every second in a server)
+        self.run_logs = Ingester(self.store, lambda since: run_logs(
+            self.store, lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id), METRICS_FILE,
+            since), timeline)
         self.edge = self._wire()
+
+    def warm_driver_env(self) -> dict[str, str]:
+        """What a warm driver starts with: this process's environment without any run's variables, in this
+        installation (``--home`` need not be exported). A run it takes brings its own (glueball.runtime.warm_driver)."""
+        env = driver_env(DRIVER_VARIABLES)
+        env[HOME_VARIABLE] = str(self.settings.home)
+        return env
 
     def start_warm_drivers(self, default: bool = True) -> None:
         """Keep warm drivers (``--warm-drivers``; 0: none) of the shapes of the Spark jobs changed or run most
@@ -199,13 +223,14 @@ class Glueball:
         embedded installation inside a driver never does, so it cannot take over the server's runs.
         """
         self.serves_runs = True
-        reconcile_crawls(self.store)
+        reconcile_crawls(self.store, self.settings.home)
         reconcile_job_runs(self.store, self.jobs)
         reconcile_sessions(self.store, self.sessions)
 
     def _wire(self) -> Edge:
         enforce = self.settings.auth == "iam"
-        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None)
+        edge = Edge(self.accounts, self.settings.region, self.identities.authenticate if enforce else None,
+                    body_spool=self.objects.spool)
         # --auth off: a request names the caller's own catalog; iam: policies decide, resource policies included
         glue_guard = self.authorizer.glue_guard if enforce else own_catalog_only
         edge.add_json_service("glue", GLUE_TARGET_PREFIX, guard=glue_guard, default=True,
@@ -218,6 +243,11 @@ class Glueball:
                               protocol=S3Protocol(service_model("s3"), ("localhost", *self.settings.s3_domains)),
                               spool=self.objects.spool, unsigned=True)
         edge.add_rest_service("databrew", guard=self.authorizer.databrew_guard if enforce else None)
+        edge.add_json_service("logs", LOGS_TARGET_PREFIX, guard=self.authorizer.logs_guard if enforce else None,
+                              validation_code="InvalidParameterException")
+        edge.add_query_service("cloudwatch", guard=self.authorizer.cloudwatch_guard if enforce else None)
+        edge.add_json_variant("cloudwatch", validation_code="InvalidParameterValue")
+        edge.add_rest_service("lakeformation")  # every grant refused: nothing for a policy to allow
         catalog = CatalogNeeds(self.store, lambda scope, reference: referenced_columns(self.store, scope, reference))
         edge.mount(CATALOG_OPERATIONS, catalog)
         edge.mount(STATISTICS_TASK_OPERATIONS, StatisticsTaskNeeds(self.store, self.settings, lambda: self.serves_runs,
@@ -254,6 +284,10 @@ class Glueball:
         edge.mount(SESSION_OPERATIONS, session_needs)
         edge.mount(SESSION_INTERNAL_OPERATIONS, session_needs)
         edge.mount(RECIPE_OPERATIONS, RecipeNeeds(self.store))
+        logs = LogsNeeds(self.store, self.run_logs.sync)
+        edge.mount(LOG_OPERATIONS, logs)
+        edge.mount(METRIC_OPERATIONS, logs)
+        edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
             remote = RemoteStore.parse(self.settings.object_store_url)
             edge.mount(forwarding_operations(), RemoteNeeds(remote.client(), self.objects.spool))
@@ -396,6 +430,18 @@ class Glueball:
         if self.scheduler is not None:
             self.scheduler.poke()
 
+    def start_hive_metastore(self, host: str, port: int) -> Any:
+        """Serve the default account's catalog as a Hive metastore (Thrift) on ``host:port`` until the process ends
+        (``glueball server --hms-port``): every call goes through this installation's Glue API in-process."""
+        from glueball.metastore import HiveMetastoreEndpoint, Metastore, ObjectStoreFiles
+        from glueball.objects.locations import object_store_root
+        from glueball.runtime.hivecatalog import warehouse
+
+        glue = self.client("glue")
+        return HiveMetastoreEndpoint(Metastore(client=lambda: glue, warehouse=warehouse(),
+                                               files=ObjectStoreFiles(object_store_root(self.settings.home))),
+                                     host, port)
+
     def client(self, service: str = "glue", access_key: str | None = None, region: str | None = None) -> Any:
         """A boto3 client of ``service`` answered by this installation in-process (:func:`embedded_client`)."""
         return embedded_client(self, service, access_key, region)
@@ -423,6 +469,7 @@ class Glueball:
     def close(self) -> None:
         if self.scheduler is not None:
             self.scheduler.close()
+        self.run_logs.close()
         self.crawls.close()
         self.jobs.close()
         self.sessions.close()
@@ -507,6 +554,7 @@ def create_app() -> Any:
     glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
     glue.reconcile()
     glue.start_warm_drivers()
+    glue.run_logs.start()
     if config.get("scheduler"):
         glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
     return glue.asgi()
@@ -519,11 +567,16 @@ def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: boo
     """
     import uvicorn
 
+    from glueball.edge.asgi import KEEP_ALIVE_SECONDS
+
+    # the event loop is asyncio's, whether or not uvloop happens to be installed (the loop tested is the loop run)
     options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
-                               "http": "httptools", "access_log": False}
+                               "http": "httptools", "loop": "asyncio", "access_log": False,
+                               "timeout_keep_alive": KEEP_ALIVE_SECONDS}
     if workers <= 1:
         glue.reconcile()
         glue.start_warm_drivers()
+        glue.run_logs.start()
         if scheduler:
             glue.start_scheduler()
         uvicorn.run(glue.asgi(), **options)

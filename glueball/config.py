@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,17 @@ class Settings:
     def ensure_dirs(self) -> None:
         for path in (self.home, self.object_store, self.logs):
             path.mkdir(parents=True, exist_ok=True)
+
+
+def writable_home(home: Path) -> None:
+    """Make sure ``home`` exists and can be written: the database, the object store and the logs live there.
+
+    Raises:
+        OSError: it cannot be created or written (a read-only file system, no permission).
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=home, prefix=".writable-"):
+        pass
 
 
 def log_to_home(settings: Settings) -> None:

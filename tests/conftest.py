@@ -53,12 +53,16 @@ def glue(server: ServerProcess) -> Any:
 DRIVER_MODULES = {
     "tests/jobs/test_cli.py", "tests/jobs/test_cluster.py", "tests/jobs/test_runs.py", "tests/jobs/test_tutorial.py",
     "tests/jobs/test_s3a.py",
+    "tests/jobs/test_crashes.py",
     "tests/runtime/test_run.py", "tests/runtime/test_s3_scripts.py",
     "tests/streaming/test_streaming_job.py", "tests/streaming/test_registry_job.py",
+    "tests/streaming/test_kafka_everywhere.py",
     "tests/dataquality/test_service_runs.py",
     "tests/dataquality/test_service_spark.py", "tests/workflows/test_fires.py", "tests/workflows/test_resume.py",
     "tests/workflows/test_runs.py", "tests/workflows/test_scheduler.py", "tests/blueprints/test_blueprints.py",
     "tests/catalog/test_column_statistics_tasks.py", "tests/catalog/test_column_statistics_spark.py",
+    "tests/logs/test_run_logs.py", "tests/logs/test_clients.py", "tests/logs/test_run_metrics.py",
+    "tests/metastore/test_dbt_glue.py", "tests/metastore/test_iam.py", "tests/metastore/test_catalog_switch.py",
 }
 SPARK_FIXTURES = {"spark", "glue_context", "glue_home"}
 

@@ -59,13 +59,30 @@ class ServerProcess:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> ServerProcess:
+    def start(self, env: dict[str, str] | None = None) -> ServerProcess:
+        self.launch(env)
+        return self.wait_ready()
+
+    def launch(self, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start the server process without waiting for it to serve (``env``: its whole environment)."""
         cmd = [sys.executable, "-m", "glueball", "server", "--port", str(self.port), "--home", str(self.home)]
         if self.store_url:
             cmd += ["--store", self.store_url]
         cmd += list(self.extra_args)
         log = open(self.home / "server.log", "ab")  # noqa: SIM115 - lives as long as the process
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        return self.proc
+
+    def kill(self) -> None:
+        """kill -9 of the server process (no shutdown of any kind)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def wait_ready(self) -> ServerProcess:
+        """Wait until the launched server answers (30 s)."""
+        assert self.proc is not None
         deadline = time.monotonic() + 30
         http = urllib3.PoolManager()
         while time.monotonic() < deadline:
@@ -214,8 +231,9 @@ def run_script_in_process(home: Path, script: Path, *args: str,
 
     from glueball.runtime.client import reset_client
     from glueball.runtime.scriptrunner import execute
+    from glueball.runtime.spark import serve_this_home
 
-    shared_spark()
+    session = shared_spark()
     changes: dict[str, str | None] = {"GLUEBALL_HOME": str(home), "GLUEBALL_ENDPOINT": None, **(env or {})}
     saved = {key: os.environ.get(key) for key in changes}
     for key, value in changes.items():
@@ -224,6 +242,7 @@ def run_script_in_process(home: Path, script: Path, *args: str,
         else:
             os.environ[key] = value
     reset_client()
+    serve_this_home(session)  # the session's s3:// is ``home``'s object store while the script runs, as a driver's
     output, errors = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
@@ -235,4 +254,5 @@ def run_script_in_process(home: Path, script: Path, *args: str,
             else:
                 os.environ[key] = value
         reset_client()
+        serve_this_home(session)
     return status, output.getvalue(), errors.getvalue()

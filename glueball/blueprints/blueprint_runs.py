@@ -15,8 +15,11 @@ supervision, :mod:`glueball.supervise`: a heartbeat, reconciliation after a rest
    as ``ErrorMessage`` (and ``RollbackErrorMessage`` when something could not be deleted).
 
 What the layout script itself does through boto3 (creating a database, uploading a script) is not
-rolled back, as on AWS. A run left RUNNING or ROLLING_BACK by a stopped server is rolled back and
-ends FAILED ("server restarted during the run") when a server next serves blueprint runs.
+rolled back, as on AWS. When a server next serves blueprint runs, a run a stopped server left is taken
+over: its layout process, which outlives the server under its keeper (:mod:`glueball.supervise.keeper`),
+is watched again or, when it ended meanwhile, judged from its outcome record, and the run goes on; a run
+that had begun creating its entities (the stopped server cannot say which it finished) or whose layout
+never started is rolled back and ends FAILED, saying so.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -38,7 +42,7 @@ from sqlalchemy import select
 from glueball.api.pagination import decode_token, encode_token
 from glueball.blueprints.archive import run_parameters
 from glueball.blueprints.area import BlueprintNeeds
-from glueball.blueprints.layout_driver import ARCHIVE_DIR, ERROR_FILE, LAYOUT_FILE, RUN_FILE
+from glueball.blueprints.layout_driver import ARCHIVE_DIR, LAYOUT_FILE, RUN_FILE
 from glueball.blueprints.models import UNENDED, BlueprintRun, BlueprintRunState, BlueprintStatus
 from glueball.blueprints.service import BlueprintService
 from glueball.clock import now
@@ -46,14 +50,23 @@ from glueball.errors import EntityNotFoundException, IllegalBlueprintStateExcept
 from glueball.store import task_runs
 from glueball.store.resource_tables import BLUEPRINT_RUN, TaskRunRow
 from glueball.store.scoped import Scope
+from glueball.supervise import outcome
+from glueball.supervise.launch import spawn
 from glueball.supervise.per_needs import RunnerPerNeeds
-from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, signal_group, spawn
-from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
+from glueball.supervise.process import DriverProcess, host_name, process_start
+from glueball.supervise.supervisor import (
+    NEVER_STARTED_MESSAGE,
+    Orphan,
+    Supervisor,
+    orphan_of,
+    reconcile_orphans,
+    watch_driver,
+)
 
 log = logging.getLogger("glueball.blueprints")
 
 LAYOUT_TIMEOUT_SECONDS = 900.0
-RESTARTED_MESSAGE = "server restarted during the run"
+INTERRUPTED_MESSAGE = "the server stopped while the run was creating the workflow's entities"
 # a layout's entity kind -> (the Glue operation creating it, the one deleting it, the name's member there)
 _CREATE = {"Job": "create_job", "Crawler": "create_crawler", "Trigger": "create_trigger"}
 _DELETE = {"Workflow": ("delete_workflow", "Name"), "Job": ("delete_job", "JobName"),
@@ -162,7 +175,7 @@ class BlueprintRunner:
 
     # -- a run
 
-    def _run(self, scope: Scope, row_id: int) -> None:
+    def _run(self, scope: Scope, row_id: int, adopted: DriverProcess | None = None) -> None:
         try:
             with self.needs.store.read() as session:
                 row = task_runs.row_by_id(session, row_id)
@@ -170,7 +183,9 @@ class BlueprintRunner:
                 access_key, run = row.access_key, _model(row)
                 spec, directory = dict(row.spec), Path(str(row.log_dir))
             try:
-                layout = self._layout(scope, access_key, row_id, run, spec, directory)
+                if adopted is not None and "WorkflowName" in spec:  # its server stopped while creating entities
+                    raise RunFailure(INTERRUPTED_MESSAGE)
+                layout = self._layout(scope, access_key, row_id, run, spec, directory, adopted)
                 self._create(scope, access_key, run, row_id, layout)
             except RunFailure as failure:
                 self._fail(scope, access_key, row_id, str(failure))
@@ -188,8 +203,29 @@ class BlueprintRunner:
             self.supervisor.untrack(str(row_id))
 
     def _layout(self, scope: Scope, access_key: str | None, row_id: int, run: BlueprintRun, spec: dict[str, Any],
-                directory: Path) -> dict[str, Any]:
-        """Run the layout generator in its own process; the workflow it declared."""
+                directory: Path, adopted: DriverProcess | None) -> dict[str, Any]:
+        """Run the layout generator in its own process (or watch the one a stopped server started); the workflow
+        it declared."""
+        if adopted is None:
+            proc: subprocess.Popen[bytes] | None = self._launch_layout(scope, access_key, row_id, run, spec,
+                                                                       directory)
+            assert proc is not None
+            pid = proc.pid
+        else:
+            proc, pid = None, adopted.pid or 0
+        ending = watch_driver(pid, proc, adopted, run.started + LAYOUT_TIMEOUT_SECONDS, threading.Event(),
+                              lambda: False)
+        if ending.timed_out:
+            raise RunFailure(f"The layout generator did not finish within {LAYOUT_TIMEOUT_SECONDS:g} seconds")
+        succeeded, reason = outcome.verdict(outcome.ended(directory, ending.code, pid), directory / "error.log",
+                                            "The layout generator", reported=True)
+        if succeeded and (directory / LAYOUT_FILE).is_file():
+            layout: dict[str, Any] = json.loads((directory / LAYOUT_FILE).read_text())
+            return layout
+        raise RunFailure(f"The layout generator {spec['LayoutGenerator']} failed: {reason or 'it wrote no layout'}")
+
+    def _launch_layout(self, scope: Scope, access_key: str | None, row_id: int, run: BlueprintRun,
+                       spec: dict[str, Any], directory: Path) -> subprocess.Popen[bytes]:
         archive = Path(str(spec["ServiceLocation"]).removeprefix("file://"))
         root = directory / ARCHIVE_DIR
         if root.exists():
@@ -212,19 +248,7 @@ class BlueprintRunner:
                      directory / "output.log", directory / "error.log")
         task_runs.set_values(self.needs.store, row_id, driver_host=host_name(),
                              driver_pid=proc.pid, driver_start=process_start(proc.pid))
-        ending = watch_driver(proc.pid, proc, None, time.time() + LAYOUT_TIMEOUT_SECONDS, threading.Event(),
-                              lambda: False)
-        if ending.timed_out:
-            raise RunFailure(f"The layout generator did not finish within {LAYOUT_TIMEOUT_SECONDS:g} seconds")
-        if (directory / LAYOUT_FILE).is_file():
-            layout: dict[str, Any] = json.loads((directory / LAYOUT_FILE).read_text())
-            return layout
-        try:
-            reason = json.loads((directory / ERROR_FILE).read_text())["ErrorMessage"]
-        except (OSError, ValueError, KeyError):
-            reason = error_message(directory / "error.log") or _last_line(directory / "error.log") or \
-                f"exit status {ending.code}"
-        raise RunFailure(f"The layout generator {spec['LayoutGenerator']} failed: {reason}")
+        return proc
 
     def _record_created(self, row_id: int, created: list[dict[str, str]], **more: Any) -> None:
         with self.needs.store.write() as session:
@@ -294,36 +318,28 @@ class BlueprintRunner:
     # -- after a restart
 
     def reconcile(self) -> list[str]:
-        """Settle the runs a stopped process left unended: their layout process is ended, what they created is
-        rolled back, and they end FAILED ("server restarted during the run"); their run ids."""
+        """Take over the runs a stopped process left unended; their run ids. A layout process that was started is
+        watched again (or its outcome record read) and the run goes on; a run that had begun creating its entities,
+        or whose layout never started, is rolled back and ends FAILED, saying which."""
         rows = task_runs.unended_runs(self.needs.store, BLUEPRINT_RUN, [s.value for s in UNENDED])
-        orphans = [Orphan(str(r.id), r.runner, r.heartbeat,
-                          DriverProcess(r.driver_host, r.driver_pid, r.driver_start) if r.driver_pid else None, r)
-                   for r in rows]
+        orphans = [orphan_of(str(r.id), r, r.log_dir, r) for r in rows]
+
+        def adopt(orphan: Orphan[TaskRunRow]) -> None:
+            row = orphan.item
+            self.supervisor.track(str(row.id))
+            self.supervisor.thread(f"blueprint-run-{row.run_id[:12]}", self._run, Scope(row.account_id, row.region),
+                                   row.id, orphan.driver)
 
         def settle(orphan: Orphan[TaskRunRow]) -> bool:
             row = orphan.item
-            self._fail(Scope(row.account_id, row.region), row.access_key, row.id, RESTARTED_MESSAGE)
+            self._fail(Scope(row.account_id, row.region), row.access_key, row.id, NEVER_STARTED_MESSAGE)
             return True
-
-        def end_layout(orphan: Orphan[TaskRunRow]) -> None:  # its output has no watcher left: end it, then settle
-            assert orphan.driver is not None and orphan.driver.pid is not None
-            signal_group(orphan.driver.pid, 9)
-            settle(orphan)
 
         settled = reconcile_orphans(orphans, lambda o: task_runs.claim(self.needs.store, o.item.id, o.runner,
                                                                        self.supervisor.identity),
-                                    end_layout, settle, "blueprint run")
+                                    adopt, settle, "blueprint run")
         with self.needs.store.read() as session:
             return list(session.scalars(select(TaskRunRow.run_id).where(TaskRunRow.id.in_([int(i) for i in settled]))))
-
-
-def _last_line(path: Path) -> str | None:
-    try:
-        lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
-    except OSError:
-        return None
-    return lines[-1] if lines else None
 
 
 def _crawler_input(crawler: dict[str, Any]) -> dict[str, Any]:

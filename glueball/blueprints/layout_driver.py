@@ -5,8 +5,9 @@ parameters) and the extracted archive (``archive/``), which is the working direc
 entry of ``sys.path``, so the generator's module imports as ``blueprint.cfg`` names it and relative
 file paths in the layout resolve inside the archive. The script's own boto3 clients reach glueball
 (:func:`glueball.runtime.lake.expose`). The generated :class:`~awsglue.blueprint.workflow.Workflow` is
-written as ``layout.json`` (its ``to_json()``); a failure as ``error.json`` (``ErrorMessage``: the
-exception), with the traceback on stderr. Nothing here runs in the server.
+written as ``layout.json`` (its ``to_json()``) and reported SUCCEEDED; a failure is reported FAILED with
+the exception, the traceback on stderr (:func:`glueball.supervise.outcome.report`, recorded by the
+process's keeper). Nothing here runs in the server.
 """
 
 from __future__ import annotations
@@ -19,16 +20,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from glueball.supervise import outcome
+
 RUN_FILE = "run.json"
 LAYOUT_FILE = "layout.json"
-ERROR_FILE = "error.json"
 ARCHIVE_DIR = "archive"
-
-
-def _write(path: Path, body: dict[str, Any]) -> None:
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(body, indent=2, default=str))
-    os.replace(temporary, path)
 
 
 def generate(directory: Path) -> dict[str, Any]:
@@ -61,9 +57,10 @@ def main(argv: list[str]) -> int:
         layout = generate(directory)
     except BaseException as exc:  # noqa: BLE001 - any failure of the user's script is the run's failure
         traceback.print_exc()
-        _write(directory / ERROR_FILE, {"ErrorMessage": f"{type(exc).__name__}: {exc}"})
+        outcome.report(outcome.FAILED, f"{type(exc).__name__}: {exc}", directory)
         return 1
-    _write(directory / LAYOUT_FILE, layout)
+    outcome.write_durably(directory / LAYOUT_FILE, layout)
+    outcome.report(outcome.SUCCEEDED, None, directory)
     return 0
 
 

@@ -10,9 +10,9 @@ computes in one Spark aggregation, per column as its Glue type says:
 - LONG, DOUBLE, DECIMAL, DATE: minimum, maximum, nulls, distinct values (HyperLogLog estimate, as Glue's);
 - STRING: maximum and average length, nulls, distinct values; BINARY: maximum and average length, nulls.
 
-The statistics are stored with UpdateColumnStatisticsForTable (25 columns a request), and
-``outcome.json`` records SUCCEEDED, or FAILED with the exception as ``ErrorMessage``. Nothing here runs
-in the server.
+The statistics are stored with UpdateColumnStatisticsForTable (25 columns a request), and the driver
+reports SUCCEEDED, or FAILED with the exception as ``ErrorMessage``
+(:func:`glueball.supervise.outcome.report`, recorded by its keeper). Nothing here runs in the server.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
-import os
 import re
 import traceback
 from pathlib import Path
 from typing import Any
 
+from glueball.supervise import outcome
+
 RUN_FILE = "run.json"
-OUTCOME_FILE = "outcome.json"
 BATCH = 25  # UpdateColumnStatisticsForTable takes at most 25 columns
 _DECIMAL = re.compile(r"decimal\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)", re.IGNORECASE)
 
@@ -41,17 +41,10 @@ def drive() -> int:
         store(info, statistics)
     except Exception as exc:
         traceback.print_exc()
-        record_outcome(directory, "FAILED", f"{type(exc).__name__}: {exc}")
+        outcome.report(outcome.FAILED, f"{type(exc).__name__}: {exc}", directory)
         return 1
-    record_outcome(directory, "SUCCEEDED", None)
+    outcome.report(outcome.SUCCEEDED, None, directory)
     return 0
-
-
-def record_outcome(directory: Path, state: str, error: str | None) -> None:
-    """Write ``outcome.json`` (atomically: a watcher never reads half of it)."""
-    temporary = directory / (OUTCOME_FILE + ".tmp")
-    temporary.write_text(json.dumps({"Status": state, "ErrorMessage": error}))
-    os.replace(temporary, directory / OUTCOME_FILE)
 
 
 def _spark_type(kind: str, glue_type: str) -> str:

@@ -6,15 +6,17 @@ returns at once). The thread writes ``run.json`` into the run's folder
 is launched (:func:`glueball.jobs.launcher.plan_launch`: ``python -m glueball run driver.py``, two
 G.1X workers as Spark resources, ``output.log`` and ``error.log``, ``GLUEBALL_ENDPOINT`` pointing at
 this server). The run is RUNNING with the driver's pid and ends SUCCEEDED or FAILED as the driver
-recorded it in ``outcome.json`` (``ErrorMessage``: the exception), or by its exit status; STOPPED
+reported it and its keeper recorded it (:mod:`glueball.supervise.outcome`; ``ErrorMessage``: the
+exception), or FAILED by its exit status or signal when it could not report; STOPPED
 after StopColumnStatisticsTaskRun (on any server: the watcher sees STOPPING in the store; the
 process group gets SIGTERM, then SIGKILL).
 
 Reconciliation (when a process first serves these operations): runs whose watching process is gone
-are watched again when their driver is alive on this host, settled from ``outcome.json`` when it
-ended meanwhile, and otherwise end FAILED ("server restarted during the run"), or STOPPED if they were
-stopping. Testing knob: ``GLUEBALL_COLUMN_STATISTICS_DRIVER=module:function`` runs another driver
-function (tests use one that waits or fails without Spark).
+are watched again when their driver is alive on this host, settled from the outcome record when it
+ended meanwhile, and end FAILED ("the server stopped before the run's driver started") when it never
+started, or STOPPED if they were stopping. Testing knob:
+``GLUEBALL_COLUMN_STATISTICS_DRIVER=module:function`` runs another driver function (tests use one that
+waits or fails without Spark).
 """
 
 from __future__ import annotations
@@ -23,10 +25,9 @@ import json
 import logging
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from glueball.catalog.area import StatisticsTaskNeeds
-from glueball.catalog.statistics_driver import OUTCOME_FILE, RUN_FILE
+from glueball.catalog.statistics_driver import RUN_FILE
 from glueball.catalog.statistics_tasks import (
     NUMBER_OF_WORKERS,
     UNENDED,
@@ -44,15 +45,22 @@ from glueball.jobs.models import JobRun, JobRunState
 from glueball.store import task_runs
 from glueball.store.resource_tables import COLUMN_STATISTICS_RUN, TaskRunRow
 from glueball.store.scoped import Scope
+from glueball.supervise import outcome
 from glueball.supervise.per_needs import RunnerPerNeeds
-from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, signal_group
-from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
+from glueball.supervise.process import DriverProcess, host_name, process_start, signal_group
+from glueball.supervise.supervisor import (
+    NEVER_STARTED_MESSAGE,
+    Orphan,
+    Supervisor,
+    orphan_of,
+    reconcile_orphans,
+    watch_driver,
+)
 
 log = logging.getLogger("glueball.catalog.statistics")
 
 DRIVER_ENV = "GLUEBALL_COLUMN_STATISTICS_DRIVER"
 DEFAULT_DRIVER = "glueball.catalog.statistics_driver:drive"
-RESTARTED_MESSAGE = "server restarted during the run"
 # Glue bounds no column statistics run; a driver that runs a day is stuck
 DEADLINE_SECONDS = 24 * 3600.0
 GLUE_VERSION = "5.0"
@@ -202,22 +210,14 @@ class StatisticsTaskRunner:
     def reconcile(self) -> list[str]:
         """Settle the runs whose watching process is gone (see the module's doc); their row ids."""
         rows = task_runs.unended_runs(self.needs.store, COLUMN_STATISTICS_RUN, [s.value for s in UNENDED])
-        orphans = [Orphan(str(r.id), r.runner, r.heartbeat,
-                          DriverProcess(r.driver_host, r.driver_pid, r.driver_start) if r.driver_pid else None, r)
-                   for r in rows]
+        orphans = [orphan_of(str(r.id), r, r.log_dir, r) for r in rows]
 
         def adopt(orphan: Orphan[TaskRunRow]) -> None:
             row = orphan.item
             self._watch(Scope(row.account_id, row.region), row.access_key, load_run(row), row.id, orphan.driver)
 
         def settle(orphan: Orphan[TaskRunRow]) -> bool:
-            row = orphan.item
-            directory = Path(row.log_dir or ".")
-            if orphan.driver is not None and (directory / OUTCOME_FILE).is_file():
-                outcome, message = driver_outcome(directory, None, row.driver_pid)
-            else:
-                outcome, message = TaskState.FAILED, RESTARTED_MESSAGE
-            finish(self.needs, row.id, outcome, message)
+            finish(self.needs, orphan.item.id, TaskState.FAILED, NEVER_STARTED_MESSAGE)
             return True
 
         return reconcile_orphans(orphans, lambda o: task_runs.claim(self.needs.store, o.item.id, o.runner,
@@ -226,18 +226,10 @@ class StatisticsTaskRunner:
 
 
 def driver_outcome(directory: Path, code: int | None, pid: int | None) -> tuple[TaskState, str | None]:
-    """How a driver that ended by itself ended: as it recorded it, else by its exit status."""
-    try:
-        recorded: Any = json.loads((directory / OUTCOME_FILE).read_text())
-    except (OSError, ValueError):
-        recorded = None
-    if isinstance(recorded, dict) and recorded.get("Status") in (TaskState.SUCCEEDED, TaskState.FAILED):
-        return TaskState(recorded["Status"]), recorded.get("ErrorMessage")
-    if code is not None and code < 0:
-        return TaskState.FAILED, f"The driver (pid {pid}) was killed (signal {-code})"
-    message = error_message(directory / "error.log")
-    return TaskState.FAILED, message or (f"the driver ended with exit status {code} without recording the run's "
-                                         "outcome" if code is not None else "the driver ended without an outcome")
+    """How a driver that ended by itself ended: as it reported it (its keeper's record), else by its exit status
+    or signal (``code``: what this process saw, None when it adopted the driver)."""
+    succeeded, message = outcome.verdict(outcome.ended(directory, code, pid), directory / "error.log", reported=True)
+    return (TaskState.SUCCEEDED, None) if succeeded else (TaskState.FAILED, message)
 
 
 _runners: RunnerPerNeeds[StatisticsTaskNeeds, StatisticsTaskRunner] = RunnerPerNeeds(

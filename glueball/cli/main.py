@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
 from glueball import __version__
-from glueball.config import Settings, default_home, log_to_home
+from glueball.config import Settings, default_home, log_to_home, writable_home
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -66,12 +67,15 @@ def version() -> None:
 @click.option("--clock-file", type=click.Path(dir_okay=False), default=None, envvar="GLUEBALL_CLOCK_FILE",
               help="Decide schedules by the epoch seconds written in this file instead of the wall clock "
                    "(tests and rehearsals).")
+@click.option("--hms-port", type=click.IntRange(1, 65535), default=None, envvar="GLUEBALL_HMS_PORT",
+              help="Also serve the Data Catalog as a Hive metastore (Thrift) on this port of --host, for other "
+                   "engines (Trino, Flink, Hive); it acts as the default account (needs --auth off).")
 def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            access_keys: tuple[str, ...], workers: int, scheduler: bool, auth: str, allow_local_scripts: bool,
            subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str, warm_drivers: int,
-           clock_file: str | None) -> None:
+           clock_file: str | None, hms_port: int | None) -> None:
     """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
-    from glueball.app import Glueball, serve
+    from glueball.app import serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
 
     own_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
@@ -100,8 +104,17 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
         raise click.BadParameter(str(exc), param_hint="--access-key") from exc
     if clock_file:
         os.environ["GLUEBALL_CLOCK_FILE"] = clock_file  # the scheduler's clock, in every worker process
-    glue = Glueball(settings, directory)
+    if hms_port is not None and auth == "iam":
+        raise click.BadParameter("the Hive metastore's Thrift protocol carries no credentials, so whoever reaches "
+                                 "the port would act without IAM: --hms-port needs --auth off", param_hint="--hms-port")
+    if hms_port is not None and object_store_url:
+        raise click.BadParameter("a managed table's data is deleted and moved in the local object store: --hms-port "
+                                 "cannot be used with --object-store", param_hint="--hms-port")
+    glue = _installation(settings, directory)
     log_to_home(settings)
+    if hms_port is not None:
+        endpoint = glue.start_hive_metastore(host, hms_port)
+        click.echo(f"serving the Data Catalog as a Hive metastore on {endpoint.uri}", err=True)
     if auth == "iam":
         created = glue.ensure_root_key()
         if created is not None:  # shown once; the file keeps it (0600)
@@ -119,6 +132,26 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
                f"(home {settings.home}, store {glue.store.engine.url.render_as_string()}, {workers} worker(s), "
                f"auth {auth})", err=True)
     serve(glue, host, port, workers, scheduler)
+
+
+def _installation(settings: Settings, directory: Any) -> Any:
+    """The server's installation, or a one-line error naming what it cannot use (its home, its store)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import OperationalError
+
+    from glueball.app import Glueball
+
+    try:
+        writable_home(settings.home)
+    except OSError as exc:
+        raise click.ClickException(f"cannot start: GLUEBALL_HOME {settings.home} is not writable "
+                                   f"({exc.strerror or exc}); it holds the database, the objects and the logs: "
+                                   "give a writable --home") from None
+    try:
+        return Glueball(settings, directory)
+    except OperationalError as exc:
+        store = make_url(settings.database_url).render_as_string(hide_password=True)
+        raise click.ClickException(f"cannot start: the store {store} cannot be opened ({exc.orig})") from None
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,

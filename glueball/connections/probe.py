@@ -5,8 +5,12 @@
   ``JDBC_CONNECTION_URL`` as ``USERNAME``/``PASSWORD`` in a short-lived JVM
   (``ConnectionProbe.java``, run from source; the secrets go through its stdin) and check it is
   valid. ``JDBC_ENFORCE_SSL=true`` asks the driver for TLS (``ssl``/``useSsl``).
-- **KAFKA**: a confluent-kafka admin client with the connection's bootstrap servers, TLS and SASL
-  settings (those a streaming job would use) fetches the cluster's metadata.
+- **KAFKA**: Kafka's Java admin client (the kafka-clients of glueball's ``kafka`` JVM feature, plus the MSK
+  IAM library for ``AWS_MSK_IAM``), in a short-lived JVM (``KafkaProbe.java``, run from source; the client
+  properties go through its stdin), asks the cluster for its brokers with the very properties a streaming job's
+  Kafka source gets from the connection (``glueball.runtime.streaming.kafka_connection``): TLS with the custom
+  CA, client keystores, PLAIN, SCRAM, GSSAPI, MSK IAM. It first checks that a bootstrap server accepts a TCP
+  connection, so a refused connection says so at once.
 
 A connection that cannot be opened is ``InvalidInputException`` carrying the driver's or broker's
 own reason; one that does not answer in time is ``OperationTimeoutException``. NETWORK connections
@@ -17,25 +21,21 @@ from __future__ import annotations
 
 import base64
 import logging
-import re
 import shutil
 import subprocess
-import threading
-import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from glueball.connections.models import ConnectionType
 from glueball.errors import InvalidInputException, OperationTimeoutException
 
 log = logging.getLogger("glueball.connections.probe")
-_TIMING = re.compile(r" \(after \d+ms in state \w+\)")
 PROBE_SOURCE = Path(__file__).with_name("ConnectionProbe.java")
+KAFKA_PROBE_SOURCE = Path(__file__).with_name("KafkaProbe.java")
 LOGIN_TIMEOUT_SECONDS = 15
 # the JVM compiles the probe from source before connecting: allow for that on a busy machine
 JVM_TIMEOUT_SECONDS = 90
-KAFKA_TIMEOUT_SECONDS = 15.0
+KAFKA_TIMEOUT_SECONDS = 15
 
 
 def probe(name: str, kind: str, properties: Mapping[str, str], jdbc_jars: list[str]) -> None:
@@ -60,73 +60,81 @@ def _line(text: str) -> bytes:
     return base64.b64encode(text.encode()) + b"\n"
 
 
+def _java(name: str, kind: str) -> str:
+    java = shutil.which("java")
+    if java is None:
+        raise InvalidInputException(f"TestConnection of {kind} connections needs a Java runtime (java on PATH)")
+    return java
+
+
+def _run_probe(name: str, kind: str, target: str, command: list[str], secrets: bytes) -> None:
+    """Run a probe JVM for a ``kind`` connection to ``target``: return on ``OK``; ``FAILED``/``TIMEOUT`` become
+    the errors Glue answers with."""
+    try:
+        done = subprocess.run(command, input=secrets, capture_output=True, timeout=JVM_TIMEOUT_SECONDS, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise OperationTimeoutException(f"{name}: {target} did not answer within {JVM_TIMEOUT_SECONDS} seconds") \
+            from exc
+    answer = done.stdout.decode(errors="replace").strip().splitlines()
+    last = answer[-1] if answer else ""
+    if done.returncode == 0 and last.startswith("OK"):
+        return
+    outcome, _, reason = last.partition(" ")
+    if outcome == "TIMEOUT" or (outcome == "FAILED" and ("timed out" in reason.lower() or "timeout" in reason.lower())):
+        raise OperationTimeoutException(f"{name}: test failed: {reason}")
+    if outcome == "FAILED":
+        raise InvalidInputException(f"{name}: test failed: {reason}")
+    errors = done.stderr.decode(errors="replace").strip().splitlines()
+    raise InvalidInputException(f"{name}: the {kind} probe could not run: "
+                                f"{errors[-1] if errors else f'exit status {done.returncode}'}")
+
+
 def probe_jdbc(name: str, properties: Mapping[str, str], jars: list[str]) -> None:
     """Open and close one JDBC connection (see the module's docstring)."""
     url = properties.get("JDBC_CONNECTION_URL")
     if not url:
         raise InvalidInputException(f"{name}: JDBC connections require JDBC_CONNECTION_URL")
-    java = shutil.which("java")
-    if java is None:
-        raise InvalidInputException("TestConnection of JDBC connections needs a Java runtime (java on PATH)")
+    java = _java(name, "JDBC")
     extra = ["ssl=true", "useSsl=true"] if properties.get("JDBC_ENFORCE_SSL", "").lower() == "true" else []
     command = [java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx128m", "-cp", ":".join(jars),
                str(PROBE_SOURCE), str(LOGIN_TIMEOUT_SECONDS), *extra]
     secrets = _line(url) + _line(properties.get("USERNAME", "")) + _line(properties.get("PASSWORD", ""))
+    _run_probe(name, "JDBC", url, command, secrets)
+
+
+def kafka_probe_classpath(msk_iam: bool) -> list[str]:
+    """The Kafka probe's class path: the ``kafka`` feature's jars (``msk-iam``'s too), and PySpark's SLF4J API.
+
+    Raises:
+        InvalidInputException: the jars are not in the cache and cannot be fetched now (the reason says how).
+    """
+    import pyspark
+
+    from glueball import jvm
+
     try:
-        done = subprocess.run(command, input=secrets, capture_output=True, timeout=JVM_TIMEOUT_SECONDS, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise OperationTimeoutException(
-            f"{name}: {url} did not answer within {JVM_TIMEOUT_SECONDS} seconds") from exc
-    answer = done.stdout.decode(errors="replace").strip().splitlines()
-    last = answer[-1] if answer else ""
-    if done.returncode == 0 and last.startswith("OK"):
-        return
-    if last.startswith("FAILED "):
-        reason = last[len("FAILED "):]
-        if "timed out" in reason.lower() or "timeout" in reason.lower():
-            raise OperationTimeoutException(f"{name}: test failed: {reason}")
-        raise InvalidInputException(f"{name}: test failed: {reason}")
-    errors = done.stderr.decode(errors="replace").strip().splitlines()
-    raise InvalidInputException(f"{name}: the JDBC probe could not run: "
-                                f"{errors[-1] if errors else f'exit status {done.returncode}'}")
+        jars = [str(p) for name in ("kafka", "msk-iam")[:2 if msk_iam else 1] for p in jvm.jars(name)]
+    except jvm.JarsUnavailable as exc:
+        raise InvalidInputException(f"TestConnection of KAFKA connections: {exc}") from exc
+    jars += [str(p) for p in sorted((Path(pyspark.__file__).parent / "jars").glob("slf4j-api-*.jar"))]
+    return jars
 
 
 def probe_kafka(name: str, properties: Mapping[str, str]) -> None:
-    """Fetch the cluster metadata through the connection's bootstrap servers; a broker that refuses or fails
-    the handshake ends the test at once, one that stays silent at :data:`KAFKA_TIMEOUT_SECONDS`."""
-    from confluent_kafka import KafkaError, KafkaException
-    from confluent_kafka.admin import AdminClient
-
+    """Ask the cluster for its brokers with the connection's client properties (see the module's docstring)."""
     from glueball.runtime.errors import GlueRuntimeError
-    from glueball.runtime.streaming.kafka_options import properties_config
+    from glueball.runtime.streaming.kafka_connection import client_settings, needs_msk_iam
 
     try:
-        config: dict[str, Any] = dict(properties_config(name, properties))
+        settings = client_settings(name, properties)
     except GlueRuntimeError as err:
         raise InvalidInputException(f"{name}: {err}") from err
-    problems: list[str] = []
-    down = threading.Event()
+    java = _java(name, "KAFKA")
+    classpath = kafka_probe_classpath(needs_msk_iam(settings.properties))
+    system = [f"-D{key}={value}" for key, value in settings.system_properties.items()]
+    command = [java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx128m", *system, "-cp", ":".join(classpath),
+               str(KAFKA_PROBE_SOURCE), str(KAFKA_TIMEOUT_SECONDS)]
+    secrets = b"".join(_line(key) + _line(value) for key, value in settings.properties.items())
+    _run_probe(name, "Kafka", properties.get("KAFKA_BOOTSTRAP_SERVERS", "the brokers"), command, secrets)
 
-    def on_error(error: Any) -> None:
-        problems.append(_TIMING.sub("", error.str()))
-        if error.code() in (KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION, KafkaError._SSL):
-            down.set()
 
-    config.update({"error_cb": on_error, "logger": log, "log_level": 2, "socket.connection.setup.timeout.ms":
-                   int(KAFKA_TIMEOUT_SECONDS * 1000)})
-    admin = AdminClient(config)
-    deadline = time.monotonic() + KAFKA_TIMEOUT_SECONDS
-    servers = properties.get("KAFKA_BOOTSTRAP_SERVERS", "")
-    while True:
-        try:
-            metadata = admin.list_topics(timeout=1.0)
-            break
-        except KafkaException as exc:
-            admin.poll(0.1)  # serves the error callback
-            if down.is_set() or time.monotonic() >= deadline:
-                if problems:
-                    raise InvalidInputException(f"{name}: test failed: {'; '.join(dict.fromkeys(problems))}") from exc
-                raise OperationTimeoutException(
-                    f"{name}: no broker of {servers} answered within {KAFKA_TIMEOUT_SECONDS:g} seconds") from exc
-    if not metadata.brokers:
-        raise InvalidInputException(f"{name}: test failed: the cluster reported no brokers")

@@ -12,8 +12,11 @@ for the next incremental crawl, and the crawler is READY again.
 Each crawl writes its log to ``$GLUEBALL_HOME/logs/crawlers/<crawler>/<crawl id>.log``
 (Glue's LogGroup ``/aws-glue/crawlers``, LogStream the crawler name,
 MessagePrefix the crawl id). A process records itself (host, pid, boot id) and
-a heartbeat on the crawls it runs; at start-up, crawls whose process is gone
-are reconciled to READY with a FAILED last crawl.
+a heartbeat on the crawls it runs, and writes how a crawl ended to its outcome
+record (``logs/crawl-outcomes/<crawler>/<crawl id>.json``, :mod:`glueball.supervise.outcome`)
+before the store; at start-up, crawls whose process is gone are reconciled to
+READY with the last crawl their record says (a process that died between the two),
+else FAILED ("server restarted during the crawl").
 """
 
 from __future__ import annotations
@@ -30,9 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
-from glueball.crawlers.models import LOG_GROUP, CrawlStats, LastCrawlStatus
-from glueball.crawlers.service import CrawlerService, CrawlStart, abandon_orphans, beat
+from sqlalchemy import select
+
+from glueball.crawlers.models import LOG_GROUP, CrawlerState, CrawlStats, LastCrawlStatus, Spec
+from glueball.crawlers.service import CrawlerService, CrawlStart, beat
+from glueball.store.schema import CrawlerRow
 from glueball.store.scoped import Scope
+from glueball.supervise import outcome
 from glueball.supervise.process import is_orphan
 from glueball.supervise.supervisor import Supervisor
 
@@ -247,6 +254,7 @@ class CrawlRunner:
         finally:
             try:
                 try:
+                    _record(outcome_path(self.settings.home, name, crawl_id), result, state)
                     service.finish_crawl(crawl_id, result.status, result.error, result.stats, state)
                 except Exception as exc:  # e.g. an engine state that cannot be stored: still end the crawl
                     log.exception("recording crawl %s of crawler %s failed", crawl_id, name)
@@ -259,9 +267,71 @@ class CrawlRunner:
         return result
 
 
-def reconcile(store: Store) -> list[str]:
-    """At start-up: crawlers left RUNNING/STOPPING by a process that died become READY, last crawl FAILED."""
-    abandoned = abandon_orphans(store, is_orphan, RESTARTED_MESSAGE)
+@dataclass(frozen=True)
+class RecordedCrawl:
+    """How a crawl ended as the process running it recorded it (its outcome record), before the store heard it."""
+
+    status: LastCrawlStatus
+    error: str | None
+    stats: CrawlStats
+    state: Spec | None
+
+
+def abandon_orphans(store: Store, is_orphan: Callable[[str | None, float | None], bool], message: str,
+                    recorded: Callable[[str, str], RecordedCrawl | None]) -> list[str]:
+    """Make crawlers whose crawl's process is gone READY; return their names.
+
+    ``is_orphan(runner, heartbeat)`` decides, from the process identity and heartbeat a crawl recorded, whether
+    nobody runs it any more. Its crawl ends as ``recorded(crawler name, crawl id)`` says when the process recorded
+    its end before it died, else FAILED with ``message``.
+    """
+    abandoned: list[str] = []
+    with store.read() as session:
+        rows = list(session.scalars(select(CrawlerRow).where(
+            CrawlerRow.state.in_([CrawlerState.RUNNING.value, CrawlerState.STOPPING.value]))))
+    for row in rows:
+        if not is_orphan(row.runner, row.heartbeat):
+            continue
+        service = CrawlerService(store, Scope(row.account_id, row.region))
+        if row.current_crawl is not None:
+            end = recorded(row.name, row.current_crawl) or RecordedCrawl(LastCrawlStatus.FAILED, message,
+                                                                           CrawlStats(), None)
+            done = service.finish_crawl(row.current_crawl, end.status, end.error, end.stats, end.state)
+        else:
+            done = service.abandon_unrecorded(row.id, row.state, message)
+        if done:
+            abandoned.append(row.name)
+    return abandoned
+
+
+def outcome_path(home: Path, crawler_name: str, crawl_id: str) -> Path:
+    """A crawl's outcome record: ``logs/crawl-outcomes/<crawler name, %-quoted>/<crawl id>.json``."""
+    return home / "logs" / "crawl-outcomes" / quote(crawler_name, safe="") / f"{crawl_id}.json"
+
+
+def _record(record: Path, result: CrawlResult, state: dict[str, Any] | None) -> None:
+    """How the crawl ended, durably, before the store hears it: a process that dies between the two is settled
+    from it (:func:`reconcile`)."""
+    outcome.record(record.parent, result.status.value, result.error, record.name, stats=result.stats.to_json(),
+                   state=state)
+
+
+def recorded_end(home: Path, crawler_name: str, crawl_id: str) -> RecordedCrawl | None:
+    """How a crawl ended as its process recorded it before it died, or None."""
+    record = outcome_path(home, crawler_name, crawl_id)
+    found = outcome.read(record.parent, record.name)
+    if found is None or found.status is None or found.status not in LastCrawlStatus.__members__:
+        return None
+    state = found.details.get("state")
+    return RecordedCrawl(LastCrawlStatus(found.status), found.message,
+                         CrawlStats.from_json(found.details.get("stats")), state if isinstance(state, dict) else None)
+
+
+def reconcile(store: Store, home: Path) -> list[str]:
+    """At start-up: crawlers left RUNNING/STOPPING by a process that died become READY, their crawl ended as its
+    outcome record says (it finished, but the store did not hear it), else FAILED."""
+    abandoned = abandon_orphans(store, is_orphan, RESTARTED_MESSAGE, lambda name, crawl: recorded_end(home, name,
+                                                                                                    crawl))
     if abandoned:
         log.warning("crawlers left running by a stopped process are READY again: %s", ", ".join(abandoned))
     return abandoned

@@ -601,26 +601,3 @@ def beat(store: Store, crawl_ids: list[str]) -> None:
     with store.write() as session:
         session.execute(update(CrawlerRow).where(CrawlerRow.current_crawl.in_(crawl_ids)).values(heartbeat=now())
                         .execution_options(synchronize_session=False))
-
-
-def abandon_orphans(store: Store, is_orphan: Callable[[str | None, float | None], bool], message: str) -> list[str]:
-    """Make crawlers whose crawl's process is gone READY with a FAILED last crawl; return their names.
-
-    ``is_orphan(runner, heartbeat)`` decides, from the process identity and heartbeat a crawl
-    recorded, whether nobody runs it any more.
-    """
-    abandoned: list[str] = []
-    with store.read() as session:
-        rows = list(session.scalars(select(CrawlerRow).where(
-            CrawlerRow.state.in_([CrawlerState.RUNNING.value, CrawlerState.STOPPING.value]))))
-    for row in rows:
-        if not is_orphan(row.runner, row.heartbeat):
-            continue
-        service = CrawlerService(store, Scope(row.account_id, row.region))
-        if row.current_crawl is not None:
-            done = service.finish_crawl(row.current_crawl, LastCrawlStatus.FAILED, message, CrawlStats(), None)
-        else:
-            done = service.abandon_unrecorded(row.id, row.state, message)
-        if done:
-            abandoned.append(row.name)
-    return abandoned

@@ -6,13 +6,13 @@ The evaluation driver reads the catalog table with ``GlueContext.create_dynamic_
 evaluates each ruleset with :func:`glueball.dataquality.evaluator.evaluate` against the metric
 history of the ruleset's evaluation context, and publishes one result per ruleset with
 ``RulesetEvaluationRunId``; the recommendation driver is :mod:`glueball.dataquality.recommend`.
-Either records ``outcome.json`` for the watcher. Nothing here runs in the server.
+Either reports how its work went (:func:`glueball.supervise.outcome.report`), which the driver's keeper
+records with its exit status for the watcher. Nothing here runs in the server.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,18 +21,16 @@ from typing import Any
 from glueball.dataquality.models import RunKind, RunState
 from glueball.dataquality.reading import glue_context, read_source
 from glueball.objects import locations
-from glueball.supervise import driverenv
+from glueball.supervise import driverenv, outcome
 
 RUN_FILE = "run.json"
-OUTCOME_FILE = "outcome.json"
 RECOMMENDATION_FILE = "recommended_ruleset.dqdl"
 
 
 def drive() -> int:
     """A run's driver: evaluate or recommend as ``run.json`` (in the working directory) says.
 
-    Records ``outcome.json`` (SUCCEEDED, or FAILED with the exception as ``ErrorString``) and
-    returns the exit status.
+    Reports SUCCEEDED, or FAILED with the exception (the run's ``ErrorString``), and returns the exit status.
     """
     directory = Path.cwd()
     info = json.loads((directory / RUN_FILE).read_text())
@@ -45,17 +43,10 @@ def drive() -> int:
             (directory / RECOMMENDATION_FILE).write_text(recommend_run(info))
     except Exception as exc:
         traceback.print_exc()
-        record_outcome(directory, RunState.FAILED, f"{type(exc).__name__}: {exc}")
+        outcome.report(RunState.FAILED.value, f"{type(exc).__name__}: {exc}", directory)
         return 1
-    record_outcome(directory, RunState.SUCCEEDED, None)
+    outcome.report(RunState.SUCCEEDED.value, None, directory)
     return 0
-
-
-def record_outcome(directory: Path, state: RunState, error: str | None) -> None:
-    """Write ``outcome.json`` (atomically: a watcher never reads half of it)."""
-    temporary = directory / (OUTCOME_FILE + ".tmp")
-    temporary.write_text(json.dumps({"Status": state.value, "ErrorString": error}))
-    os.replace(temporary, directory / OUTCOME_FILE)
 
 
 def evaluate_run(info: Mapping[str, Any]) -> list[str]:

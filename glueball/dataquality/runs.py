@@ -10,8 +10,9 @@ as the job launcher launches a Glue ETL job (:func:`glueball.jobs.launcher.plan_
 resources, its output in ``output.log`` and ``error.log``, ``GLUEBALL_ENDPOINT`` pointing at
 this server). The run becomes RUNNING with the driver's pid, and ends:
 
-- SUCCEEDED or FAILED as the driver recorded it in ``outcome.json`` (``ErrorString`` the
-  exception that failed it), or by its exit status when it could not record it;
+- SUCCEEDED or FAILED as the driver reported it and its keeper recorded it with the exit
+  status (:mod:`glueball.supervise.outcome`; ``ErrorString`` the exception that failed it),
+  or FAILED by its exit status or signal when it could not report;
 - TIMEOUT past ``Timeout`` minutes (``GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS`` makes them seconds
   for tests): the process group gets SIGTERM, then SIGKILL after a grace period;
 - STOPPED after a Cancel (on any server: the watcher sees STOPPING in the store).
@@ -25,8 +26,9 @@ evaluation context (the ruleset name), and publishes one result per ruleset with
 
 Reconciliation (:func:`reconcile`, when a process first serves a data quality run
 operation): runs whose watching process is gone are watched again when their driver is
-alive on this host, settled from ``outcome.json`` when it ended meanwhile, and otherwise end
-FAILED ("server restarted during the run"), or STOPPED if they were stopping.
+alive on this host, settled from the outcome record when it ended meanwhile, and end FAILED
+("the server stopped before the run's driver started") when it never started, or STOPPED if
+they were stopping.
 
 Testing knob: ``GLUEBALL_DQ_DRIVER=module:function`` makes the driver run another function
 (tests use it for drivers that wait, fail or exit without Spark).
@@ -48,25 +50,27 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import update
 
 from glueball.clock import now
-from glueball.dataquality.driver import OUTCOME_FILE, RECOMMENDATION_FILE, RUN_FILE
+from glueball.dataquality.driver import RECOMMENDATION_FILE, RUN_FILE
 from glueball.dataquality.models import DataQualityRun, RunKind, RunState, is_ended
 from glueball.dataquality.service import RunService, parsed_rule_count
 from glueball.dataquality.store import active_runs, compare_and_swap, load_run, ruleset_exists, run_row
 from glueball.jobs.launcher import LaunchError, LaunchPlan, plan_launch, spawn
 from glueball.jobs.models import JobRun, JobRunState
+from glueball.store.claims import claim_runner
 from glueball.store.engine import Store
 from glueball.store.schema import DataQualityRulesetRow, DataQualityRunRow
 from glueball.store.scoped import Scope
+from glueball.supervise import outcome
 from glueball.supervise.per_needs import RunnerPerNeeds
-from glueball.supervise.process import (
-    DriverProcess,
-    error_message,
-    host_name,
-    process_start,
-    signal_group,
-    timeout_unit_seconds,
+from glueball.supervise.process import DriverProcess, host_name, process_start, signal_group, timeout_unit_seconds
+from glueball.supervise.supervisor import (
+    NEVER_STARTED_MESSAGE,
+    Orphan,
+    Supervisor,
+    orphan_of,
+    reconcile_orphans,
+    watch_driver,
 )
-from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
 
 if TYPE_CHECKING:
     from glueball.dataquality.area import DataQualityNeeds
@@ -76,7 +80,6 @@ log = logging.getLogger("glueball.dataquality")
 DRIVER_ENV = "GLUEBALL_DQ_DRIVER"
 DEFAULT_DRIVER = "glueball.dataquality.driver:drive"
 DRIVER_SCRIPT = "driver.py"
-RESTARTED_MESSAGE = "server restarted during the run"
 # the GlueVersion whose Spark settings a run's driver gets (Glue Data Quality runs on Glue 4.0 and later)
 GLUE_VERSION = "5.0"
 
@@ -311,21 +314,12 @@ def _elapsed(run: DataQualityRun) -> int:
 
 
 def driver_outcome(run: DataQualityRun, code: int | None, pid: int | None) -> tuple[RunState, str | None]:
-    """How a driver that ended by itself ended: as it recorded it, else by its exit status."""
-    directory = Path(run.log_dir or ".")
-    try:
-        recorded = json.loads((directory / OUTCOME_FILE).read_text())
-    except (OSError, ValueError):
-        recorded = None
-    if isinstance(recorded, dict) and recorded.get("Status") in (RunState.SUCCEEDED, RunState.FAILED):
-        return RunState(recorded["Status"]), recorded.get("ErrorString")
-    if code == 0:
-        return RunState.FAILED, "the driver exited without recording the run's outcome"
-    if code is not None and code < 0:
-        return RunState.FAILED, f"The driver (pid {pid}) was killed (signal {-code})"
-    message = error_message(directory / "error.log")
-    return RunState.FAILED, message or (f"Command failed with exit code {code}" if code is not None
-                                        else "the driver ended without recording the run's outcome")
+    """How a driver that ended by itself ended: as it reported it (its keeper's record), else by its exit status
+    or signal (``code``: what this process saw, None when it adopted the driver)."""
+    folder = Path(run.log_dir) if run.log_dir else None
+    succeeded, message = outcome.verdict(outcome.ended(folder, code, pid), folder / "error.log" if folder else None,
+                                         reported=True)
+    return (RunState.SUCCEEDED, None) if succeeded else (RunState.FAILED, message)
 
 
 def recommended_ruleset(run: DataQualityRun) -> tuple[str | None, str | None]:
@@ -347,23 +341,15 @@ def reconcile(app: DataQualityNeeds, owner: DataQualityRunner) -> list[str]:
     """Settle the runs whose watching process is gone; returns their run ids.
 
     A driver still alive on this host is watched again by ``owner``; a driver that ended meanwhile
-    is settled by the outcome it recorded; otherwise the run ends FAILED ("server restarted during
-    the run"), or STOPPED if it was stopping.
+    is settled by its outcome record; a run whose driver never started ends FAILED, or STOPPED if it
+    was stopping.
     """
     with app.store.read() as session:
         rows = [(row, load_run(session, row)) for row in active_runs(session)]
-    orphans = [Orphan(row.run_id, row.runner, row.heartbeat,
-                      DriverProcess(row.driver_host, row.driver_pid, row.driver_start)
-                      if row.driver_pid is not None else None, (row, run)) for row, run in rows]
+    orphans = [orphan_of(row.run_id, row, run.log_dir, (row, run)) for row, run in rows]
 
     def claim(orphan: Orphan[Any]) -> bool:
-        with app.store.write() as session:
-            moved = session.execute(
-                update(DataQualityRunRow).where(DataQualityRunRow.run_id == orphan.run_id,
-                                                DataQualityRunRow.runner == orphan.runner)
-                .values(runner=owner.identity, heartbeat=time.time())
-                .execution_options(synchronize_session=False)).rowcount  # type: ignore[attr-defined]
-        return bool(moved == 1)
+        return claim_runner(app.store, DataQualityRunRow.run_id, orphan.run_id, orphan.runner, owner.identity)
 
     def adopt(orphan: Orphan[Any]) -> None:
         row, run = orphan.item
@@ -371,12 +357,8 @@ def reconcile(app: DataQualityNeeds, owner: DataQualityRunner) -> list[str]:
         owner.adopt(Scope(row.account_id, row.region), row.access_key, run, orphan.driver)
 
     def settle(orphan: Orphan[Any]) -> bool:
-        row, run = orphan.item
-        if orphan.driver is not None and (Path(run.log_dir or ".") / OUTCOME_FILE).is_file():
-            outcome, message = driver_outcome(run, None, row.driver_pid)
-            owner.record_end(run, outcome, message)
-        else:
-            finish_run(app.store, run.run_id, RunState.FAILED, RESTARTED_MESSAGE, _elapsed(run))
+        _, run = orphan.item
+        finish_run(app.store, run.run_id, RunState.FAILED, NEVER_STARTED_MESSAGE, _elapsed(run))
         return True
 
     return reconcile_orphans(orphans, claim, adopt, settle, "data quality run")

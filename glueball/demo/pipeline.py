@@ -165,7 +165,7 @@ def _sql_sample(settings: Settings) -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     _say("   (starting Spark for the report)")
     spark = spark_session(app_name="glueball-demo-report")
-    glue_context = GlueContext(SparkContext.getOrCreate())  # catalog tables are Spark SQL tables while it lives
+    glue_context = GlueContext(SparkContext.getOrCreate())  # Spark SQL's catalog is the Data Catalog
     for title, query in (
             ("curated orders per day", f"SELECT day, count(*) AS orders, sum(amount) AS revenue "
                                        f"FROM {CURATED_DB}.orders GROUP BY day ORDER BY day"),

@@ -39,6 +39,7 @@ import botocore.model
 from glueball.api.identity import Caller, KeyHolder
 from glueball.api.operations import Handler, Operations, Request
 from glueball.api.pagination import serving
+from glueball.edge.failures import environment_cause
 from glueball.edge.model import service_model
 from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestProtocol
 from glueball.edge.protocols.base import CodedError
@@ -47,7 +48,7 @@ from glueball.edge.protocols.query import FORM, QueryError, form_pairs
 from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
 from glueball.edge.spool import Spooler, SpoolError, is_aws_chunked
-from glueball.edge.validation import validate
+from glueball.edge.validation import check_storable, validate
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import SerializationException, ServiceError
 
@@ -92,12 +93,16 @@ class Edge:
         region: the region of requests whose credential scope names none.
         keys: with ``--auth iam``, what the server knows of an access key: every request must then be
             signed with a key it knows, and the caller is that key's holder.
+        body_spool: where the server keeps a large body it will read whole (a JSON or query request)
+            while it arrives, rather than in memory.
     """
 
-    def __init__(self, accounts: AccountDirectory, region: str, keys: KeyLookup | None = None) -> None:
+    def __init__(self, accounts: AccountDirectory, region: str, keys: KeyLookup | None = None,
+                 body_spool: Path | None = None) -> None:
         self.accounts = accounts
         self.region = region
         self.keys = keys
+        self.body_spool = body_spool
         self.services: dict[str, Service] = {}
         self._by_target: dict[str, Service] = {}
         self._by_version: dict[str, Service] = {}
@@ -109,17 +114,19 @@ class Edge:
     # -- wiring (the composition root)
 
     def add_json_service(self, name: str, target_prefix: str, validates: bool = True, guard: Guard | None = None,
-                         default: bool = False, open_enums: frozenset[str] = frozenset()) -> Service:
+                         default: bool = False, open_enums: frozenset[str] = frozenset(),
+                         validation_code: str | None = None) -> Service:
         """Serve ``name`` over AWS JSON 1.1 for ``X-Amz-Target: <target_prefix>.*``.
 
         With ``validates`` False the model names the operations (and serves clients) but the
         handlers check their own input (glueball's own operations, whose messages say more than
         the model's constraints can). ``open_enums`` names the model's enum shapes the service
-        accepts other values of.
+        accepts other values of; ``validation_code`` the code of input the model refuses, when the
+        service does not call it ``ValidationException``.
         """
         model = service_model(name)
-        service = Service(name, JsonProtocol(model, target_prefix), model, target_prefix, guard, validates=validates,
-                          open_enums=open_enums)
+        service = Service(name, JsonProtocol(model, target_prefix, validation_code=validation_code), model,
+                          target_prefix, guard, validates=validates, open_enums=open_enums)
         self.services[name] = service
         self._by_signing_name.setdefault(str(model.signing_name), service)
         self._by_target[target_prefix] = service
@@ -135,6 +142,19 @@ class Edge:
         self._by_signing_name[str(model.signing_name)] = service
         self._by_version[str(model.api_version)] = service
         return service
+
+    def add_json_variant(self, name: str, validation_code: str | None = None) -> Service:
+        """Serve ``name``, already served over the query protocol, over AWS JSON too (its model's
+        ``protocols`` list both; CloudWatch): ``X-Amz-Target: <the model's targetPrefix>.*``, the same
+        operations and guard, JSON 1.0 or 1.1 as the model's ``jsonVersion`` says."""
+        served = self.services[name]
+        assert served.model is not None
+        prefix = str(served.model.metadata["targetPrefix"])
+        content_type = f"application/x-amz-json-{served.model.metadata.get('jsonVersion', '1.1')}"
+        variant = Service(name, JsonProtocol(served.model, prefix, content_type, validation_code), served.model, prefix,
+                          served.guard, operations=served.operations)
+        self._by_target[prefix] = variant
+        return variant
 
     def add_rest_service(self, name: str, guard: Guard | None = None, protocol: RestProtocol | None = None,
                          spool: Path | None = None, unsigned: bool = False) -> Service:
@@ -197,12 +217,31 @@ class Edge:
         service = self._route(request, credential_scope(request.header("authorization"), request.query))
         return service.spool if service is not None else None
 
+    def holds_body(self, request: WireRequest) -> bool:
+        """Whether serving ``request`` (headers only yet) reads its body whole into memory: every request
+        but a streamed upload (an S3 object or part)."""
+        service = self._route(request, credential_scope(request.header("authorization"), request.query))
+        return service is None or service.protocol.holds_body(request)
+
     def refuse(self, request: WireRequest, code: str, message: str, status: int = 400) -> WireResponse:
         """The error ``code`` for a request that could not even be read, in its service's protocol."""
+        return self._refused(request, lambda protocol: CodedError(code, message, status))
+
+    def limit(self, request: WireRequest, kind: str, message: str) -> WireResponse:
+        """A request refused for what reading its body would take (``throttled``, ``too large``), in its
+        service's protocol (:meth:`Protocol.limit_error`)."""
+        return self._refused(request, lambda protocol: protocol.limit_error(kind, message))
+
+    def internal(self, request: WireRequest, message: str) -> WireResponse:
+        """The service's internal error (a 500) for a request the server could not serve (``message`` says why)."""
+        return self._refused(request, lambda protocol: protocol.internal_error(message))
+
+    def _refused(self, request: WireRequest, error: Callable[[Protocol], ServiceError]) -> WireResponse:
         service = self._route(request, credential_scope(request.header("authorization"), request.query))
-        if service is None:
-            return self._unroutable(request, str(uuid.uuid4()))
-        return service.protocol.error(CodedError(code, message, status), str(uuid.uuid4()))
+        protocol = service.protocol if service is not None else _JSON_ERRORS
+        if service is None and (request.content_type == FORM or "Action=" in request.query):
+            protocol = _QUERY_ERRORS
+        return protocol.error(error(protocol), str(uuid.uuid4()))
 
     def handle(self, request: WireRequest) -> WireResponse:
         """Serve one request in its service's protocol; never raises."""
@@ -254,12 +293,14 @@ class Edge:
                 result = mounted.handler(mounted.needs, caller, params)
             return protocol.answer(operation, result, request_id)
         except ServiceError as err:
+            _forget(err)
             return protocol.error(err, request_id)
-        except Exception as exc:  # a bug of ours: answer as the service does, keep the trace in the log
+        except Exception as exc:  # a bug of ours (or a full disk): answer as the service does, trace in the log
             where = service.qualified(operation) if operation else service.name
             log.exception("%s failed (request %s)", where, request_id)
-            return protocol.error(protocol.internal_error(f"Internal error in {where}: {type(exc).__name__}"),
-                                  request_id)
+            what = environment_cause(exc) or type(exc).__name__
+            _forget(exc)
+            return protocol.error(protocol.internal_error(f"Internal error in {where}: {what}"), request_id)
 
     def _caller(self, request: WireRequest, service: Service, scope: CredentialScope | None) -> Caller:
         """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
@@ -362,12 +403,31 @@ class Edge:
         if service.model is None or not service.validates:  # the handler validates its input
             if not isinstance(params, dict):
                 raise SerializationException(f"{service.qualified(operation)} expects a JSON object")
+            try:  # but values no store can keep are refused for every operation
+                check_storable(service.model.operation_model(operation).input_shape if service.model else None,
+                               params)
+            except ServiceError as err:
+                raise service.protocol.validation_error(err) from err
             return params
         try:
             validate(service.model.operation_model(operation).input_shape, params, service.open_enums)
         except ServiceError as err:
             raise service.protocol.validation_error(err) from err
         return params if isinstance(params, dict) else {}
+
+
+def _forget(error: BaseException) -> None:
+    """Drop the tracebacks (and chain) of an answered error. Its traceback's frames hold the request, its
+    body and parsed values, and the frames hold the error: a cycle that would keep them all until the
+    garbage collector runs, which may be long after a large request was answered."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        following = current.__cause__ or current.__context__
+        current.__traceback__ = None
+        current.__cause__ = current.__context__ = None
+        current = following
 
 
 class _UnmodelledQuery(QueryProtocol):

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import uuid
 import zlib
 from pathlib import Path
 
 from glueball.api.bodies import SpooledBody
+from glueball.edge.memory import BodyShape
 
 _MAX_CHUNK_HEADER = 4096
 
@@ -45,9 +47,14 @@ def is_aws_chunked(headers: dict[str, str]) -> bool:
 
 
 class Spooler:
-    """Writes one request body to ``folder``; :meth:`feed` each piece, then :meth:`finish`."""
+    """Writes one request body to ``folder``; :meth:`feed` each piece, then :meth:`finish`.
 
-    def __init__(self, folder: Path, chunked: bool) -> None:
+    With ``shape``, what the (decoded) body holds is counted in it as it arrives: a body the server
+    will parse (an S3 request document) is admitted by what its parse costs (:mod:`glueball.edge.memory`).
+    """
+
+    def __init__(self, folder: Path, chunked: bool, shape: BodyShape | None = None) -> None:
+        self.shape = shape
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"upload-{uuid.uuid4().hex}"
         self._file = self.path.open("wb")
@@ -99,6 +106,8 @@ class Spooler:
 
     def _write(self, data: bytes | memoryview) -> None:
         self._file.write(data)
+        if self.shape is not None:
+            self.shape.count(data)
         self._sha256.update(data)
         self._md5.update(data)
         self._crc32 = zlib.crc32(data, self._crc32)
@@ -173,3 +182,27 @@ class Spooler:
             raise SpoolError("Data after the end of an aws-chunked body")
         self._buffer.clear()
         return False
+
+
+class BodyFile:
+    """A body the server reads whole (a JSON, query or REST-JSON request), kept in an unnamed file of
+    ``folder`` while it arrives rather than in memory; counted in ``shape`` as it comes (what parsing it
+    will cost). The file has no name (``O_TMPFILE`` where the system has it), so a crash leaves nothing."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self._file = tempfile.TemporaryFile(dir=folder, prefix="body-")
+        self.shape = BodyShape()
+
+    def feed(self, piece: bytes) -> None:
+        self._file.write(piece)
+        self.shape.count(piece)
+
+    def read(self) -> bytes:
+        """The whole body (the file stays open until :meth:`close`)."""
+        self._file.flush()
+        self._file.seek(0)
+        return self._file.read()
+
+    def close(self) -> None:
+        self._file.close()

@@ -49,6 +49,14 @@ class _Walker:
             f"Value {shown} at '{path}' failed to satisfy constraint: Member must {constraint}"
         )
 
+    def report(self) -> None:
+        """Raise the violations found, if any, as one ValidationException."""
+        if self.violations:
+            count = len(self.violations)
+            noun = "error" if count == 1 else "errors"
+            shown = "; ".join(self.violations[:_MAX_REPORTED])
+            raise ValidationException(f"{count} validation {noun} detected: {shown}")
+
     def visit(self, shape: Shape, value: Any, path: str) -> None:
         kind = shape.type_name
         if kind == "structure":
@@ -200,8 +208,44 @@ def validate(shape: StructureShape | None, params: Any, open_enums: frozenset[st
         return
     walker = _Walker(open_enums)
     walker.structure(shape, params, "")
-    if walker.violations:
-        count = len(walker.violations)
-        noun = "error" if count == 1 else "errors"
-        shown = "; ".join(walker.violations[:_MAX_REPORTED])
-        raise ValidationException(f"{count} validation {noun} detected: {shown}")
+    walker.report()
+
+
+def check_storable(shape: Shape | None, params: Any) -> None:
+    """What every request must pass even where the handlers check their input themselves (glueball's own
+    ``Glueball.*`` operations): no string anywhere (a member, a map key, inside a document) holds a lone
+    surrogate, and no ``integer`` or ``long`` member is outside its 32- or 64-bit range. These are values no
+    store can keep, which a handler's own checks need not foresee.
+
+    Raises:
+        ValidationException: naming each such value, in the form :func:`validate` uses.
+    """
+    walker = _Walker()
+    _storable(walker, shape, params, "")
+    walker.report()
+
+
+def _storable(walker: _Walker, shape: Shape | None, value: Any, path: str) -> None:
+    kind = shape.type_name if shape is not None and not getattr(shape, "is_document_type", False) else None
+    if isinstance(value, str):
+        if not _encodable(value):
+            walker.fail(path, value.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace"),
+                        "be valid Unicode (a lone surrogate is not a character)")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if kind in _INTEGER_RANGE and not _INTEGER_RANGE[kind][0] <= value <= _INTEGER_RANGE[kind][1]:
+            low, high = _INTEGER_RANGE[kind]
+            walker.fail(path, value, f"be an {kind} from {low} to {high}")
+    elif isinstance(value, list):
+        member = shape.member if isinstance(shape, ListShape) and kind else None
+        for index, item in enumerate(value, start=1):
+            _storable(walker, member, item, f"{path}.{index}.member")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not _encodable(key):
+                _storable(walker, None, key, f"{path}.key" if path else "key")
+                continue
+            if isinstance(shape, StructureShape) and kind:
+                _storable(walker, shape.members.get(key), item, walker.join(path, key))
+            else:
+                _storable(walker, shape.value if isinstance(shape, MapShape) and kind else None, item,
+                          f"{path}.{key}" if path else key)

@@ -223,3 +223,33 @@ def databrew_ask(operation: str, request: Mapping[str, Any], account_id: str, re
     name = request.get("Name")
     resource = f"arn:aws:databrew:{region}:{account_id}:recipe/{name}" if name else "*"
     return Ask(f"databrew:{operation}", (resource,), _tag_context(request.get("Tags")))
+
+
+_LOG_STREAM_OPERATIONS = frozenset({"CreateLogStream", "DeleteLogStream", "PutLogEvents", "GetLogEvents"})
+
+
+def logs_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
+    """What a CloudWatch Logs ``operation`` asks: ``logs:<Operation>`` on the log group it names
+    (``arn:aws:logs:<region>:<account>:log-group:<name>``), or on the stream for the stream operations
+    (``...:log-group:<name>:log-stream:<stream>``); ``log-group:*`` for DescribeLogGroups. Tags given set
+    ``aws:RequestTag/*`` and ``aws:TagKeys``."""
+    base = f"arn:aws:logs:{region}:{account_id}:log-group:"
+    arn = request.get("resourceArn") or request.get("logGroupIdentifier")
+    if isinstance(arn, str) and arn.startswith("arn:"):
+        group = arn.split(":log-group:", 1)[-1].removesuffix(":*")
+    else:
+        group = str(request.get("logGroupName") or arn or "*")
+    resource = base + group
+    if operation in _LOG_STREAM_OPERATIONS and request.get("logStreamName"):
+        resource += f":log-stream:{request['logStreamName']}"
+    tags = request.get("tags") if isinstance(request.get("tags"), Mapping) else None
+    return Ask(f"logs:{operation}", (resource,), _tag_context(tags))
+
+
+def cloudwatch_ask(operation: str, request: Mapping[str, Any]) -> Ask:
+    """What a CloudWatch metrics ``operation`` asks: ``cloudwatch:<Operation>`` on ``*`` (metrics have no
+    ARNs); PutMetricData sets ``cloudwatch:namespace``."""
+    context: dict[str, str | list[str] | None] = {}
+    if operation == "PutMetricData":
+        context["cloudwatch:namespace"] = str(request.get("Namespace"))
+    return Ask(f"cloudwatch:{operation}", ("*",), context)

@@ -16,9 +16,15 @@ from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
-from glueball.iam.actions import Ask, databrew_ask, glue_ask, iam_ask, s3_asks
+from glueball.iam.actions import Ask, cloudwatch_ask, databrew_ask, glue_ask, iam_ask, logs_ask, s3_asks
 from glueball.iam.credentials import Identities
-from glueball.iam.errors import DataBrewAccessDenied, IamAccessDenied, S3AccessDenied
+from glueball.iam.errors import (
+    CloudWatchAccessDenied,
+    DataBrewAccessDenied,
+    IamAccessDenied,
+    LogsAccessDenied,
+    S3AccessDenied,
+)
 from glueball.iam.evaluation import Decision, Outcome, Request, authorize, context_of
 from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
@@ -176,6 +182,16 @@ class Authorizer:
         """A DataBrew request: ``databrew:<Operation>`` on the recipe it names, in the caller's account."""
         self.check(caller, databrew_ask(operation, request, caller.account_id, caller.region), caller.account_id,
                    DataBrewAccessDenied)
+
+    def logs_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        """A CloudWatch Logs request: ``logs:<Operation>`` on its log group or stream, in the caller's account."""
+        self.check(caller, logs_ask(operation, request, caller.account_id, caller.region), caller.account_id,
+                   LogsAccessDenied)
+
+    def cloudwatch_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
+        """A CloudWatch metrics request: ``cloudwatch:<Operation>`` (with ``cloudwatch:namespace`` for
+        PutMetricData), in the caller's account."""
+        self.check(caller, cloudwatch_ask(operation, request), caller.account_id, CloudWatchAccessDenied)
 
     def iam_guard(self, caller: Caller, operation: str, request: Mapping[str, Any]) -> None:
         def path_of(kind: str, name: str) -> str | None:

@@ -51,6 +51,19 @@ class DataBrewAccessDenied(IamError):
     code, status = "AccessDeniedException", 403
 
 
+class LogsAccessDenied(IamError):
+    """CloudWatch Logs' ``AccessDeniedException`` (a shape of its model, HTTP 400), for requests the policies
+    refuse."""
+
+    code, status = "AccessDeniedException", 400
+
+
+class CloudWatchAccessDenied(IamError):
+    """CloudWatch's ``AccessDenied`` (a protocol-level code of the query protocol, 403)."""
+
+    code, status = "AccessDenied", 403
+
+
 class IamAccessDenied(IamError):
     """IAM's ``AccessDenied``: a protocol-level code, not a modelled shape."""
 

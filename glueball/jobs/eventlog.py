@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["EventLogError", "RunMetrics", "application_logs", "run_metrics"]
+__all__ = ["COUNTED", "SAMPLED", "EventLogError", "RunMetrics", "application_logs", "run_metrics", "timeline"]
 
 DPU_VCPUS = 4
 COMPRESSED_SUFFIXES = (".zstd", ".lz4", ".lzf", ".snappy")
@@ -258,3 +258,84 @@ def run_metrics(path: str | Path | Iterable[str | Path], dpu_per_executor: float
                 factor = dpu_per_executor if dpu_per_executor is not None else cores / DPU_VCPUS
                 metrics.dpu_seconds += lived * factor
     return metrics
+
+
+# the per-interval figures of :func:`timeline`, named as Glue names its job metrics after ``glue.driver.``
+COUNTED = ("aggregate.bytesRead", "aggregate.recordsRead", "aggregate.numCompletedTasks", "aggregate.numFailedTasks",
+           "aggregate.numKilledTasks", "aggregate.numCompletedStages", "aggregate.shuffleBytesWritten",
+           "aggregate.shuffleLocalBytesRead", "aggregate.elapsedTime")
+SAMPLED = ("jvm.heap.used", "ExecutorAllocationManager.executors.numberAllExecutors")
+
+
+def timeline(path: str | Path, interval_ms: int = 30_000) -> list[tuple[int, str, str, float]]:
+    """A run's Spark figures per ``interval_ms`` (Glue reports its job metrics every 30 seconds).
+
+    Each item is ``(interval start in epoch ms, executor, figure, value)``: the figures of
+    :data:`COUNTED` are what happened in the interval (bytes and records read, tasks completed, failed
+    and killed, stages completed, shuffle bytes, and the application's elapsed milliseconds), executor
+    ``driver``; those of :data:`SAMPLED` are the highest value seen in the interval, per executor
+    (``driver`` in local mode): the JVM heap in use (from the tasks' executor metrics, sampled while
+    they ran) and the executors alive.
+
+    Raises:
+        EventLogError: no event log at ``path``, or one this host cannot decompress.
+    """
+    counted: dict[tuple[int, str], float] = {}
+    sampled: dict[tuple[int, str, str], float] = {}
+
+    def bucket(stamp: int) -> int:
+        return stamp - stamp % interval_ms
+
+    def count(stamp: int, figure: str, value: float) -> None:
+        if value:
+            key = (bucket(stamp), figure)
+            counted[key] = counted.get(key, 0.0) + value
+
+    def sample(stamp: int, executor: str, figure: str, value: float) -> None:
+        key = (bucket(stamp), executor, figure)
+        sampled[key] = max(sampled.get(key, 0.0), value)
+
+    for log in application_logs(path):
+        started: int | None = None
+        executors: set[str] = set()
+        for event in _events(log):
+            kind = event.get("Event")
+            if kind == "SparkListenerApplicationStart":
+                started = int(event["Timestamp"])
+            elif kind == "SparkListenerApplicationEnd" and started is not None:
+                count(int(event["Timestamp"]), "aggregate.elapsedTime", int(event["Timestamp"]) - started)
+            elif kind in ("SparkListenerExecutorAdded", "SparkListenerExecutorRemoved"):
+                executor = str(event.get("Executor ID"))
+                (executors.add if kind == "SparkListenerExecutorAdded" else executors.discard)(executor)
+                sample(int(event["Timestamp"]), "driver", SAMPLED[1], len(executors))
+            elif kind == "SparkListenerStageCompleted":
+                info = event.get("Stage Info") or {}
+                if info.get("Completion Time") and not info.get("Failure Reason"):
+                    count(int(info["Completion Time"]), "aggregate.numCompletedStages", 1)
+            elif kind == "SparkListenerTaskEnd":
+                _task_figures(event, count, sample)
+    return [(start, "driver", figure, value) for (start, figure), value in sorted(counted.items())] + \
+        [(start, executor, figure, value) for (start, executor, figure), value in sorted(sampled.items())]
+
+
+def _task_figures(event: dict[str, Any], count: Any, sample: Any) -> None:
+    info = event.get("Task Info") or {}
+    stamp = int(info.get("Finish Time") or 0)
+    if not stamp:
+        return
+    reason = (event.get("Task End Reason") or {}).get("Reason")
+    if info.get("Killed") or reason == "TaskKilled":
+        count(stamp, "aggregate.numKilledTasks", 1)
+    elif info.get("Failed") or (reason is not None and reason != "Success"):
+        count(stamp, "aggregate.numFailedTasks", 1)
+    else:
+        count(stamp, "aggregate.numCompletedTasks", 1)
+    task = event.get("Task Metrics") or {}
+    count(stamp, "aggregate.bytesRead", _number(task.get("Input Metrics"), "Bytes Read"))
+    count(stamp, "aggregate.recordsRead", _number(task.get("Input Metrics"), "Records Read"))
+    count(stamp, "aggregate.shuffleBytesWritten", _number(task.get("Shuffle Write Metrics"), "Shuffle Bytes Written"))
+    count(stamp, "aggregate.shuffleLocalBytesRead", _number(task.get("Shuffle Read Metrics"), "Local Bytes Read"))
+    heap = _number(event.get("Task Executor Metrics"), "JVMHeapMemory")
+    if heap:
+        executor = str(info.get("Executor ID") or "driver")
+        sample(stamp, executor, SAMPLED[0], heap)

@@ -78,7 +78,10 @@ def run_wire(run: JobRun) -> dict[str, Any]:
         wire["ErrorMessage"] = run.error_message
     wire["PredecessorRuns"] = []
     wire["ExecutionTime"] = execution_seconds(run)
-    wire["LogGroupName"] = LOG_GROUP
+    # Glue's --custom-logGroup-prefix replaces /aws-glue/jobs: the run's logs are in <prefix>/output and /error
+    arguments = {**(run.spec.get("DefaultArguments") or {}), **run.arguments,
+                 **(run.spec.get("NonOverridableArguments") or {})}
+    wire["LogGroupName"] = str(arguments.get("--custom-logGroup-prefix") or LOG_GROUP).rstrip("/")
     for member in _RUN_MEMBERS:
         if run.spec.get(member) is not None:
             wire[member] = run.spec[member]

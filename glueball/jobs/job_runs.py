@@ -2,8 +2,9 @@
 
 StartJobRun records a STARTING run (:meth:`JobRunService.begin`) and hands it to a
 daemon thread, so the request returns at once. The thread launches the driver
-(:mod:`glueball.jobs.launcher`), moves the run to RUNNING with the driver's pid,
-and watches it:
+(:mod:`glueball.jobs.launcher`) under its keeper (:mod:`glueball.supervise.keeper`),
+moves the run to RUNNING with the keeper's pid, and watches it; how the driver ended
+is read from the outcome record its keeper wrote (:mod:`glueball.supervise.outcome`):
 
 - exit 0 -> SUCCEEDED; exit N -> FAILED with the script's exception (the last
   traceback line of ``error.log``) or ``Command failed with exit code N``; killed by
@@ -21,10 +22,11 @@ and written to ``metrics.json`` in the run's log directory.
 
 A process records itself (host, pid, boot id) and a heartbeat on the runs it watches,
 and each run's driver (host, pid, start time). At start-up (:func:`reconcile`), runs
-whose watcher is gone are settled: a driver still alive on this host is watched again
-(its exit status is then unknown: a traceback in its error log means FAILED, else
-SUCCEEDED); otherwise the run ends FAILED ("server restarted during the run"), or
-STOPPED if it was stopping.
+whose watcher is gone are taken over: a driver still alive on this host is watched
+again, a driver that ended meanwhile is settled from its outcome record (the same
+states as above: SUCCEEDED only for exit status 0; a driver that ended with no record
+FAILED, saying so); a run whose driver never started ends FAILED ("the server stopped
+before the run's driver started"), or STOPPED if it was stopping.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from glueball.errors import GlueError
 from glueball.jobs.bookmarks import BookmarkService
@@ -48,17 +50,19 @@ from glueball.jobs.launcher import LaunchError, LaunchPlan, job_shape, plan_laun
 from glueball.jobs.models import PYTHON_SHELL, RETRIED_STATES, Driver, JobRun, JobRunState, RunMetrics
 from glueball.jobs.service import JobRunService, beat
 from glueball.jobs.store import active_runs, to_run
+from glueball.store.claims import claim_runner
 from glueball.store.schema import JobRow, JobRunRow
 from glueball.store.scoped import Scope
-from glueball.supervise.process import (
-    DriverProcess,
-    error_message,
-    host_name,
-    process_start,
-    signal_group,
-    timeout_unit_seconds,
+from glueball.supervise import outcome
+from glueball.supervise.process import DriverProcess, host_name, process_start, signal_group, timeout_unit_seconds
+from glueball.supervise.supervisor import (
+    NEVER_STARTED_MESSAGE,
+    Orphan,
+    Supervisor,
+    orphan_of,
+    reconcile_orphans,
+    watch_driver,
 )
-from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
 from glueball.supervise.warm import Shape, WarmPool
 
 if TYPE_CHECKING:
@@ -67,7 +71,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("glueball.jobs")
 
-RESTARTED_MESSAGE = "server restarted during the run"
 
 
 # (scope, role, run id, seconds) -> temporary credentials the run's driver acts with (--auth iam);
@@ -214,29 +217,24 @@ class JobRunner:
         stop = self.supervisor.track(run.run_id)
         ending = watch_driver(pid, proc, recorded, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
                               stop, lambda: service.state(run.run_id) in (JobRunState.STOPPING, None))
-        code = ending.code
-        error_log = Path(run.log_dir or ".") / "error.log"
+        folder = Path(run.log_dir) if run.log_dir else None
+        end = outcome.ended(folder, ending.code, pid)
         if ending.timed_out:
-            outcome, message = JobRunState.TIMEOUT, (f"Job run {run.run_id} exceeded its Timeout of "
-                                                     f"{run.timeout_minutes} minute(s) and was stopped")
+            state, message = JobRunState.TIMEOUT, (f"Job run {run.run_id} exceeded its Timeout of "
+                                                   f"{run.timeout_minutes} minute(s) and was stopped")
         elif ending.stopped:
-            outcome, message = JobRunState.STOPPED, None
-        elif code is None:  # an adopted driver: its exit status is not ours to read
-            message = error_message(error_log)
-            outcome = JobRunState.FAILED if message else JobRunState.SUCCEEDED
-        elif code == 0:
-            outcome, message = JobRunState.SUCCEEDED, None
-        elif code < 0:
-            outcome, message = JobRunState.FAILED, f"Job run driver (pid {pid}) was killed (signal {-code})"
+            state, message = JobRunState.STOPPED, None
         else:
-            outcome = JobRunState.FAILED
-            message = error_message(error_log) or f"Command failed with exit code {code}"
-        return self._finish(scope, run, outcome, message, code, plan.event_dirs if plan else
-                            [Path(run.log_dir or ".") / "events"])
+            succeeded, message = outcome.verdict(end, folder / "error.log" if folder else None, "Job run driver")
+            state = JobRunState.SUCCEEDED if succeeded else JobRunState.FAILED
+        exit_code = end.code if end.code is not None else -end.signal if end.signal is not None else ending.code
+        return self._finish(scope, run, state, message, exit_code,
+                            plan.event_dirs if plan else outcome.event_dirs(folder), end.ended_at)
 
-    def _finish(self, scope: Scope, run: JobRun, outcome: JobRunState, message: str | None, code: int | None,
-                event_dirs: list[Path]) -> JobRun | None:
-        execution_time = max(0, math.ceil(time.time() - run.started_on))
+    def _finish(self, scope: Scope, run: JobRun, state: JobRunState, message: str | None, code: int | None,
+                event_dirs: list[Path], ended_at: float | None = None) -> JobRun | None:
+        """Record how the run ended (``ended_at``: when its driver did, as recorded; else now)."""
+        execution_time = max(0, math.ceil((ended_at or time.time()) - run.started_on))
         metrics, dpu_seconds = RunMetrics(), None
         spark = _spark_metrics(run, event_dirs)
         if spark is not None:
@@ -244,7 +242,7 @@ class JobRunner:
         if dpu_seconds is None:
             dpu_seconds = round(execution_time * float(run.spec.get("MaxCapacity") or 0.0), 3)
         service = JobRunService(self.store, scope)
-        final = service.finish(run.run_id, outcome, message, execution_time, dpu_seconds, metrics.to_json())
+        final = service.finish(run.run_id, state, message, execution_time, dpu_seconds, metrics.to_json(), ended_at)
         if run.log_dir:
             try:
                 summary = {"JobRunState": final.value if final else None, "ExitCode": code,
@@ -296,34 +294,30 @@ def _discard_bookmark(store: Store, scope: Scope, run: JobRun) -> None:
 
 
 def reconcile(store: Store, runner: JobRunner) -> list[str]:
-    """At start-up: settle the runs whose watching process is gone; returns their run ids.
+    """At start-up: take over the runs whose watching process is gone; returns their run ids.
 
-    A driver still alive on this host is watched again by this process; otherwise the run
-    ends FAILED ("server restarted during the run"), or STOPPED if it was stopping.
+    A run whose driver was launched is watched again by this process: to its end while it runs, else settled at
+    once from the outcome record its keeper wrote (SUCCEEDED only for exit status 0). A run whose driver never
+    started ends FAILED, or STOPPED if it was stopping.
     """
     with store.read() as session:
         rows = [(row, session.get(JobRow, row.job_id)) for row in active_runs(session)]
-    orphans = [Orphan(row.run_id, row.runner, row.heartbeat,
-                      DriverProcess(row.driver_host, row.driver_pid, row.driver_start) if row.driver_pid else None,
-                      (row, job)) for row, job in rows if job is not None]
+    orphans = [orphan_of(row.run_id, row, row.log_dir, (row, job)) for row, job in rows if job is not None]
 
     def claim(orphan: Orphan[Any]) -> bool:
-        with store.write() as session:
-            moved = session.execute(
-                update(JobRunRow).where(JobRunRow.run_id == orphan.run_id, JobRunRow.runner == orphan.runner)
-                .values(runner=runner.identity, heartbeat=time.time())
-                .execution_options(synchronize_session=False)).rowcount  # type: ignore[attr-defined]
-        return bool(moved == 1)
+        return claim_runner(store, JobRunRow.run_id, orphan.run_id, orphan.runner, runner.identity)
 
     def adopt(orphan: Orphan[Any]) -> None:
         row, job = orphan.item
-        runner.adopt(Scope(job.account_id, job.region), row.access_key, to_run(row, job.name), Driver.of(row))
+        assert orphan.driver is not None
+        runner.adopt(Scope(job.account_id, job.region), row.access_key, to_run(row, job.name),
+                     Driver(row.run_id, orphan.driver.host, orphan.driver.pid, orphan.driver.start))
 
     def settle(orphan: Orphan[Any]) -> bool:
         row, job = orphan.item
         scope = Scope(job.account_id, job.region)
-        final = JobRunService(store, scope).finish(row.run_id, JobRunState.FAILED, RESTARTED_MESSAGE,
-                                                       max(0, math.ceil(time.time() - row.started_on)), None, None)
+        final = JobRunService(store, scope).finish(row.run_id, JobRunState.FAILED, NEVER_STARTED_MESSAGE,
+                                                   max(0, math.ceil(time.time() - row.started_on)), None, None)
         if final is None:
             return False
         _discard_bookmark(store, scope, to_run(row, job.name))

@@ -48,7 +48,7 @@ from glueball.runtime import hadoop, jvmshare
 from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import PythonModulesError, job_python
 from glueball.runtime.spark import driver_jars
-from glueball.supervise import driverenv, process
+from glueball.supervise import driverenv, launch
 from glueball.supervise.driverenv import DriverEnv
 from glueball.supervise.warm import Shape, WarmPool, shape_of
 
@@ -231,14 +231,16 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
 
 
 def spawn(plan: LaunchPlan, warm: WarmPool | None = None) -> subprocess.Popen[bytes]:
-    """Start the driver in its own session (process group), its output into the run's logs: a warm driver of the
-    plan's shape when the pool has one ready (its event logs are then where that driver writes them)."""
+    """Start the driver under its keeper in its own session (process group), its output into the run's logs: a warm
+    driver of the plan's shape when the pool has one ready (its event logs are then where that driver writes them).
+    Either way the keeper records how it ended in the run's folder (:mod:`glueball.supervise.outcome`)."""
+    launch.pass_gate()
     if warm is not None and plan.warm_shape is not None:
         driver = warm.take(plan.warm_shape)
         if driver is not None:
             plan.event_dirs = [driver.events]
             return warm.assign(driver, plan.argv[1:], plan.env, plan.cwd, plan.output_log, plan.error_log)
-    return process.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log)
+    return launch.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log)
 
 
 def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:

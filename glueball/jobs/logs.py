@@ -2,9 +2,10 @@
 
 Each run has ``$GLUEBALL_HOME/logs/jobs/<job, %-quoted>/<run id>/`` with ``output.log`` (the
 driver's stdout: Glue's ``/aws-glue/jobs/output`` stream of the run), ``error.log`` (stderr:
-``/aws-glue/jobs/error``), ``events/`` (Spark's event log) and ``metrics.json`` (ExecutionTime,
-DPUSeconds, rows and bytes read and written) once the run ended. Run ids are unique, so a
-run's directory is found from its id alone.
+``/aws-glue/jobs/error``), ``events/`` (Spark's event log), ``driver.json`` and ``outcome.json``
+(the driver's process and how it ended: :mod:`glueball.supervise.outcome`) and ``metrics.json``
+(ExecutionTime, DPUSeconds, rows and bytes read and written) once the run ended. Run ids are
+unique, so a run's directory is found from its id alone.
 """
 
 from __future__ import annotations

@@ -560,8 +560,9 @@ class JobRunService:
             return JobRunState(row.state) if row is not None else None
 
     def finish(self, run_id: str, outcome: JobRunState, error: str | None, execution_time: int,
-               dpu_seconds: float | None, metrics: Spec | None) -> JobRunState | None:
-        """Record how a run ended; a run asked to stop ends STOPPED whatever its driver did.
+               dpu_seconds: float | None, metrics: Spec | None, ended_at: float | None = None) -> JobRunState | None:
+        """Record how a run ended (``CompletedOn``: ``ended_at``, when its driver's end was recorded, else now); a
+        run asked to stop ends STOPPED whatever its driver did.
 
         Returns:
             the state recorded, or None if the run had already ended (or was deleted with its job).
@@ -575,7 +576,8 @@ class JobRunService:
                 target = JobRunState.STOPPED if current is JobRunState.STOPPING else outcome
                 stamp = now()
                 message = None if target in (JobRunState.STOPPED, JobRunState.SUCCEEDED) else error
-                if compare_and_swap(session, run_id, current, target, completed_on=stamp, last_modified_on=stamp,
+                if compare_and_swap(session, run_id, current, target, completed_on=round(ended_at, 3) if ended_at
+                                    else stamp, last_modified_on=stamp,
                                     error_message=message, execution_time=execution_time, dpu_seconds=dpu_seconds,
                                     metrics=metrics, runner=None, heartbeat=None):
                     return target

@@ -15,7 +15,8 @@ connectors are built against it.
 Without Maven, or offline, nothing fails until a feature is used: :class:`JarsUnavailable` then names the
 feature, what needs it and the command that fetches it (``glueball jars fetch FEATURE``, ``make jars``).
 A failed resolution is remembered for :data:`RETRY_AFTER` seconds (``<feature>-<digest>.failed``), so a
-machine without Maven Central does not pay Maven's start at every Spark start.
+machine without Maven Central does not pay Maven's start at every Spark start. Spark's own "Failed to find data
+source: kafka" becomes that message through :func:`explain` (``glueball run`` and the Glue Kafka source use it).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FEATURES", "Feature", "JarsUnavailable", "available", "cache_root", "feature", "fetch", "jars",
-           "pyspark_artifacts"]
+__all__ = ["DATA_SOURCES", "FEATURES", "Feature", "JarsUnavailable", "available", "cache_root", "explain", "feature",
+           "fetch", "jars", "pyspark_artifacts"]
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"
@@ -224,3 +225,28 @@ def _locked(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# the Spark data source short names a feature's jars provide: Spark's "Failed to find data source: NAME" is explained
+DATA_SOURCES = {"kafka": "kafka"}
+_NOT_FOUND = re.compile(r"Failed to find (?:the )?data source: ([\w-]+(?:\.[\w-]+)*)")
+
+
+def explain(exc: BaseException) -> JarsUnavailable | None:
+    """Why Spark failed to find a data source of one of the features (``kafka``), else None.
+
+    The feature's :class:`JarsUnavailable` when its jars cannot be had now; when they can (fetched since), one
+    saying that this Spark session was started without them.
+    """
+    match = _NOT_FOUND.search(str(exc))
+    name = DATA_SOURCES.get(match.group(1).lower()) if match else None
+    if name is None:
+        return None
+    try:
+        found = jars(name)
+    except JarsUnavailable as missing:
+        return missing
+    spec = feature(name)
+    return JarsUnavailable(f"{spec.needed_by} need the jars of glueball's '{spec.name}' feature; they are in "
+                           f"{found[0].parent if found else cache_root()} now, but this Spark session was started "
+                           "without them: start it again")

@@ -83,6 +83,9 @@ class MLTransformService:
                     raise InvalidInputException(f"Security configuration {configuration} not found.")
 
     def _schema(self, tables: list[dict[str, Any]]) -> list[dict[str, str]]:
+        if not tables:  # the model allows an empty list; a transform without records has no schema
+            raise InvalidInputException("InputRecordTables must name at least one table: the transform's "
+                                        "records and schema come from it")
         schemas = []
         for table in tables:
             try:

@@ -238,7 +238,24 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
             # standalone schedules by cores, not by executor count
             settings["spark.cores.max"] = str(cap.executor_vcpus)
     settings.update(spark_ui_settings(arguments or {}, home))
+    settings.update(catalog_settings(arguments or {}))
     return settings
+
+
+def catalog_settings(arguments: Mapping[str, str]) -> dict[str, str]:
+    """``--enable-glue-datacatalog false``: Spark keeps its own in-memory catalog, as a Glue job without the Data
+    Catalog as its Hive metastore does. glueball's default (the argument absent, ``true``, or empty as Glue's
+    console once wrote it) is the Data Catalog (:mod:`glueball.runtime.hivecatalog`).
+
+    Raises:
+        ValueError: a value other than true, false or empty.
+    """
+    value = arguments.get("--enable-glue-datacatalog")
+    if value is None or not value.strip():
+        return {}
+    if _flag(arguments, "--enable-glue-datacatalog"):
+        return {}
+    return {"spark.sql.catalogImplementation": "in-memory"}
 
 
 def _flag(arguments: Mapping[str, str], name: str) -> bool:

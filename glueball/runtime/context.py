@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.client import glue_client
@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from pyspark import SparkContext
     from pyspark.sql import DataFrame, SparkSession
 
-    from glueball.runtime.sqlcatalog import LazyCatalog, MirrorReport
-
 # settings a Glue script relies on that can still be set on a running session
 _SESSION_CONF = {
     "spark.sql.ansi.enabled": "false",
@@ -23,6 +21,16 @@ _SESSION_CONF = {
     "spark.sql.sources.partitionOverwriteMode": "dynamic",
     "spark.sql.legacy.timeParserPolicy": "CORRECTED",
 }
+
+
+@dataclass
+class SqlCatalogRefresh:
+    """What :meth:`GlueContext.refresh_sql_catalog` did: with the catalog as Spark's metastore, nothing is
+    copied (``tables``, ``partitions`` and ``skipped`` stay empty; kept for scripts that read them)."""
+
+    tables: list[str] = field(default_factory=list)
+    partitions: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 class GlueContext:
@@ -49,27 +57,16 @@ class GlueContext:
         self.write_dynamic_frame = DynamicFrameWriter(self)
         self.create_data_frame = DataFrameReader(self)
         self.write_data_frame = DataFrameWriter(self)
-        self._sql_catalog: LazyCatalog | None = None
-        if os.environ.get("GLUEBALL_SQL_CATALOG", "on").lower() not in ("off", "0", "false"):
-            from glueball.runtime.sqlcatalog import attach
 
-            # catalog tables become Spark SQL tables when a statement first names them: nothing is read here
-            self._sql_catalog = attach(self.spark_session, glue_client)
+    def refresh_sql_catalog(self) -> SqlCatalogRefresh:
+        """Forget what Spark SQL cached of catalog tables (their files, relations, cached data).
 
-    def refresh_sql_catalog(self) -> MirrorReport:
-        """Mirror the whole Data Catalog into Spark SQL now, re-reading tables already registered.
-
-        Not needed for ``spark.sql`` / ``spark.table`` on catalog tables (they are registered on first
-        use, :mod:`glueball.runtime.sqlcatalog`); useful after the catalog changed during the script,
-        or to list every catalog table in ``spark.catalog``.
+        Spark SQL's catalog is the Data Catalog itself (:mod:`glueball.runtime.hivecatalog`): every table
+        is read from it when a statement names it, so nothing needs copying. Useful after another client
+        changed a table's files while the script runs.
         """
-        from glueball.runtime.sqlcatalog import mirror_catalog
-
-        report = mirror_catalog(self.spark_session, self.glue_client)
-        if self._sql_catalog is not None:
-            self._sql_catalog.forget()
-            self._sql_catalog.mirrored(report)
-        return report
+        self.spark_session.catalog.clearCache()
+        return SqlCatalogRefresh()
 
     @property
     def glue_client(self) -> Any:

@@ -11,19 +11,26 @@ The archive lives under ``$GLUEBALL_JVM_CACHE`` (default ``$XDG_CACHE_HOME/glueb
 ``~/.cache/glueball/jvm``), shared by every installation on the machine. It is built once, by a
 child process that runs a small Spark workload and exits (``python -m glueball.runtime.jvmshare``,
 or :func:`build`); the server starts that build in the background the first time it launches a
-Spark driver without one. ``GLUEBALL_JVM_SHARE=0`` turns the whole mechanism off.
+Spark driver without one. The build holds a lock (``spark-<digest>.lock``), so there is one at a time
+per archive: it writes a scratch file and renames it into place once whole (or removes it), and it
+finishes on its own - a short-lived server stopped meanwhile leaves it to complete, and the next server,
+finding the archive in place (or the build still under way), starts no other.
+``GLUEBALL_JVM_SHARE=0`` turns the whole mechanism off.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 _LOG_OFF = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a misfit archive is skipped without a word
 _building = threading.Lock()
@@ -69,7 +76,12 @@ def driver_java_options(jars: list[str]) -> str:
     if not enabled():
         return ""
     path = archive_path(jars)
-    return f"-XX:SharedArchiveFile={path} {_LOG_OFF}" if path.is_file() else ""
+    try:
+        if time.time() - path.stat().st_mtime > _USE_MARK_SECONDS:
+            os.utime(path)  # used: pruning keeps the archives drivers start from
+    except OSError:
+        return ""
+    return f"-XX:SharedArchiveFile={path} {_LOG_OFF}"
 
 
 def with_share(options: str | None, jars: list[str]) -> str:
@@ -81,41 +93,109 @@ def with_share(options: str | None, jars: list[str]) -> str:
 
 
 def build(jars: list[str], timeout: float = 300.0) -> Path | None:
-    """Build the archive now (in a child process); its path, or None when that failed."""
+    """Build the archive now, in a process of its own (:func:`build_here`), and wait for it; its path, or None
+    when that failed. When another process is building it already (a server's build that outlived its server),
+    wait for that one instead of starting a second."""
     if not enabled():
         return None
     target = archive_path(jars)
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, scratch = tempfile.mkstemp(prefix=".building-", suffix=".jsa", dir=target.parent)
-    os.close(fd)
-    os.unlink(scratch)  # the JVM writes it at exit
-    env = dict(os.environ, GLUEBALL_JVM_SHARE="0")
+    proc = _start_builder(target, jars, timeout)
     try:
-        subprocess.run([sys.executable, "-m", "glueball.runtime.jvmshare", scratch, os.pathsep.join(jars)],
-                       env=env, timeout=timeout, preexec_fn=lambda: os.nice(10),  # behind the real work
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        if not Path(scratch).is_file():
-            return None
+        proc.wait(timeout=timeout + 30)
+    except subprocess.TimeoutExpired:
+        pass  # the builder bounds itself
+    _wait_unlocked(target, timeout)
+    return target if target.is_file() else None
+
+
+def _start_builder(target: Path, jars: list[str], timeout: float) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, GLUEBALL_JVM_SHARE="0")
+    return subprocess.Popen(  # its own session: it finishes (or gives up) whether or not its starter lives on
+        [sys.executable, "-m", "glueball.runtime.jvmshare", str(target), os.pathsep.join(jars), str(timeout)],
+        env=env, preexec_fn=lambda: os.nice(10), start_new_session=True,  # behind the real work
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _lock_path(target: Path) -> Path:
+    return target.with_suffix(".lock")
+
+
+def _try_lock(target: Path) -> TextIO | None:
+    """The build lock of ``target``, taken (held while the returned file is open); None when a build holds it."""
+    handle = _lock_path(target).open("a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def building(jars: list[str]) -> bool:
+    """Whether a process is building the archive of ``jars`` now."""
+    target = archive_path(jars)
+    if not target.parent.is_dir():
+        return False
+    held = _try_lock(target)
+    if held is None:
+        return True
+    held.close()
+    return False
+
+
+def _wait_unlocked(target: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        held = _try_lock(target)
+        if held is not None:
+            held.close()
+            return
+        time.sleep(0.5)
+
+
+def build_here(target: Path, jars: list[str], timeout: float) -> int:
+    """Build ``target`` in this process (the builder ``python -m glueball.runtime.jvmshare`` runs): under its lock,
+    so one build at a time per archive, into a scratch file renamed into place once the JVM has written it whole,
+    the scratch removed otherwise - also when the build outlives the server that started it, or is ended."""
+    lock = _try_lock(target)
+    if lock is None or target.is_file():
+        return 0  # being built by another process, or built already
+    for left in target.parent.glob(f".building-{target.stem}-*.jsa"):  # a build that was killed: ours now
+        left.unlink(missing_ok=True)
+    scratch = target.parent / f".building-{target.stem}-{os.getpid()}.jsa"
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the finally clause below still runs
+    watchdog = threading.Timer(timeout, lambda: os.killpg(os.getpgid(0), signal.SIGTERM))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        _workload(str(scratch), jars)
+        if not scratch.is_file() or scratch.stat().st_size == 0:
+            return 1
         os.replace(scratch, target)  # readers see a whole archive or none
         prune(target.parent)
-        return target
-    except (subprocess.SubprocessError, OSError):
-        return None
+        return 0
     finally:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
+        watchdog.cancel()
+        scratch.unlink(missing_ok=True)
+        lock.close()
 
 
-KEEP = 3  # archives kept in the cache: those of the installations used last
+KEEP = 8  # archives kept in the cache: those used last (every venv and class path on the machine has its own)
+UNUSED_DAYS = 7  # beyond the newest, an archive no driver started from for this long goes
+_USE_MARK_SECONDS = 3600.0
 
 
 def prune(directory: Path, keep: int = KEEP) -> None:
-    """Remove all but the ``keep`` most recently made archives (each venv and class path has its own)."""
+    """Remove all but the ``keep`` most recently used archives (and, but the newest, those unused for
+    :data:`UNUSED_DAYS`), and the scratch files of builds that died an hour ago or more. An archive's modification
+    time is when a driver last started from it (:func:`driver_java_options` marks it)."""
     archives = sorted(directory.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    stale = [p for p in archives[1:] if time.time() - p.stat().st_mtime > UNUSED_DAYS * 86400]
     abandoned = [p for p in directory.glob(".building-*.jsa") if time.time() - p.stat().st_mtime > 3600]
-    for old in [*archives[keep:], *abandoned]:  # and what a build that died an hour ago left
+    for old in [*archives[keep:], *stale, *abandoned]:
         try:
             old.unlink()
         except OSError:
@@ -123,9 +203,11 @@ def prune(directory: Path, keep: int = KEEP) -> None:
 
 
 def build_in_background(jars: list[str]) -> None:
-    """Start building the archive in a thread of this process, once (a server's first Spark launch)."""
+    """Start building the archive, once per process (a server's first Spark launch), unless it exists or another
+    process builds it already. The build is a process of its own that finishes on its own: a server stopped
+    meanwhile leaves it to complete, and the next server finds its archive in place."""
     global _started
-    if not enabled() or archive_path(jars).is_file():
+    if not enabled() or archive_path(jars).is_file() or building(jars):
         return
     with _building:
         if _started:
@@ -168,4 +250,5 @@ def _workload(scratch: str, jars: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    _workload(sys.argv[1], [j for j in (sys.argv[2] if len(sys.argv) > 2 else "").split(os.pathsep) if j])
+    sys.exit(build_here(Path(sys.argv[1]), [j for j in (sys.argv[2] if len(sys.argv) > 2 else "").split(os.pathsep)
+                                            if j], float(sys.argv[3]) if len(sys.argv) > 3 else 300.0))

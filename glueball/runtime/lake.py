@@ -5,7 +5,8 @@ Glue scripts call boto3 themselves (``boto3.client("s3").put_object(...)``, ``bo
 
 - with a server (``GLUEBALL_ENDPOINT=http://host:9400``: job runs the server launches, ``glueball
   run`` pointed at one), the SDKs' service endpoints are set — ``AWS_ENDPOINT_URL_S3``,
-  ``AWS_ENDPOINT_URL_GLUE``, ``AWS_ENDPOINT_URL_STS``, ``AWS_ENDPOINT_URL_IAM`` — unless the
+  ``AWS_ENDPOINT_URL_GLUE``, ``AWS_ENDPOINT_URL_STS``, ``AWS_ENDPOINT_URL_IAM``,
+  ``AWS_ENDPOINT_URL_CLOUDWATCH_LOGS``, ``AWS_ENDPOINT_URL_CLOUDWATCH`` — unless the
   environment already sets them, which every AWS SDK and the AWS CLI honour;
 - embedded (no endpoint: ``glueball run`` on a laptop), boto3's default session answers the
   services glueball serves in-process, through the embedded installation of ``GLUEBALL_HOME``
@@ -22,14 +23,15 @@ from typing import Any
 
 from glueball.supervise import driverenv
 
-SERVED = ("s3", "glue", "sts", "iam")
+# botocore's service ids, hyphenated as its events name them (CloudWatch Logs is "cloudwatch-logs")
+SERVED = ("s3", "glue", "sts", "iam", "cloudwatch-logs", "cloudwatch")
 HANDLE_FACTORY_ENV = "GLUEBALL_EMBEDDED_HANDLE"
 DEFAULT_HANDLE_FACTORY = "glueball.app:default_embedded_handle"
 
 
 def endpoint_variables(endpoint: str) -> dict[str, str]:
     """The SDK environment that points every service glueball serves at ``endpoint``."""
-    return {f"AWS_ENDPOINT_URL_{service.upper()}": endpoint for service in SERVED}
+    return {f"AWS_ENDPOINT_URL_{service.upper().replace('-', '_')}": endpoint for service in SERVED}
 
 
 def expose(environ: dict[str, str] | None = None) -> None:

@@ -21,6 +21,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from glueball import jvm
 from glueball.runtime import hadoop
 from glueball.runtime.jvmshare import with_share
 from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log
@@ -147,15 +148,17 @@ def execute(script: Path, script_args: list[str]) -> int:
 
 
 def _print_failure(exc: BaseException) -> None:
-    """The script's traceback; when it failed on an s3:// path for want of glueball's Hadoop FileSystem, followed
-    by a :class:`~glueball.runtime.hadoop.HadoopJarError` saying why (the run's error message, as the last one)."""
-    explained = hadoop.explain(exc)
+    """The script's traceback; when it failed on an s3:// path for want of glueball's Hadoop FileSystem, or on
+    Spark's "Failed to find data source: kafka" for want of a JVM feature's jars, followed by a
+    :class:`~glueball.runtime.hadoop.HadoopJarError` or :class:`~glueball.jvm.JarsUnavailable` saying why (the
+    run's error message, as the last one)."""
+    explained: Exception | None = hadoop.explain(exc) or jvm.explain(exc)
     if explained is None:
         traceback.print_exc()
         return
     try:
         raise explained from exc
-    except hadoop.HadoopJarError:
+    except (hadoop.HadoopJarError, jvm.JarsUnavailable):
         traceback.print_exc()
 
 

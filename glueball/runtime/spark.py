@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from glueball import jvm
 from glueball.objects.locations import LocationError, is_s3, local_path, object_store_root
-from glueball.runtime import hadoop
+from glueball.runtime import hadoop, hivecatalog
 from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
 
@@ -43,6 +43,9 @@ DEFAULT_CONF = {
     "spark.driver.memory": "2g",
     "spark.sql.sources.partitionOverwriteMode": "dynamic",
     "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+    # executors' memory sampled every second into each task's end event: the heap metrics of a run (glue.*.jvm.heap.*,
+    # served by glueball.logs) come from those samples. On every session, so warm drivers have the shape runs ask for
+    "spark.executor.metrics.pollingInterval": "1s",
 }
 
 
@@ -89,10 +92,38 @@ def driver_jars() -> list[str]:
 
 
 def base_settings(jars: list[str]) -> dict[str, str]:
-    """:data:`DEFAULT_CONF` and the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``)."""
+    """:data:`DEFAULT_CONF`, the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``), and the
+    Data Catalog as Spark's metastore (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
     settings = dict(DEFAULT_CONF)
     settings.update(hadoop.filesystem_settings(jars, object_store_root().absolute()))
+    s3_native = settings.get("spark.hadoop.fs.s3.impl") in (hadoop.FILESYSTEM, hadoop.S3A_FILESYSTEM)
+    settings.update(hivecatalog.spark_settings(s3_native))
     return settings
+
+
+def serve_this_home(session: SparkSession) -> None:
+    """Point a running session's ``s3://`` file systems at this process's object store, as it is now.
+
+    A warm driver (:mod:`glueball.runtime.warm_driver`) starts its SparkContext before it has a run, under the
+    environment of the process that started its pool; once it takes a run's environment, the run's object store
+    (``GLUEBALL_HOME``, ``GLUEBALL_S3_ENDPOINT``) is the one its plain ``df.write.parquet("s3://...")`` and
+    ``CREATE TABLE ... LOCATION`` must reach: the Hadoop configuration of the context, the SparkConf later
+    sessions start from and the session's own settings are all set again.
+    """
+    context = session.sparkContext
+    settings = hadoop.filesystem_settings(driver_jars(), object_store_root().absolute())
+    if context._jsc.hadoopConfiguration().get(hadoop.ROOT_KEY) != settings.get(f"spark.hadoop.{hadoop.ROOT_KEY}"):
+        jvm = context._jvm
+        assert jvm is not None  # a running context's gateway
+        jvm.org.apache.hadoop.fs.FileSystem.closeAll()  # instances made before hold the old root
+    if f"spark.hadoop.{hadoop.ROOT_KEY}" not in settings:
+        context._jsc.hadoopConfiguration().unset(hadoop.ROOT_KEY)
+        context._jsc.sc().conf().remove(f"spark.hadoop.{hadoop.ROOT_KEY}")
+        session.conf.unset(f"spark.hadoop.{hadoop.ROOT_KEY}")
+    for key, value in settings.items():
+        context._jsc.hadoopConfiguration().set(key.removeprefix("spark.hadoop."), value)
+        context._jsc.sc().conf().set(key, value)
+        session.conf.set(key, value)
 
 
 def prepare_event_log(settings: dict[str, str]) -> None:

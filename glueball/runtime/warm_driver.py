@@ -16,7 +16,11 @@ is the script's. One assignment, then it exits: no state leaks from one run to t
 With ``PYSPARK_GATEWAY_PORT`` and ``PYSPARK_GATEWAY_SECRET`` set (by the pool) it starts no JVM: it
 attaches to a warm JVM (:mod:`glueball.runtime.warm_jvm`) as pyspark attaches to a gateway it did
 not launch, and creates its own SparkContext there, with its own settings and event log. Stdin
-closing without an assignment, or its server going away (it is reparented), ends it too.
+closing without an assignment ends it too (and its keeper ends it when its server goes away).
+
+Taking a run, it names the run's folder for its keeper (``GLUEBALL_WARM_ASSIGNED``), which records there
+how it ends, and serves the run's installation: its SparkContext's ``s3://`` file systems are pointed at
+the run's object store and Spark's Python workers get the run's environment (:func:`serve_the_run`).
 """
 
 from __future__ import annotations
@@ -50,17 +54,25 @@ def warm_up(options: list[str]) -> None:
 
 
 def become(assignment: dict[str, Any]) -> int:
-    """Take on the run described by ``assignment``; its exit status."""
+    """Take on the run described by ``assignment``; its exit status. First of all, tell the driver's keeper the
+    folder of the run, where it records how this process ends (:mod:`glueball.supervise.keeper`)."""
+    from glueball.supervise.keeper import ASSIGNED_ENV
+    from glueball.supervise.outcome import note_assignment
+
+    if os.environ.get(ASSIGNED_ENV):
+        note_assignment(Path(os.environ[ASSIGNED_ENV]), Path(assignment["cwd"]))
     for name, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
         stream.flush()
         with open(assignment[name], "ab") as target:
             os.dup2(target.fileno(), stream.fileno())
+    before = dict(os.environ)
     os.environ.clear()
     os.environ.update(assignment["env"])
     os.chdir(assignment["cwd"])
     from glueball.runtime.client import reset_client
 
     reset_client()
+    serve_the_run(before)
     argv = list(assignment["argv"])
     if argv[:3] == ["-m", "glueball", "run"]:
         from glueball.runtime import scriptrunner
@@ -92,6 +104,26 @@ def become(assignment: dict[str, Any]) -> int:
     return 2
 
 
+def serve_the_run(before: dict[str, str]) -> None:
+    """Give the SparkContext made ahead what belongs to the run this process now serves, not to the process that
+    started the pool: the run's object store behind ``s3://`` (its home), and its environment for the Python
+    workers Spark starts from now on (UDFs, Python data sources) - they inherit the JVM's environment, the
+    server's, and get every variable the run's differs in (a run variable it lacks as empty)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    from glueball.runtime.spark import serve_this_home
+    from glueball.supervise.driverenv import ENDPOINT, HOME, RUN_VARIABLES, STORE
+
+    serve_this_home(SparkSession.builder.getOrCreate())
+    context = SparkContext._active_spark_context
+    if context is None:
+        return
+    changed = {key: value for key, value in os.environ.items() if before.get(key) != value}
+    lacking = {key: "" for key in (HOME, ENDPOINT, STORE, *RUN_VARIABLES) if key not in os.environ}
+    context.environment.update({**lacking, **changed})
+
+
 def _assignment(parent: int) -> str:
     """The assignment line from stdin; empty when the pool lets the driver go, or its server is gone (it was
     reparented: the pipe may live on in a process that inherited it)."""
@@ -109,8 +141,8 @@ def main(options: list[str]) -> int:
     parent = os.getppid()
     warm_up(options)
     ready = os.environ.get(READY_ENV)
-    if ready:
-        Path(ready).write_text(str(os.getpid()))
+    if ready:  # names its process group: its keeper's pid, what a run it takes records as its driver
+        Path(ready).write_text(str(os.getpgid(0)))
     line = _assignment(parent)
     if not line.strip():
         return 0  # the pool let it go (or its server stopped): nothing to do

@@ -18,8 +18,12 @@ It writes the gateway's port and secret, and the JVM's process id, to ``$GLUEBAL
     the run that opened them), then write ``N`` to ``$GLUEBALL_WARM_GATEWAY.reset`` (``N failed: why``
     when it could not).
 
+``attach PID``
+    a warm driver (its keeper's pid) was attached to it.
+
 End of input, or its server going away (it is reparented), ends it and with it the JVM (a Py4J
-gateway JVM exits when the pipe from its launcher closes).
+gateway JVM exits when the pipe from its launcher closes) - once the driver attached last has ended:
+a run on it outlives its server as a cold driver does, and a restarted server adopts it.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,17 +52,29 @@ def reset(gateway: Any) -> None:
 
 
 def _commands(parent: int) -> Any:
+    """The commands on stdin, until it ends or the server goes away (this process is reparented) - and then,
+    while a driver attached to this JVM still runs its run, until that driver ends: the run outlives its
+    server, as a cold driver's does, for the next server to adopt."""
     import select
 
+    from glueball.supervise.process import driver_alive, host_name
+
+    attached: int | None = None
     while True:
         readable, _, _ = select.select([sys.stdin], [], [], 1.0)
         if readable:
             line = sys.stdin.readline()
             if not line:
-                return
+                break
+            name, _, value = line.strip().partition(" ")
+            if name == "attach":
+                attached = int(value)
+                continue
             yield line.strip()
         elif os.getppid() != parent:
-            return
+            break
+    while attached is not None and driver_alive(host_name(), attached, None):
+        time.sleep(1.0)
 
 
 def main(options: list[str]) -> int:

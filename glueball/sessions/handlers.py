@@ -143,14 +143,18 @@ def cancel_statement(needs: SessionNeeds, caller: Caller, request: Request) -> R
 @INTERNAL_OPERATIONS.operation("TakeStatement")
 def take_statement(needs: SessionNeeds, caller: Caller, request: Request) -> Response:
     service = sessions(needs, caller)
-    session_id = str(request.get("SessionId") or "")
-    wait = float(request.get("WaitSeconds") or 0.0)
-    if not 0 <= wait <= 30:
-        raise InvalidInputException("WaitSeconds must be from 0 to 30")
+    session_id = request.get("SessionId")
+    wait = request.get("WaitSeconds", 0.0)
+    running = request.get("RunningId")
+    if not isinstance(session_id, str) or not session_id:
+        raise InvalidInputException(f"SessionId must be a session's id, got {session_id!r}")
+    if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= 30:
+        raise InvalidInputException(f"WaitSeconds must be a number from 0 to 30, got {wait!r}")
+    if running is not None and (isinstance(running, bool) or not isinstance(running, int)):
+        raise InvalidInputException(f"RunningId must be a statement's id (an integer), got {running!r}")
     if service.get(session_id).state is SessionState.PROVISIONING:
         service.ready(session_id)  # the driver's first call: it is up
-    running = request.get("RunningId")
-    statement, flag = service.take(session_id, wait, int(running) if running is not None else None)
+    statement, flag = service.take(session_id, float(wait), running)
     if running is not None:
         ended = service.get(session_id).state not in LIVE
         return {"Cancel": flag and not ended, "SessionEnded": ended}

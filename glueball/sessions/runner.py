@@ -8,11 +8,13 @@ thing of glueball shares (:mod:`glueball.supervise`):
 - StopSession (any server) moved it to STOPPING -> the driver is ended -> STOPPED;
 - no statement for ``IdleTimeout`` minutes -> ended -> TIMEOUT ("idle for N minutes");
 - past ``Timeout`` minutes -> ended -> TIMEOUT;
-- the driver exits by itself -> FAILED with its exception (``error.log``) or exit status.
+- the driver exits by itself -> FAILED with its exception (``error.log``), exit status or signal, read
+  from the outcome record its keeper wrote (:mod:`glueball.supervise.outcome`).
 
 (``GLUEBALL_JOB_TIMEOUT_UNIT_SECONDS`` shortens a minute for tests, as for job runs.) At start-up
 (:func:`reconcile`) sessions whose watcher is gone are claimed: a driver still alive on this host is
-watched again; otherwise the session ends FAILED ("server restarted: the session's driver is gone").
+watched again, one that ended meanwhile settled from its outcome record; a session whose driver never
+started ends FAILED ("the server stopped before the run's driver started").
 """
 
 from __future__ import annotations
@@ -37,18 +39,26 @@ from glueball.runtime.lake import endpoint_variables
 from glueball.runtime.pyenv import job_python
 from glueball.runtime.warm_driver import EXTRA_PY_FILES_ENV
 from glueball.sessions.models import ENDED, LIVE, Session, SessionState
-from glueball.sessions.service import SessionService, changed
+from glueball.sessions.service import SessionService
+from glueball.store.claims import claim_runner
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.store.session_tables import GlueSessionRow
+from glueball.supervise import outcome
 from glueball.supervise.driverenv import DriverEnv
-from glueball.supervise.process import DriverProcess, error_message, host_name, process_start, timeout_unit_seconds
-from glueball.supervise.supervisor import Orphan, Supervisor, reconcile_orphans, watch_driver
+from glueball.supervise.process import DriverProcess, host_name, process_start, timeout_unit_seconds
+from glueball.supervise.supervisor import (
+    NEVER_STARTED_MESSAGE,
+    Orphan,
+    Supervisor,
+    orphan_of,
+    reconcile_orphans,
+    watch_driver,
+)
 from glueball.supervise.warm import Shape, WarmPool, shape_of
 
 log = logging.getLogger("glueball.sessions")
 
-RESTARTED_MESSAGE = "server restarted: the session's driver is gone"
 # (scope, role, session id, seconds) -> temporary credentials of the role (--auth iam)
 RunIdentity = Callable[[Scope, str, str, float], tuple[str, str, str]]
 
@@ -68,14 +78,18 @@ class SessionRunner:
 
     def start(self, scope: Scope, session: Session) -> None:
         """Launch the driver of a PROVISIONING session and watch it (in a background thread)."""
+        log_dir = session_log_dir(self.settings, session.session_id)
+        if log_dir.is_dir():  # an ended session's id used again: its driver's records are not this one's
+            outcome.clear(log_dir)
         self._scopes[session.session_id] = scope
         self.supervisor.track(session.session_id)
         self.supervisor.thread(f"session-{session.session_id[:16]}", self._run, session.session_id, None)
 
-    def adopt(self, scope: Scope, session: Session) -> None:
+    def adopt(self, scope: Scope, session: Session, driver: DriverProcess) -> None:
+        """Watch the driver a stopped process launched (reconciliation): to its end, or settle it from its outcome
+        record when it ended meanwhile."""
         self._scopes[session.session_id] = scope
         self.supervisor.track(session.session_id)
-        driver = DriverProcess(session.driver_host, session.driver_pid, session.driver_start)
         self.supervisor.thread(f"session-{session.session_id[:16]}", self._run, session.session_id, driver)
 
     def stop(self, session_id: str) -> None:
@@ -147,11 +161,11 @@ class SessionRunner:
                            f"Session was idle for its IdleTimeout of {session.idle_timeout_minutes} minute(s)")
         elif ending.stopped:
             service.settle(session_id, tuple(LIVE), SessionState.STOPPED)
-        else:
-            message = error_message(log_dir / "error.log") or (
-                f"Session driver ended (exit status {ending.code})" if ending.code is not None
-                else "Session driver ended")
-            service.settle(session_id, tuple(LIVE), SessionState.FAILED, message)
+        else:  # a session's driver ends by itself only when something went wrong
+            _, message = outcome.verdict(outcome.ended(log_dir, ending.code, pid), log_dir / "error.log",
+                                         "Session driver")
+            service.settle(session_id, tuple(LIVE), SessionState.FAILED,
+                           message or "Session driver ended by itself, with exit status 0")
         try:
             log.info("session %s ended %s", session_id, service.get(session_id).state.value)
         except EntityNotFoundException:
@@ -206,25 +220,21 @@ def reconcile(store: Store, runner: SessionRunner) -> list[str]:
     """Settle the live sessions whose watching process is gone: watch a live driver again, else FAILED."""
     with store.read() as db:
         rows = list(db.scalars(select(GlueSessionRow).where(GlueSessionRow.state.in_([s.value for s in LIVE]))))
-    orphans = [Orphan(row.session_id, row.runner, row.heartbeat,
-                      DriverProcess(row.driver_host, row.driver_pid, row.driver_start), row) for row in rows]
+    orphans = [orphan_of(row.session_id, row, session_log_dir(runner.settings, row.session_id), row) for row in rows]
 
     def claim(orphan: Orphan[Any]) -> bool:
-        with store.write() as db:
-            return bool(changed(db, update(GlueSessionRow).where(
-                GlueSessionRow.id == orphan.item.id, GlueSessionRow.runner.is_(None) if orphan.runner is None
-                else GlueSessionRow.runner == orphan.runner).values(runner=runner.identity,
-                                                                heartbeat=time.time())))
+        return claim_runner(store, GlueSessionRow.id, orphan.item.id, orphan.runner, runner.identity)
 
     def adopt(orphan: Orphan[Any]) -> None:
         row = orphan.item
-        runner.adopt(Scope(row.account_id, row.region), SessionService(store, Scope(row.account_id, row.region))
-                     .get(row.session_id))
+        assert orphan.driver is not None
+        scope = Scope(row.account_id, row.region)
+        runner.adopt(scope, SessionService(store, scope).get(row.session_id), orphan.driver)
 
     def settle(orphan: Orphan[Any]) -> bool:
         row = orphan.item
         service = SessionService(store, Scope(row.account_id, row.region))
-        return service.settle(row.session_id, tuple(LIVE), SessionState.FAILED, RESTARTED_MESSAGE)
+        return service.settle(row.session_id, tuple(LIVE), SessionState.FAILED, NEVER_STARTED_MESSAGE)
 
     return reconcile_orphans(orphans, claim, adopt, settle, "session")
 

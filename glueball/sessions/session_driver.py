@@ -21,9 +21,13 @@ import signal
 import sys
 import threading
 import time
+from functools import partial
 from typing import Any
 
+from botocore.exceptions import BotoCoreError
+
 from glueball.sessions.execute import Namespace, run_code
+from glueball.supervise import outcome
 
 POLL_SECONDS = 10.0
 # a driver whose server has not answered for this long ends itself (a restarted server re-adopts drivers that live)
@@ -64,8 +68,33 @@ class Driver:
             # an exception is the statement's output, as Glue (and its kernel) have it: AVAILABLE with an
             # error Status; ERROR is for statements glueball could not run at all
             state = "CANCELLED" if number in self._cancelled else "AVAILABLE"
-            self.client.finish_statement(SessionId=self.session_id, Id=number, State=state, Output=result)
+            if not self._answered(partial(self.client.finish_statement, SessionId=self.session_id, Id=number,
+                                          State=state, Output=result)):
+                return
             self._finished.set()
+
+    def _answered(self, call: Any) -> bool:
+        """Make ``call`` to the server, again while it does not answer (it is restarting) for up to
+        ``ORPHAN_SECONDS``; False when it never did (the session then ends, saying so)."""
+        since = time.monotonic()
+        while True:
+            try:
+                call()
+                return True
+            except (BotoCoreError, OSError) as exc:
+                if time.monotonic() - since > ORPHAN_SECONDS:
+                    self._orphaned()
+                    return False
+                print(f"glueball session {self.session_id}: the server did not answer: {exc}", file=sys.stderr,
+                      flush=True)
+                time.sleep(1.0)
+
+    def _orphaned(self) -> None:
+        message = f"no server answered for {ORPHAN_SECONDS:.0f} s: the session's server stopped"
+        print(f"glueball session {self.session_id}: {message}, ending", file=sys.stderr, flush=True)
+        outcome.report(outcome.FAILED, message)
+        self.ended.set()
+        self.work.put(None)
 
     def _poll(self) -> None:
         unanswered: float | None = None
@@ -80,10 +109,7 @@ class Driver:
             except Exception as exc:  # noqa: BLE001 - the server restarts or is gone: try again a little later
                 unanswered = unanswered or time.monotonic()
                 if time.monotonic() - unanswered > ORPHAN_SECONDS:
-                    print(f"glueball session {self.session_id}: no server for {ORPHAN_SECONDS:.0f} s, ending",
-                          file=sys.stderr, flush=True)
-                    self.ended.set()
-                    self.work.put(None)
+                    self._orphaned()
                     return
                 print(f"glueball session {self.session_id}: polling failed: {exc}", file=sys.stderr, flush=True)
                 time.sleep(1.0)

@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from glueball.errors import EntityNotFoundException
+from glueball.store.claims import claim_runner
 from glueball.store.engine import Store
 from glueball.store.resource_tables import TaskRunRow
 from glueball.store.scoped import Scope
@@ -80,9 +81,4 @@ def unended_runs(store: Store, kind: str, states: Iterable[str]) -> list[TaskRun
 
 def claim(store: Store, row_id: int, runner: str | None, identity: str) -> bool:
     """Make ``identity`` the watcher of the run, if ``runner`` still is (compare-and-swap)."""
-    with store.write() as session:
-        moved = session.execute(update(TaskRunRow).where(TaskRunRow.id == row_id, TaskRunRow.runner == runner
-                                                         if runner is not None else TaskRunRow.runner.is_(None))
-                                .values(runner=identity, heartbeat=time.time())
-                                .execution_options(synchronize_session=False))
-    return bool(moved.rowcount == 1)  # type: ignore[attr-defined]
+    return claim_runner(store, TaskRunRow.id, row_id, runner, identity)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
 import time
 import uuid
 from dataclasses import dataclass
@@ -109,12 +108,15 @@ def signal_group(pid: int, sig: int = signal.SIGTERM) -> None:
         pass
 
 
-def spawn(argv: list[str], env: dict[str, str], cwd: Path, output_log: Path,
-          error_log: Path) -> subprocess.Popen[bytes]:
-    """Start a driver in its own session (process group), stdout and stderr appended to its logs."""
-    with output_log.open("ab") as out, error_log.open("ab") as err:
-        return subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                                start_new_session=True)
+def die_with_parent() -> None:
+    """In a child before exec: SIGKILL when its parent dies (``PR_SET_PDEATHSIG``, Linux); a child whose parent
+    is already gone ends at once."""
+    import ctypes
+
+    parent = os.getppid()
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def timeout_unit_seconds() -> float:

@@ -11,8 +11,9 @@ deadline; a stop or a timeout sends the process group SIGTERM, then SIGKILL afte
 at the end whatever the driver left in its group is killed.
 
 :func:`reconcile_orphans` settles, at start-up, the runs whose watching process is gone: each is
-claimed by compare-and-swap (so of two starting servers one takes it), then watched again when
-its driver still lives on this host, or settled by the kind.
+claimed by compare-and-swap (so of two starting servers one takes it), then watched again - to its
+end when its driver still lives on this host, at once from the driver's outcome record when it ended
+meanwhile (:mod:`glueball.supervise.outcome`) - or, when its driver never started, settled by the kind.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from glueball.supervise import outcome
 from glueball.supervise.process import DriverProcess, is_orphan, process_identity, signal_group
 
 log = logging.getLogger("glueball.supervise")
@@ -35,6 +38,8 @@ HEARTBEAT_SECONDS = 15.0
 POLL_SECONDS = 0.1
 STORE_POLL_SECONDS = 0.5
 STOP_GRACE_SECONDS = 10.0
+# how a run whose driver never started is settled after a restart
+NEVER_STARTED_MESSAGE = "the server stopped before the run's driver started"
 
 T = TypeVar("T")
 
@@ -140,6 +145,7 @@ def watch_driver(pid: int, proc: subprocess.Popen[bytes] | None, adopted: Driver
         stopping: reads the kind's stored state: True when the run is STOPPING (or gone).
     """
     monotonic_deadline = time.monotonic() + max(0.0, deadline - time.time())
+    ours = proc is not None or (adopted is not None and adopted.alive())  # a dead pid's number may be reused
     ending: str | None = None
     signalled = checked = 0.0
     code: int | None = None
@@ -170,7 +176,8 @@ def watch_driver(pid: int, proc: subprocess.Popen[bytes] | None, adopted: Driver
             stop.wait(POLL_SECONDS)
         else:
             time.sleep(POLL_SECONDS)
-    signal_group(pid, signal.SIGKILL)  # whatever the driver left behind in its group (the JVM)
+    if ours:
+        signal_group(pid, signal.SIGKILL)  # whatever the driver left behind in its group (the JVM)
     return Ending(code, stopped=ending == "stopped", timed_out=ending == "timed out")
 
 
@@ -185,25 +192,37 @@ class Orphan(Generic[T]):
     item: T
 
 
+def orphan_of(run_id: str, row: Any, folder: str | Path | None, item: T) -> Orphan[T]:
+    """An unended run as its row stores it (``runner``, ``heartbeat``, ``driver_host``, ``driver_pid``,
+    ``driver_start``). Its driver is the stored one, else the one its folder noted at launch (a server that died
+    between launching the driver and storing it), else None: it never started."""
+    folder = Path(folder) if folder else None
+    driver = DriverProcess(row.driver_host, row.driver_pid, row.driver_start) if row.driver_pid is not None \
+        else outcome.read_driver(folder)
+    return Orphan(run_id, row.runner, row.heartbeat, driver, item)
+
+
 def reconcile_orphans(candidates: Iterable[Orphan[T]], claim: Callable[[Orphan[T]], bool],
                       adopt: Callable[[Orphan[T]], None], settle: Callable[[Orphan[T]], bool],
                       kind: str) -> list[str]:
     """Settle the runs whose watcher is gone; their run ids.
 
     Each orphan is first claimed (``claim``: a compare-and-swap of its runner to this process; False
-    when another process took it first). A claimed run whose driver lives on this host is watched
-    again (``adopt``); otherwise the kind settles it (``settle``: True when it ended it now).
+    when another process took it first). A claimed run whose driver was launched is watched again
+    (``adopt``): to its end when it still runs on this host, else settled at once from the outcome record
+    its keeper wrote (:mod:`glueball.supervise.outcome`); a run whose driver never started is settled by the
+    kind (``settle``: True when it ended it now).
     """
     settled: list[str] = []
     now = time.time()
     for orphan in candidates:
         if not is_orphan(orphan.runner, orphan.heartbeat, now) or not claim(orphan):
             continue
-        if orphan.driver is not None and orphan.driver.alive():
+        if orphan.driver is not None:
             adopt(orphan)
             settled.append(orphan.run_id)
         elif settle(orphan):
             settled.append(orphan.run_id)
     if settled:
-        log.warning("%ss left by a stopped process were settled: %s", kind, ", ".join(settled))
+        log.warning("%ss left by a stopped process were taken over: %s", kind, ", ".join(settled))
     return settled

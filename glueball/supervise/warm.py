@@ -17,9 +17,12 @@ runs for the CPU; attaching a driver to a free JVM does not wait. A JVM serves a
 :data:`MAX_RUNS_PER_JVM` drivers. A run whose shape has no driver ready or coming starts cold, as
 without the pool.
 
-A warm driver leads its own process group, as a cold driver does, so stopping, timing out and
-killing a run that took one works the same (the JVM, outside that group, then stops what the run
-left); drivers and JVMs read from pipes, so when the server stops they see end-of-file and exit.
+A warm driver runs under its keeper (:mod:`glueball.supervise.keeper`), which leads its process group as
+a cold driver's does, so stopping, timing out and killing a run that took one works the same (the JVM,
+outside that group, then stops what the run left), and which records the run's outcome in the run's
+folder once the driver has taken it up. Drivers and JVMs read from pipes, so when the server stops (or
+dies) idle ones see end-of-file and exit; a JVM serving a run stays up until that run's driver ends, so
+the run lives on for the next server to adopt, as a cold driver's does.
 """
 from __future__ import annotations
 
@@ -33,6 +36,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from glueball.supervise import keeper, outcome
+from glueball.supervise.launch import pass_gate
 
 log = logging.getLogger("glueball.supervise")
 
@@ -108,6 +114,11 @@ class WarmDriver:
     @property
     def ready(self) -> bool:
         return self.proc.poll() is None and self.ready_file.exists()
+
+    @property
+    def serving(self) -> bool:
+        """Assigned a run that has not ended."""
+        return self.taken and self.proc.poll() is None
 
 
 class WarmPool:
@@ -193,10 +204,14 @@ class WarmPool:
 
     def assign(self, driver: WarmDriver, argv: list[str], env: dict[str, str], cwd: Path, stdout: Path,
                stderr: Path) -> subprocess.Popen[bytes]:
-        """Make ``driver`` run ``argv`` (what would follow ``python`` for a cold start) as its run."""
+        """Make ``driver`` run ``argv`` (what would follow ``python`` for a cold start) as its run, whose folder
+        (``cwd``) gets the run's outcome record from the driver's keeper."""
+        pass_gate()
         assignment = {"argv": argv, "env": env, "cwd": str(cwd), "stdout": str(stdout), "stderr": str(stderr)}
         driver.taken = True
         driver.ready_file.unlink(missing_ok=True)  # no longer warm: a ready file marks an idle driver
+        outcome.clear(cwd)
+        outcome.write_driver(cwd, driver.proc.pid, driver.events)
         assert driver.proc.stdin is not None
         driver.proc.stdin.write((json.dumps(assignment) + "\n").encode())
         driver.proc.stdin.close()
@@ -209,11 +224,13 @@ class WarmPool:
         """A driver of ``shape`` started now for this run alone, with a JVM of its own: a warm driver assigned at
         once (it becomes the run as soon as Spark is up). What a run that found no ready driver gets, when it
         starts this way."""
+        pass_gate()
         driver = self._start(shape, self._env())
         return self.assign(driver, argv, env, cwd, stdout, stderr)
 
     def close(self) -> None:
-        """Let the idle warm drivers and the warm JVMs go (they exit on end-of-file)."""
+        """Let the idle warm drivers and the warm JVMs go (they exit on end-of-file). A JVM serving a run stays up
+        until that run's driver ends, so the run lives on for the next server to adopt, as a cold driver does."""
         with self._lock:
             self._closed = True
             drivers = [d for ds in self._idle.values() for d in ds]
@@ -221,7 +238,10 @@ class WarmPool:
             self._idle.clear()
             self._jvms.clear()
             self._wake.notify_all()
-        for proc in [d.proc for d in drivers] + [j.proc for j in jvms]:
+        serving = [j.proc for j in jvms if j.driver is not None and j.driver.serving]
+        for proc in serving:
+            _close_input(proc)
+        for proc in [d.proc for d in drivers] + [j.proc for j in jvms if j.proc not in serving]:
             _let_go(proc)
 
     # the filler thread: one start at a time
@@ -315,11 +335,7 @@ class WarmPool:
     def _reset(self, jvm: WarmJvm) -> bool:
         jvm.resets += 1
         answer_file = Path(f"{jvm.gateway_file}.reset")
-        try:
-            assert jvm.proc.stdin is not None
-            jvm.proc.stdin.write(f"reset {jvm.resets}\n".encode())
-            jvm.proc.stdin.flush()
-        except (OSError, ValueError):
+        if not _command(jvm, f"reset {jvm.resets}"):
             return False
         deadline = time.monotonic() + RESET_SECONDS
         while time.monotonic() < deadline and jvm.alive:
@@ -383,19 +399,22 @@ class WarmPool:
         options = [*_options(shape), "--conf", "spark.eventLog.enabled=true", "--conf",
                    f"spark.eventLog.dir=file://{events}", "--conf", "spark.eventLog.compress=false"]
         env["GLUEBALL_WARM_READY"] = str(home / "ready")
+        env[keeper.ASSIGNED_ENV] = str(home / "assigned")  # the driver names its run's folder there, for its keeper
         env["PYTHONUNBUFFERED"] = "1"
         gateway = jvm.gateway() if jvm is not None else None
         if gateway is not None:  # attach to the warm JVM rather than start one (pyspark's own way of doing it)
             env["PYSPARK_GATEWAY_PORT"] = str(gateway["port"])
             env["PYSPARK_GATEWAY_SECRET"] = str(gateway["secret"])
             (home / "jvm").write_text(str(jvm.proc.pid) if jvm is not None else "")
+        argv = keeper.command([shape[0], "-m", "glueball.runtime.warm_driver", *options], assigned=home / "assigned")
         with (home / "output.log").open("ab") as out, (home / "error.log").open("ab") as err:
-            proc = subprocess.Popen([shape[0], "-m", "glueball.runtime.warm_driver", *options], stdin=subprocess.PIPE,
-                                    stdout=out, stderr=err, env=env, cwd=home, start_new_session=True)
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env, cwd=home,
+                                    start_new_session=True)
         driver = WarmDriver(shape, proc, home / "ready", events, jvm=jvm if gateway is not None else None)
         if driver.jvm is not None:
             with self._lock:
                 driver.jvm.driver = driver
+            _command(driver.jvm, f"attach {proc.pid}")  # the JVM outlives its server while this driver runs
         return driver
 
     def _wait_ready(self, driver: WarmDriver, timeout: float = 120.0) -> None:
@@ -418,14 +437,33 @@ def _options(shape: Shape) -> list[str]:
     return options
 
 
-def _let_go(proc: subprocess.Popen[bytes]) -> None:
-    """End a warm driver or JVM: close its input (it exits on end-of-file), kill it if it lingers."""
+def _command(jvm: WarmJvm, line: str) -> bool:
+    """Send a warm JVM one command (:mod:`glueball.runtime.warm_jvm`); False when it can no longer read."""
+    try:
+        assert jvm.proc.stdin is not None
+        jvm.proc.stdin.write(f"{line}\n".encode())
+        jvm.proc.stdin.flush()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _close_input(proc: subprocess.Popen[bytes]) -> None:
     try:
         if proc.stdin is not None:
             proc.stdin.close()
+    except OSError:
+        pass
+
+
+def _let_go(proc: subprocess.Popen[bytes]) -> None:
+    """End a warm driver or JVM: close its input (it exits on end-of-file), kill it if it lingers."""
+    _close_input(proc)
+    try:
         proc.wait(timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+    except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
 
 
 def driver_env(dropped: tuple[str, ...] = ()) -> dict[str, str]:

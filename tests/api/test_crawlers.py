@@ -27,8 +27,11 @@ from glueball.app import Glueball, embedded_client
 from glueball.catalog.models import Scope
 from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.crawlers import crawl_runs as runner
+from glueball.crawlers.crawl_runs import outcome_path
+from glueball.crawlers.models import CrawlStats
 from glueball.crawlers.service import CrawlerService
 from glueball.store.engine import Store
+from glueball.supervise import outcome
 from tests.helpers import ServerProcess, create_postgres_database, drop_postgres_database, error_of, unique
 
 ACCOUNT_ARN = f"arn:aws:glue:us-east-1:{DEFAULT_ACCOUNT_ID}"
@@ -506,7 +509,7 @@ def test_restart_reconciles_crawls_of_a_dead_server(tmp_path: Path) -> None:
     server.start()
     try:
         glue = server.client()
-        orphaned, alive = create(glue), create(glue)
+        orphaned, alive, recorded = create(glue), create(glue), create(glue)
     finally:
         server.stop()
     store = Store(f"sqlite:///{tmp_path / 'glueball.db'}", migrate=False)
@@ -514,6 +517,11 @@ def test_restart_reconciles_crawls_of_a_dead_server(tmp_path: Path) -> None:
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
                           check=True).stdout.strip()
     begun = crawlers.begin_crawl(orphaned, f"{socket.gethostname()}:{dead}:gone", None)
+    # a crawl whose process recorded its end, then died before the store heard it
+    finished = crawlers.begin_crawl(recorded, f"{socket.gethostname()}:{dead}:gone", None)
+    record = outcome_path(tmp_path, recorded, finished.crawl_id)
+    outcome.record(record.parent, "SUCCEEDED", None, record.name, stats=CrawlStats(tables_created=2).to_json(),
+                   state={"tables": {}})
     # a crawl another live process runs (this test process, fresh heartbeat) must be left alone
     crawlers.begin_crawl(alive, f"{socket.gethostname()}:{os.getpid()}:test", None)
     store.dispose()
@@ -528,6 +536,11 @@ def test_restart_reconciles_crawls_of_a_dead_server(tmp_path: Path) -> None:
         crawl = glue.list_crawls(CrawlerName=orphaned)["Crawls"][0]
         assert (crawl["CrawlId"], crawl["State"]) == (begun.crawl_id, "FAILED")
         assert glue.get_crawler(Name=alive)["Crawler"]["State"] == "RUNNING"
+        settled = glue.get_crawler(Name=recorded)["Crawler"]
+        assert (settled["State"], settled["LastCrawl"]["Status"]) == ("READY", "SUCCEEDED")
+        crawl = glue.list_crawls(CrawlerName=recorded)["Crawls"][0]
+        assert (crawl["CrawlId"], crawl["State"]) == (finished.crawl_id, "COMPLETED")
+        assert json.loads(crawl["Summary"])["TABLE"]["ADD"] == 2
     finally:
         server.stop()
 

@@ -74,7 +74,8 @@ def test_an_embedded_installation_leaves_other_processes_runs_alone(tmp_path: Pa
         server_side.reconcile()  # what glueball server does at start-up
         seen = embedded_client(server_side)
         ended = seen.get_job_run(JobName="nightly", RunId=run.run_id)["JobRun"]
-        assert (ended["JobRunState"], ended["ErrorMessage"]) == ("FAILED", "server restarted during the run")
+        assert (ended["JobRunState"], ended["ErrorMessage"]) == ("FAILED", "the server stopped before the run's "
+                                                                           "driver started")
         assert seen.get_crawler(Name="raw")["Crawler"]["State"] == "READY"
     finally:
         server_side.close()

@@ -276,6 +276,7 @@ def test_a_missing_archive_or_a_non_zip_leaves_the_blueprint_failed(glue: Any, s
 # a layout that waits for a gate: it writes its pid into the gate folder and waits for "release" there
 WAITING_LAYOUT = '''
 import os, time
+from awsglue.blueprint.job import Job
 from awsglue.blueprint.workflow import Workflow, Entities
 
 
@@ -285,14 +286,19 @@ def generate_layout(user_params, system_params):
     deadline = time.time() + 120
     while not os.path.exists(os.path.join(gate, "release")) and time.time() < deadline:
         time.sleep(0.05)
-    return Workflow(Name=user_params["WorkflowName"], Entities=Entities(Jobs=[], Crawlers=[]))
+    job = Job(Name=user_params["WorkflowName"] + "_job", Role="r",
+              Command={"Name": "pythonshell", "ScriptLocation": "s3://scripts/none.py"})
+    return Workflow(Name=user_params["WorkflowName"], Entities=Entities(Jobs=[job], Crawlers=[]))
 '''
 WAITING_CONFIG = {"layoutGenerator": "demo.layout.generate_layout",
                   "parameterSpec": {"WorkflowName": {"type": "String"}, "Gate": {"type": "String"}}}
 
 
-def test_a_run_left_running_by_a_stopped_server_fails_and_its_layout_ends(tmp_path: Path) -> None:
-    import os
+def test_runs_a_killed_server_left_are_taken_over_as_far_as_they_got(tmp_path: Path) -> None:
+    """kill -9 of the server while three layouts run: one is adopted and its run completes, one ends while no
+    server watches and is settled from its keeper's record, and one whose server had begun creating its entities
+    (the store says so) is rolled back and fails saying why."""
+    import sqlite3
 
     (tmp_path / "home").mkdir()
     server = ServerProcess(tmp_path / "home").start()
@@ -300,21 +306,72 @@ def test_a_run_left_running_by_a_stopped_server_fails_and_its_layout_ends(tmp_pa
         glue = server.client()
         bucket = unique("bp").replace("_", "-")
         s3(server).create_bucket(Bucket=bucket)
-        name, gate = unique("waits"), tmp_path / "gate"
+        name = unique("waits")
+        glue.create_blueprint(Name=name, BlueprintLocation=upload(server, bucket, demo_archive(
+            WAITING_LAYOUT, WAITING_CONFIG)))
+        runs: dict[str, tuple[str, str, Path]] = {}
+        for moment in ("adopted", "unwatched", "creating"):
+            gate, workflow = tmp_path / moment, unique(moment)
+            gate.mkdir()
+            run_id = glue.start_blueprint_run(BlueprintName=name, RoleArn=ROLE, Parameters=json.dumps(
+                {"WorkflowName": workflow, "Gate": str(gate)}))["RunId"]
+            runs[moment] = (run_id, workflow, gate)
+        for run_id, _, gate in runs.values():
+            wait_for(lambda g=gate: (g / "pid").exists(), 60, "the layout's pid")  # type: ignore[misc]
+            assert glue.get_blueprint_run(BlueprintName=name, RunId=run_id)["BlueprintRun"]["State"] == "RUNNING"
+        server.kill()
+        for moment in ("unwatched", "creating"):
+            run_id, _, gate = runs[moment]
+            (gate / "release").write_text("")
+            wait_for((server.home / "logs" / "blueprints" / run_id / "outcome.json").exists, 60,
+                     f"the {moment} layout's outcome record")
+        with sqlite3.connect(server.home / "glueball.db") as db:  # as if the server had begun creating entities
+            db.execute("UPDATE glue_task_run SET spec = json_set(spec, '$.WorkflowName', ?) WHERE run_id = ?",
+                       (runs["creating"][1], runs["creating"][0]))
+        server.start()
+        glue = server.client()
+        run_id, workflow, gate = runs["unwatched"]
+        assert wait_blueprint_run(glue, name, run_id)["State"] == "SUCCEEDED"
+        assert glue.get_workflow(Name=workflow)["Workflow"]["Name"] == workflow
+        run_id, workflow, gate = runs["adopted"]
+        assert glue.get_blueprint_run(BlueprintName=name, RunId=run_id)["BlueprintRun"]["State"] == "RUNNING"
+        (gate / "release").write_text("")
+        assert wait_blueprint_run(glue, name, run_id)["State"] == "SUCCEEDED"
+        assert glue.get_workflow(Name=workflow)["Workflow"]["Name"] == workflow
+        run = wait_blueprint_run(glue, name, runs["creating"][0])
+        assert (run["State"], run["ErrorMessage"]) == (
+            "FAILED", "the server stopped while the run was creating the workflow's entities")
+    finally:
+        server.stop()
+
+
+def test_a_layout_that_never_started_fails_its_run_after_a_restart(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "home").mkdir()
+    gate_file = tmp_path / "launches-held"
+    gate_file.write_text("")
+    server = ServerProcess(tmp_path / "home")
+    os.environ["GLUEBALL_LAUNCH_GATE"] = str(gate_file)
+    try:
+        server.start()
+    finally:
+        os.environ.pop("GLUEBALL_LAUNCH_GATE")
+    try:
+        glue = server.client()
+        bucket = unique("bp").replace("_", "-")
+        s3(server).create_bucket(Bucket=bucket)
+        name, gate = unique("held"), tmp_path / "gate"
         gate.mkdir()
         glue.create_blueprint(Name=name, BlueprintLocation=upload(server, bucket, demo_archive(
             WAITING_LAYOUT, WAITING_CONFIG)))
         run_id = glue.start_blueprint_run(BlueprintName=name, RoleArn=ROLE, Parameters=json.dumps(
             {"WorkflowName": unique("wf"), "Gate": str(gate)}))["RunId"]
-        pid = int(wait_for(lambda: (gate / "pid").exists() and (gate / "pid").read_text(), 60, "the layout's pid"))
-        assert glue.get_blueprint_run(BlueprintName=name, RunId=run_id)["BlueprintRun"]["State"] == "RUNNING"
-        server.stop()
-        assert os.path.exists(f"/proc/{pid}")  # the layout outlived its server
+        server.kill()
+        gate_file.unlink()
         server.start()
-        glue = server.client()
-        run = wait_blueprint_run(glue, name, run_id)
-        assert (run["State"], run["ErrorMessage"]) == ("FAILED", "server restarted during the run")
-        wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
-                 open(f"/proc/{pid}/stat").read().split()[2] == "Z", 30, "the layout process ended")
+        run = wait_blueprint_run(server.client(), name, run_id)
+        assert (run["State"], run["ErrorMessage"]) == ("FAILED", "the server stopped before the run's driver started")
+        assert not (gate / "pid").exists(), "its layout never ran"
     finally:
         server.stop()

@@ -1,18 +1,16 @@
 """TestConnection through boto3 against `glueball server` (SQLite and PostgreSQL): it really connects, to
-the suite's PostgreSQL and MariaDB (tools.services) through their JDBC drivers and to a Tansu Kafka
-broker, and a failure carries the driver's or broker's reason in Glue's error shape."""
+the suite's PostgreSQL and MariaDB (tools.services) through their JDBC drivers and to the suite's Kafka broker
+(PLAINTEXT, TLS with a custom CA, mutual TLS with a JKS keystore, SASL SCRAM-SHA-512 and PLAIN, MSK IAM up to the
+broker's refusal), and a failure carries the driver's or broker's reason in Glue's error shape."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from tests.helpers import error_of, free_port, unique
-from tests.streaming.helpers import Broker
 from tools import services
 
 
@@ -37,10 +35,12 @@ def server_jdbc(server: services.DatabaseServer, url: str | None = None, **more:
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    started = Broker.start(Path(tmp_path_factory.mktemp("tansu")))
-    yield started
-    started.stop()
+def broker() -> services.KafkaBroker:
+    return services.kafka()
+
+
+def kafka(**properties: str) -> dict[str, Any]:
+    return {"ConnectionType": "KAFKA", "ConnectionProperties": properties}
 
 
 def test_jdbc_connections_to_postgresql_and_mariadb_succeed(glue: Any) -> None:
@@ -82,22 +82,57 @@ def test_jdbc_failures_carry_the_driver_s_reason(glue: Any) -> None:
     assert "No suitable driver" in message
 
 
-def test_kafka_connections_reach_the_broker_or_say_why_not(glue: Any, broker: Broker) -> None:
-    glue.test_connection(TestConnectionInput={"ConnectionType": "KAFKA",
-                                              "ConnectionProperties": {"KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap}})
+def test_kafka_connections_reach_the_broker_or_say_why_not(glue: Any, broker: services.KafkaBroker) -> None:
+    glue.test_connection(TestConnectionInput=kafka(KAFKA_BOOTSTRAP_SERVERS=broker.bootstrap))
     name = unique("kafka")
-    glue.create_connection(ConnectionInput={"Name": name, "ConnectionType": "KAFKA", "ConnectionProperties": {
-        "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap}})
+    glue.create_connection(ConnectionInput={"Name": name, **kafka(KAFKA_BOOTSTRAP_SERVERS=broker.bootstrap)})
     glue.test_connection(ConnectionName=name)
-    message = expect_error(lambda: glue.test_connection(TestConnectionInput={
-        "ConnectionType": "KAFKA", "ConnectionProperties": {"KAFKA_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}"}}),
+    port = free_port()
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=f"127.0.0.1:{port}")), "InvalidInputException")
+    assert f"127.0.0.1:{port}: Connection refused" in message
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.bootstrap, KAFKA_SASL_MECHANISM="SCRAM-SHA-512",
+        KAFKA_SASL_SCRAM_USERNAME="u", KAFKA_SASL_SCRAM_PASSWORD="p")), "InvalidInputException")
+    assert "Unexpected handshake request with client mechanism SCRAM-SHA-512" in message  # a PLAINTEXT listener
+
+
+@pytest.mark.parametrize("server", ["sqlite"], indirect=True)  # the probe is the point here, not the store
+def test_kafka_tls_and_sasl_through_connection_properties(glue: Any, broker: services.KafkaBroker) -> None:
+    tls = broker.certificates
+    trusted = {"KAFKA_SSL_ENABLED": "true", "KAFKA_CUSTOM_CERT": str(tls.ca)}
+    glue.test_connection(TestConnectionInput=kafka(KAFKA_BOOTSTRAP_SERVERS=broker.address("SSL"), **trusted))
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.address("SSL"), KAFKA_SSL_ENABLED="true")), "InvalidInputException")
+    assert "SSL handshake failed" in message and "unable to find valid certification path" in message
+    keystore = {"KAFKA_CLIENT_KEYSTORE": str(tls.client_keystore),
+                "KAFKA_CLIENT_KEYSTORE_PASSWORD": tls.client_keystore_password,
+                "KAFKA_CLIENT_KEY_PASSWORD": tls.client_key_password}
+    glue.test_connection(TestConnectionInput=kafka(KAFKA_BOOTSTRAP_SERVERS=broker.address("MTLS"), **trusted,
+                                                   **keystore))
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.address("MTLS"), **trusted)), "InvalidInputException")
+    assert "bad_certificate" in message, "the broker requires a client certificate"
+    scram = {"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_SCRAM_USERNAME": broker.scram_user}
+    glue.test_connection(TestConnectionInput=kafka(KAFKA_BOOTSTRAP_SERVERS=broker.address("SASL_SSL"), **trusted,
+                                                   **scram, KAFKA_SASL_SCRAM_PASSWORD=broker.scram_password))
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.address("SASL_SSL"), **trusted, **scram, KAFKA_SASL_SCRAM_PASSWORD="wrong")),
         "InvalidInputException")
-    assert "Connection refused" in message
-    message = expect_error(lambda: glue.test_connection(TestConnectionInput={
-        "ConnectionType": "KAFKA", "ConnectionProperties": {
-            "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap, "KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
-            "KAFKA_SASL_SCRAM_USERNAME": "u", "KAFKA_SASL_SCRAM_PASSWORD": "p"}}), "InvalidInputException")
-    assert "SASL" in message
+    assert "Authentication failed during authentication due to invalid credentials with SASL mechanism " \
+           "SCRAM-SHA-512" in message
+    glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.address("SASL_PLAINTEXT"), KAFKA_SASL_MECHANISM="PLAIN",
+        KAFKA_SASL_PLAIN_USERNAME=broker.plain_user, KAFKA_SASL_PLAIN_PASSWORD=broker.plain_password))
+    # MSK IAM: the login module of the msk-iam jars signs in, and this broker (not MSK) refuses the mechanism
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.address("SASL_SSL"), **trusted, KAFKA_SASL_MECHANISM="AWS_MSK_IAM")),
+        "InvalidInputException")
+    assert "Client SASL mechanism 'AWS_MSK_IAM' not enabled in the server" in message
+    message = expect_error(lambda: glue.test_connection(TestConnectionInput=kafka(
+        KAFKA_BOOTSTRAP_SERVERS=broker.address("SSL"), KAFKA_SSL_ENABLED="true",
+        KAFKA_CUSTOM_CERT="s3://no-bucket/ca.pem")), "InvalidInputException")
+    assert "KAFKA_CUSTOM_CERT 's3://no-bucket/ca.pem' does not exist" in message
 
 
 def test_request_errors(glue: Any) -> None:

@@ -317,7 +317,7 @@ def test_restart_reconciles_dead_drivers_and_watches_live_ones(tmp_path: Path) -
         glue = server.client()
         dead_state = glue.get_job_run(JobName=dead, RunId=dead_run)["JobRun"]
         assert dead_state["JobRunState"] == "FAILED"
-        assert dead_state["ErrorMessage"] == "server restarted during the run"
+        assert dead_state["ErrorMessage"] == f"Job run driver (pid {dead_pid}) was killed (signal 9)"
         assert glue.get_job_run(JobName=live, RunId=live_run)["JobRun"]["JobRunState"] == "RUNNING"
         assert Path(f"/proc/{live_pid}").exists()
         (tmp_path / "go").write_text("")

@@ -26,11 +26,15 @@ def glue_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def glue_context(glue_home: Path) -> Any:
-    """The GlueContext over the process's Spark session (local[2])."""
+    """The GlueContext over the process's Spark session (local[2]), whose s3:// is ``glue_home``'s object store
+    (the session may have been made earlier, by a test of another home)."""
     from glueball.runtime.context import GlueContext
+    from glueball.runtime.spark import serve_this_home
     from tests.helpers import shared_spark
 
-    return GlueContext(shared_spark().sparkContext)
+    context = GlueContext(shared_spark().sparkContext)
+    serve_this_home(context.spark_session)
+    return context
 
 
 @pytest.fixture(scope="session")

@@ -84,6 +84,9 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     assert failed["State"] == "AVAILABLE" and output["Status"] == "error"
     assert (output["ErrorName"], output["ErrorValue"]) == ("ZeroDivisionError", "division by zero")
     assert any("line 2, in f" in line for line in output["Traceback"])
+    glue.create_database(DatabaseInput={"Name": "session_visible"})          # Spark SQL's catalog is the catalog
+    listed = run(glue, "analysis", "'session_visible' in [r.namespace for r in spark.sql('SHOW DATABASES').collect()]")
+    assert listed["Output"]["Data"]["TextPlain"] == "True", listed["Output"]
     missing = run(glue, "analysis", "spark.sql('SELECT * FROM no_such_table')")["Output"]
     assert missing["ErrorName"] == "AnalysisException" and "no_such_table" in missing["ErrorValue"]
 
@@ -98,7 +101,7 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     assert glue.get_statement(SessionId="analysis", Id=number)["Statement"]["State"] == "CANCELLED"
     assert run(glue, "analysis", "'still alive'")["Output"]["Data"]["TextPlain"] == "'still alive'"
     listed = glue.list_statements(SessionId="analysis")["Statements"]
-    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 8
+    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 9
 
     found = glue.list_sessions(Tags={"team": "analytics"})
     assert found["Ids"] == ["analysis"] and found["Sessions"][0]["Status"] == "READY"
@@ -174,23 +177,32 @@ def test_idle_sessions_time_out_and_killed_drivers_fail(server: ServerProcess) -
     assert failed["Status"] == "FAILED" and failed["ErrorMessage"]
 
 
-def test_a_restarted_server_adopts_a_live_session(tmp_path: Path) -> None:
+def test_a_restarted_server_adopts_a_live_session_and_settles_one_killed_meanwhile(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path).start()
     try:
         glue = server.client()
         create(glue, "survivor")
         assert wait_state(glue, "survivor", ("READY", "FAILED"))["Status"] == "READY"
         assert run(glue, "survivor", "kept = 'across restarts'\nkept")["State"] == "AVAILABLE"
-        assert server.proc is not None
-        os.kill(server.proc.pid, signal.SIGKILL)
-        server.proc.wait()
-        server.proc = None
+        server.kill()
         server.start()
         glue = server.client()
         assert glue.get_session(Id="survivor")["Session"]["Status"] == "READY"
         assert run(glue, "survivor", "kept")["Output"]["Data"]["TextPlain"] == "'across restarts'"
-        glue.stop_session(Id="survivor")
-        assert wait_state(glue, "survivor", ("STOPPED", "FAILED"))["Status"] == "STOPPED"
+        # killed while no server watches: the next server says how it ended
+        with sqlite3.connect(server.home / "glueball.db") as db:
+            keeper = db.execute("SELECT driver_pid FROM glue_session WHERE session_id = 'survivor'").fetchone()[0]
+        session_driver = int(Path(f"/proc/{keeper}/task/{keeper}/children").read_text().split()[0])
+        server.kill()
+        os.kill(session_driver, signal.SIGKILL)
+        record = server.home / "logs" / "sessions" / "survivor" / "outcome.json"
+        deadline = time.monotonic() + 30
+        while not record.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.start()
+        failed = wait_state(server.client(), "survivor", ("FAILED", "STOPPED"))
+        assert (failed["Status"], failed["ErrorMessage"]) == (
+            "FAILED", f"Session driver (pid {session_driver}) was killed (signal 9)")
     finally:
         server.stop()
 
@@ -215,4 +227,5 @@ def test_a_driver_whose_server_is_gone_ends_itself(tmp_path: Path) -> None:
             "zombie" not in Path(f"/proc/{pid}/status").read_text().lower():
         time.sleep(0.5)
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
-    assert "no server for 3 s, ending" in (server.home / "logs" / "sessions" / "orphan" / "error.log").read_text()
+    assert "no server answered for 3 s: the session's server stopped, ending" in (
+        server.home / "logs" / "sessions" / "orphan" / "error.log").read_text()

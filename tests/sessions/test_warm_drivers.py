@@ -5,6 +5,7 @@ measure, stop and end as runs on cold drivers do, and share nothing but the JVM.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -15,6 +16,8 @@ import pytest
 
 from glueball.runtime.client import boto3_session
 from tests.helpers import ServerProcess
+from tests.sessions.test_sessions import create, wait_state
+from tests.sessions.test_sessions import run as statement
 
 ROLE = "arn:aws:iam::123456789012:role/GlueRole"
 SCRIPT = """\
@@ -142,8 +145,13 @@ if "--hang" in sys.argv:
 """
 
 
-def printed(home: Path, name: str, run_id: str) -> dict[str, str]:
-    lines = (home / "logs" / "jobs" / name / run_id / "output.log").read_text().splitlines()
+def printed(home: Path, name: str, run_id: str, *, started: bool = True) -> dict[str, str]:
+    """What the run printed; ``started=False``: nothing yet when its log is not there yet (a RUNNING run's driver
+    may not have opened it)."""
+    log = home / "logs" / "jobs" / name / run_id / "output.log"
+    if not started and not log.exists():
+        return {}
+    lines = log.read_text().splitlines()
     return {k: v for k, _, v in (line.partition(" ") for line in lines) if k in ("jvm", "views", "partitions",
                                                                                   "marker", "hanging")}
 
@@ -176,7 +184,7 @@ def test_runs_one_after_another_share_a_warm_jvm_and_nothing_else(server: Server
     run_id = glue.start_job_run(JobName="jvm-reuse", Arguments={"--hang": "yes"})["JobRunId"]
     wait_run(glue, "jvm-reuse", run_id, ("RUNNING",))
     deadline = time.monotonic() + 60
-    while "hanging" not in printed(server.home, "jvm-reuse", run_id) and time.monotonic() < deadline:
+    while "hanging" not in printed(server.home, "jvm-reuse", run_id, started=False) and time.monotonic() < deadline:
         time.sleep(0.2)
     glue.batch_stop_job_run(JobName="jvm-reuse", JobRunIds=[run_id])
     assert wait_run(glue, "jvm-reuse", run_id, ("STOPPED", "FAILED", "SUCCEEDED"), timeout=60)["JobRunState"] == \
@@ -199,7 +207,7 @@ def test_idle_warm_drivers_end_with_their_server(tmp_path: Path) -> None:
     server.proc.kill()  # no shutdown: the driver must notice by itself
     server.proc.wait()
     server.proc = None
-    for process in (pid, host, jvm):  # the driver, its warm JVM's keeper and the JVM
+    for process in (pid, host, jvm):  # the driver's keeper, its warm JVM's Python side and the JVM
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and running(process):
             time.sleep(0.2)
@@ -211,3 +219,123 @@ def running(pid: int) -> bool:
         return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
     except OSError:
         return False
+
+
+WAITING = """\
+import pathlib
+import sys
+import time
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+
+args = getResolvedOptions(sys.argv, ["JOB_NAME", "release"])
+spark = GlueContext(SparkContext.getOrCreate()).spark_session
+print("started", flush=True)
+while not pathlib.Path(args["release"]).exists():
+    time.sleep(0.1)
+spark.range(50).selectExpr("id", "id * 3 AS thrice").write.mode("overwrite").parquet("s3://lake/warm/plain/")
+spark.sql("CREATE TABLE made USING parquet LOCATION 's3://lake/warm/ctas/' AS SELECT 7 AS seven")
+print("wrote", flush=True)
+"""
+
+
+def test_warm_drivers_serve_their_servers_home_and_outlive_a_server_crash(tmp_path: Path) -> None:
+    """``glueball server --home DIR`` with no GLUEBALL_HOME exported, as the README shows: a session and a job run
+    on warm drivers write to DIR's lake (as the S3 API lists it), and both live on across kill -9 of the server."""
+    home, user = tmp_path / "installation", tmp_path / "user"
+    home.mkdir()
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "GLUEBALL_HOME"}
+    env.update(HOME=str(user), XDG_CACHE_HOME=os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache"))
+    server = ServerProcess(home, warm_drivers=1)
+    server.start(env)
+    try:
+        glue = server.client()
+        s3 = boto3_session().client("s3", endpoint_url=server.endpoint, region_name="us-east-1",
+                                    aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="x")
+        s3.create_bucket(Bucket="lake")
+        first = wait_warm(home)
+        create(glue, "lasting")
+        assert wait_state(glue, "lasting", ("READY", "FAILED"))["Status"] == "READY"
+        assert driver_pid(home, "glue_session", "session_id", "lasting") == first, "a warm session"
+        assert statement(glue, "lasting", "kept = 41")["State"] == "AVAILABLE"
+
+        script = tmp_path / "waiting.py"
+        script.write_text(WAITING)
+        glue.create_job(Name="lasting-job", Role=ROLE, GlueVersion="4.0",
+                        Command={"Name": "glueetl", "ScriptLocation": str(script)},
+                        DefaultArguments={"--release": str(tmp_path / "release")})
+        second = wait_warm(home, exclude={first})  # a JVM of its own: the session holds the first
+        run_id = glue.start_job_run(JobName="lasting-job")["JobRunId"]
+        wait_run(glue, "lasting-job", run_id, ("RUNNING",))
+        assert driver_pid(home, "glue_job_run", "run_id", run_id) == second, "a warm job run"
+        output = home / "logs" / "jobs" / "lasting-job" / run_id / "output.log"
+        deadline = time.monotonic() + 60
+        while "started" not in output.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+        server.kill()
+        server.extra_args = (*server.extra_args[:-1], "0")  # the restarted server keeps no warm driver of its own
+        server.start(env)
+        glue = server.client()
+        assert glue.get_session(Id="lasting")["Session"]["Status"] == "READY"
+        answer = statement(glue, "lasting", "kept + 1")
+        assert answer["State"] == "AVAILABLE" and answer["Output"]["Data"]["TextPlain"] == "42", answer
+        assert glue.get_job_run(JobName="lasting-job", RunId=run_id)["JobRun"]["JobRunState"] == "RUNNING"
+        (tmp_path / "release").write_text("")
+        run = wait_run(glue, "lasting-job", run_id, ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT", "STOPPED"))
+        assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+        keys = {o["Key"] for o in s3.list_objects_v2(Bucket="lake", Prefix="warm/")["Contents"]}
+        assert any(k.startswith("warm/plain/part-") and k.endswith(".parquet") for k in keys), keys
+        assert any(k.startswith("warm/ctas/part-") for k in keys), keys
+        assert not (user / ".glueball").exists(), "nothing went to another installation's lake"
+        glue.stop_session(Id="lasting")
+        assert wait_state(glue, "lasting", ("STOPPED", "FAILED"))["Status"] == "STOPPED"
+    finally:
+        server.stop()
+
+
+HOMES = """\
+import os
+from pyspark.sql import SparkSession
+from pyspark.sql.functions import udf
+
+spark = SparkSession.builder.getOrCreate()
+spark.range(5).write.parquet("s3://lake/plain/")
+seen = udf(lambda _: os.environ.get("GLUEBALL_HOME", ""))
+print("worker home", spark.range(1).select(seen("id")).collect()[0][0])
+"""
+
+
+def test_a_warm_driver_serves_the_home_of_its_run_not_the_one_it_was_started_in(tmp_path: Path) -> None:
+    """Started in one installation, assigned a run of another: the run's plain s3:// writes and its Python workers
+    are the run's installation's."""
+    import subprocess
+    import sys
+
+    started_in, serves = tmp_path / "started-in", tmp_path / "serves"
+    (tmp_path / "run").mkdir()
+    script = tmp_path / "run" / "homes.py"
+    script.write_text(HOMES)
+    env = dict(os.environ, GLUEBALL_HOME=str(started_in), GLUEBALL_WARM_READY=str(tmp_path / "ready"))
+    driver = subprocess.Popen([sys.executable, "-m", "glueball.runtime.warm_driver", "--spark-master", "local[1]"],
+                              stdin=subprocess.PIPE, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while not (tmp_path / "ready").exists() and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (tmp_path / "ready").exists(), "the warm driver became ready"
+        run_env = dict(os.environ, GLUEBALL_HOME=str(serves))
+        assignment = {"argv": ["-m", "glueball", "run", str(script)], "env": run_env, "cwd": str(tmp_path / "run"),
+                      "stdout": str(tmp_path / "run" / "output.log"), "stderr": str(tmp_path / "run" / "error.log")}
+        assert driver.stdin is not None
+        driver.stdin.write((json.dumps(assignment) + "\n").encode())
+        driver.stdin.close()
+        assert driver.wait(180) == 0, (tmp_path / "run" / "error.log").read_text()[-3000:]
+    finally:
+        driver.kill()
+    assert list((serves / "s3" / "lake" / "plain").glob("part-*.parquet")), "written to the run's object store"
+    assert not (started_in / "s3").exists()
+    assert f"worker home {serves}" in (tmp_path / "run" / "output.log").read_text()

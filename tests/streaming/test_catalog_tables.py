@@ -14,7 +14,7 @@ import pytest
 
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.streaming.sources import streaming_table_options
-from tests.streaming.helpers import Broker, drain
+from tests.streaming.helpers import Broker, drain_until_idle
 from tests.streaming.kinesis_helpers import MotoServer, kinesis_options
 
 pytestmark = pytest.mark.spark
@@ -81,6 +81,21 @@ def test_streaming_table_options_merge_parameters_columns_and_additional_options
     assert options == {"streamarn": "arn:aws:kinesis:eu-west-1:1:stream/s", "classification": "csv",
                        "delimiter": "|", "schema": "`a` int, `b c` string", "startingposition": "earliest"}
     assert streaming_table_options({"Name": "plain", "Parameters": {"classification": "parquet"}}, {}) is None
+    # a table classified as the stream itself: the payload's format comes from its SerDe
+    kafka_table = {"Name": "k", "Parameters": {"classification": "kafka"},
+                   "StorageDescriptor": {"Parameters": {"topicName": "orders", "connectionName": "msk"},
+                                         "Columns": [{"Name": "id", "Type": "bigint"}],
+                                         "SerdeInfo": {"SerializationLibrary": "org.openx.data.jsonserde.JsonSerDe"}}}
+    assert streaming_table_options(kafka_table, {}) == ("kafka", {
+        "topicname": "orders", "connectionname": "msk", "classification": "json", "schema": "`id` bigint"})
+    lazy_simple = {"SerializationLibrary": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+                   "Parameters": {"field.delim": "|"}}
+    csv_table = {**kafka_table, "StorageDescriptor": {**kafka_table["StorageDescriptor"], "SerdeInfo": lazy_simple}}
+    assert streaming_table_options(csv_table, {"inferSchema": "true"}) == ("kafka", {
+        "topicname": "orders", "connectionname": "msk", "classification": "csv", "delimiter": "|",
+        "inferschema": "true"})
+    raw = {**kafka_table, "StorageDescriptor": {"Parameters": {"topicName": "orders"}}}
+    assert streaming_table_options(raw, {}) == ("kafka", {"topicname": "orders"}), "no SerDe: the raw columns"
     with pytest.raises(GlueRuntimeError, match="typeOfData 'mqtt'"):
         streaming_table_options({"Name": "m", "Parameters": {"typeOfData": "mqtt"}}, {})
 
@@ -124,10 +139,10 @@ def test_kinesis_latest_reads_only_what_arrives_after_the_start(glue_context: An
     time.sleep(1.1)  # arrival times are kept to the millisecond: "latest" starts after these
     frame = glue_context.create_data_frame.from_options(
         "kinesis", {**kinesis_options(moto_server, stream), "startingPosition": "latest"})
-    assert _ids(drain(frame, tmp_path / "cp")) == []
+    assert _ids(drain_until_idle(frame, tmp_path / "cp")) == []
     time.sleep(1.1)
     moto_server.put_json(stream, [{"id": i} for i in range(5, 12)])
-    assert _ids(drain(frame, tmp_path / "cp")) == list(range(5, 12))
+    assert _ids(drain_until_idle(frame, tmp_path / "cp")) == list(range(5, 12))
 
 
 def test_kinesis_starting_at_a_timestamp(glue_context: Any, moto_server: MotoServer, tmp_path: Path) -> None:
@@ -139,7 +154,8 @@ def test_kinesis_starting_at_a_timestamp(glue_context: Any, moto_server: MotoSer
     moto_server.put_json(stream, [{"id": i} for i in range(3, 6)])
     frame = glue_context.create_data_frame.from_options(
         "kinesis", {**kinesis_options(moto_server, stream), "startingPosition": middle.isoformat()})
-    assert _ids(drain(frame, tmp_path / "cp")) == [3, 4, 5]
+    assert _ids(drain_until_idle(frame, tmp_path / "cp")) == [3, 4, 5]
     frame = glue_context.create_data_frame.from_options(
         "kinesis", {**kinesis_options(moto_server, stream), "startingPosition": "earliest"})
-    assert _ids(drain(frame, tmp_path / "cp-again")) == list(range(6)), "a new checkpoint reads from the start"
+    assert _ids(drain_until_idle(frame, tmp_path / "cp-again")) == list(range(6)), \
+        "a new checkpoint reads from the start"

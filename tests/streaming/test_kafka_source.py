@@ -1,4 +1,5 @@
-"""The glueball-kafka streaming source on a real (Tansu) broker: columns, offsets, limits, subscriptions."""
+"""Glue's Kafka source (Spark's own Kafka connector) on the suite's Kafka broker: columns, offsets, limits,
+subscriptions, timestamps, data loss, catalog connections."""
 
 from __future__ import annotations
 
@@ -66,9 +67,10 @@ def test_max_offsets_per_trigger_caps_batches_split_across_partitions(glue_conte
     sizes = {0: 50, 1: 30, 2: 20}
     broker.produce(topic, [(p, None, f"{p}-{i}".encode()) for p, n in sizes.items() for i in range(n)])
     batches = drain(_stream(glue_context, broker, topicName=topic, maxOffsetsPerTrigger=25), tmp_path / "ckpt")
-    assert [len(rows) for _, rows in batches] == [25, 25, 25, 25]
+    assert len(batches) >= 4 and all(len(rows) <= 25 for _, rows in batches)
     first = [r["partition"] for r in batches[0][1]]
-    assert (first.count(0), first.count(1), first.count(2)) == (13, 7, 5)  # 12.5 : 7.5 : 5, rounded up by size
+    # Spark's share of the limit per partition, in proportion to what each has waiting (12.5 : 7.5 : 5, rounded down)
+    assert (first.count(0), first.count(1), first.count(2)) == (12, 7, 5)
     assert sorted(bytes(r["value"]) for _, rows in batches for r in rows) == sorted(
         f"{p}-{i}".encode() for p, n in sizes.items() for i in range(n))
 
@@ -101,20 +103,62 @@ def test_starting_offsets_json_and_assign(glue_context: Any, broker: Broker, tmp
 
 
 def test_ending_offsets_and_min_partitions(glue_context: Any, broker: Broker, tmp_path: Path) -> None:
-    topic = broker.create_topic(partitions=1)
-    broker.produce(topic, [(0, None, str(i).encode()) for i in range(40)])
-    seen: list[int] = []
+    topic = broker.create_topic(partitions=2)
+    broker.produce(topic, [(p, None, f"{p}-{i}".encode()) for p in (0, 1) for i in range(40)])
+    seen: list[tuple[int, list[str]]] = []
 
     def collect(batch: Any, batch_id: int) -> None:
-        seen.append(batch.rdd.getNumPartitions())
-        seen.append(batch.count())
+        seen.append((batch.rdd.getNumPartitions(), sorted(bytes(r["value"]).decode() for r in batch.collect())))
 
-    ending = f'{{"{topic}": {{"0": 30}}}}'
+    ending = f'{{"{topic}": {{"0": 30, "1": -1}}}}'
     stream = _stream(glue_context, broker, topicName=topic, minPartitions=4, endingOffsets=ending)
-    query = (stream.writeStream.foreachBatch(collect).trigger(availableNow=True)
-             .option("checkpointLocation", str(tmp_path / "ckpt")).start())
-    query.awaitTermination(120)
-    assert seen == [4, 30]
+
+    def run() -> None:
+        query = (stream.writeStream.foreachBatch(collect).trigger(availableNow=True)
+                 .option("checkpointLocation", str(tmp_path / "ckpt")).start())
+        query.awaitTermination(120)
+
+    run()
+    assert seen[0][0] >= 4, "minPartitions: at least 4 Spark tasks"
+    assert seen[0][1] == sorted([f"0-{i}" for i in range(30)] + [f"1-{i}" for i in range(40)])
+    # what arrives later: partition 0 never past offset 30, partition 1 (latest) goes on
+    broker.produce(topic, [(0, None, b"0-late"), (1, None, b"1-late")])
+    run()
+    assert [values for _, values in seen[1:] if values] == [["1-late"]]
+
+
+def test_starting_timestamp(glue_context: Any, broker: Broker, tmp_path: Path) -> None:
+    topic = broker.create_topic(partitions=2)
+    day = 1_700_000_000_000
+    for hour in range(4):
+        broker.produce(topic, [(p, None, f"{p}@{hour}".encode()) for p in (0, 1)], timestamp_ms=day + hour * 3_600_000)
+    middle = dt.datetime.fromtimestamp((day + 2 * 3_600_000) / 1000, dt.UTC).isoformat()
+    rows = _rows(drain(_stream(glue_context, broker, topicName=topic, startingOffsets=None, startingTimestamp=middle),
+                       tmp_path / "a"))
+    assert sorted(bytes(r["value"]) for r in rows) == [b"0@2", b"0@3", b"1@2", b"1@3"]
+    # after every record: each partition starts at its end, and reads what comes next
+    stream = _stream(glue_context, broker, topicName=topic, startingOffsets=None,
+                     startingTimestamp=str(day + 10 * 3_600_000))
+    assert _rows(drain(stream, tmp_path / "b")) == []
+    broker.produce(topic, [(1, None, b"1@later")])
+    assert [bytes(r["value"]) for r in _rows(drain(stream, tmp_path / "b"))] == [b"1@later"]
+
+
+def test_fail_on_data_loss(glue_context: Any, broker: Broker, tmp_path: Path) -> None:
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import AdminClient
+
+    topic = broker.create_topic()
+    broker.produce(topic, [(0, None, f"a{i}".encode()) for i in range(5)])
+    assert len(_rows(drain(_stream(glue_context, broker, topicName=topic), tmp_path / "strict"))) == 5
+    assert len(_rows(drain(_stream(glue_context, broker, topicName=topic), tmp_path / "lenient"))) == 5
+    broker.produce(topic, [(0, None, f"b{i}".encode()) for i in range(5)])
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})  # offsets 5-7 vanish before the queries read them
+    admin.delete_records([TopicPartition(topic, 0, 8)])[TopicPartition(topic, 0, 8)].result(timeout=30)
+    with pytest.raises(Exception, match="(?i)data (may have been|was) lost|data loss"):
+        drain(_stream(glue_context, broker, topicName=topic), tmp_path / "strict")
+    rows = _rows(drain(_stream(glue_context, broker, topicName=topic, failOnDataLoss="false"), tmp_path / "lenient"))
+    assert sorted(bytes(r["value"]) for r in rows) == [b"b3", b"b4"]
 
 
 def test_catalog_connection_name(glue_context: Any, broker: Broker, tmp_path: Path) -> None:
@@ -126,8 +170,31 @@ def test_catalog_connection_name(glue_context: Any, broker: Broker, tmp_path: Pa
     stream = glue_context.create_data_frame.from_options(
         "kafka", {"connectionName": name, "topicName": topic, "startingOffsets": "earliest"})
     assert [bytes(r["value"]) for r in _rows(drain(stream, tmp_path / "ckpt"))] == [b"via-catalog"]
-    # (plain spark.readStream.format("glueball-kafka").option("connectionName", ...) resolves the connection in
-    # Spark's Python planner process, through that process's GLUEBALL_HOME/GLUEBALL_ENDPOINT; in one pytest
-    # process the JVM keeps the environment of whichever test started it, so that path is not asserted here)
     with pytest.raises(GlueRuntimeError, match="connectionName 'missing'"):
         glue_context.create_data_frame.from_options("kafka", {"connectionName": "missing", "topicName": topic})
+
+
+def test_what_spark_refuses_and_missing_jvm_features_fail_clearly(glue_context: Any, broker: Broker,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    from glueball import jvm
+    from glueball.runtime.streaming.kafka import add_feature
+
+    spark = glue_context.spark_session
+    with pytest.raises(GlueRuntimeError, match="Spark's Kafka source refused the options: .*auto.offset.reset"):
+        _stream(glue_context, broker, topicName="t", **{"kafka.auto.offset.reset": "earliest"})
+    # a feature whose jars are not in the cache and cannot be fetched (offline, no Maven)
+    monkeypatch.setenv("GLUEBALL_JARS_CACHE", str(tmp_path / "no-jars"))
+    monkeypatch.setenv("GLUEBALL_MVN", "/bin/false")
+    with pytest.raises(jvm.JarsUnavailable, match="glueball jars fetch msk-iam"):
+        add_feature(spark, "msk-iam", "software.amazon.msk.auth.iam.NoSuchClass")
+    monkeypatch.undo()
+    # jars added that do not hold the class asked for
+    with pytest.raises(GlueRuntimeError, match="jars of glueball's 'kafka' feature did not reach this Spark session"):
+        add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")
+    # a driver whose class loader takes no jars (the JVM's platform loader, not spark-submit's)
+    from glueball.runtime.streaming import kafka
+
+    monkeypatch.setattr(kafka, "_loader", lambda session: session._jvm.java.lang.ClassLoader.getPlatformClassLoader())
+    with pytest.raises(GlueRuntimeError, match="cannot take the jars .* GLUEBALL_JVM_FEATURES=kafka"):
+        add_feature(spark, "kafka", "org.apache.kafka.NoSuchClass")

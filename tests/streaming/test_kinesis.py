@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.streaming.helpers import BackgroundRun, drain, with_resends
+from tests.streaming.helpers import BackgroundRun, drain_until_idle, with_resends
 from tests.streaming.kinesis_helpers import MotoServer, kinesis_options
 
 pytestmark = pytest.mark.spark
@@ -97,7 +97,7 @@ def test_max_fetch_records_per_shard_caps_batches(spark: Any, glue_context: Any,
         connection_type="kinesis",
         connection_options=kinesis_options(moto_server, stream, maxFetchRecordsPerShard=7, maxRecordPerRead=3))
     assert frame.columns == ["data", "streamName", "partitionKey", "sequenceNumber", "approximateArrivalTimestamp"]
-    batches = [rows for _, rows in drain(frame, tmp_path / "cp") if rows]
+    batches = [rows for _, rows in drain_until_idle(frame, tmp_path / "cp") if rows]
     assert [len(rows) for rows in batches] == [7, 7, 6]
     records = [r for rows in batches for r in rows]
     assert [bytes(r["data"]).decode() for r in records] == [f"r{i}" for i in range(20)]
@@ -112,14 +112,14 @@ def test_resharding_reads_parents_before_children_once(glue_context: Any, moto_s
     moto_server.put_json(stream, _events(0, 10))
     frame = glue_context.create_data_frame.from_options(
         connection_type="kinesis", connection_options=kinesis_options(moto_server, stream))
-    first = [r for _, rows in drain(frame, tmp_path / "cp") for r in rows]  # part of the parent, mid-stream
+    first = [r for _, rows in drain_until_idle(frame, tmp_path / "cp") for r in rows]  # the parent, before the split
     moto_server.put_json(stream, _events(10, 5))
     client.split_shard(StreamName=stream, ShardToSplit="shardId-000000000000",
                        NewStartingHashKey=str(2 ** 127))
     moto_server.put_json(stream, _events(15, 25))  # into the two children
     shards = client.list_shards(StreamName=stream)["Shards"]
     assert len(shards) == 3 and all(s.get("ParentShardId") == "shardId-000000000000" for s in shards[1:])
-    later = drain(frame, tmp_path / "cp")
+    later = drain_until_idle(frame, tmp_path / "cp")
     ids_by_batch = [[json.loads(bytes(r["data"]))["id"] for r in rows] for _, rows in later if rows]
     read = [json.loads(bytes(r["data"]))["id"] for r in first] + [i for ids in ids_by_batch for i in ids]
     assert sorted(read) == list(range(40)), "every record once"

@@ -1,8 +1,11 @@
-"""A gluestreaming job run through a server: per-batch metrics, BatchStopJobRun, and a restart from the checkpoint."""
+"""A gluestreaming job run through a server on the suite's Kafka broker: per-batch metrics, BatchStopJobRun, kill -9
+of the driver, and restarts from the checkpoint."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,12 +21,15 @@ from tests.streaming.helpers import Broker
 pytestmark = pytest.mark.spark
 
 SCRIPT = '''
+import os
 import sys
 from pyspark.context import SparkContext
 from awsglue.context import GlueContext
 from awsglue.utils import getResolvedOptions
 
-args = getResolvedOptions(sys.argv, ["JOB_NAME", "bootstrap", "topic", "checkpoint", "output"])
+args = getResolvedOptions(sys.argv, ["JOB_NAME", "bootstrap", "topic", "checkpoint", "output", "pidfile"])
+with open(args["pidfile"] + "." + args["JOB_RUN_ID"], "w") as pid:
+    pid.write(str(os.getpid()))
 glue_context = GlueContext(SparkContext.getOrCreate())
 orders = glue_context.create_data_frame.from_options(
     connection_type="kafka",
@@ -88,7 +94,8 @@ def test_streaming_job_reports_batches_stops_and_resumes(server: ServerProcess, 
     glue.create_job(Name=name, Role="GlueRole", Command={"Name": "gluestreaming",
                                                          "ScriptLocation": f"s3://scripts/{script.name}"},
                     DefaultArguments={"--bootstrap": broker.bootstrap, "--topic": topic,
-                                      "--checkpoint": str(tmp_path / "checkpoint"), "--output": str(output)},
+                                      "--checkpoint": str(tmp_path / "checkpoint"), "--output": str(output),
+                                      "--pidfile": str(tmp_path / "pid")},
                     NumberOfWorkers=2, WorkerType="G.1X")
     produced_ms = [int(time.time() * 1000)]
     broker.produce_json(topic, [{"id": i, "sku": f"s{i % 5}"} for i in range(300)], partitions=2)
@@ -117,9 +124,21 @@ def test_streaming_job_reports_batches_stops_and_resumes(server: ServerProcess, 
     resumed = _stream_until(server, glue, name, second, 120)
     time.sleep(3)  # a few more (empty) triggers: nothing is read again
     assert _metrics(server, name, second)["StreamingMetrics"]["InputRows"] == 120 == resumed["InputRows"]
-    _stop(glue, name, second)
+    # kill -9 of the driver mid-stream: the run fails; the next one resumes from the checkpoint (a batch planned but
+    # not committed runs again with the same id and offsets, and its output replaces what it wrote before)
+    broker.produce_json(topic, [{"id": i, "sku": f"s{i % 5}"} for i in range(420, 480)], partitions=2)
+    _stream_until(server, glue, name, second, 180)
+    pid = int(wait_for(lambda: (tmp_path / f"pid.{second}").read_text(), 30, "the driver's pid"))
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: _state(glue, name, second) == "FAILED", 60, f"{second} FAILED", interval=0.5)
+    assert "killed (signal 9)" in glue.get_job_run(JobName=name, RunId=second)["JobRun"]["ErrorMessage"]
+    broker.produce_json(topic, [{"id": i, "sku": f"s{i % 5}"} for i in range(480, 500)], partitions=2)
+    third = glue.start_job_run(JobName=name)["JobRunId"]
+    after_kill = _stream_until(server, glue, name, third, 20)
+    assert after_kill["InputRows"] <= 80, "resumed from the checkpoint, not from the start"
+    _stop(glue, name, third)
 
     import pyarrow.parquet as pq
 
     ids = sorted(i for part in output.glob("batch_id=*") for i in pq.read_table(part).column("id").to_pylist())
-    assert ids == list(range(420))
+    assert ids == list(range(500))

@@ -122,9 +122,15 @@ def test_with_a_remote_store_the_schemes_go_to_s3a_or_say_which_jars_are_missing
     aws = tmp_path / "hadoop-aws-3.5.0.jar"  # a jar holding Hadoop's S3AFileSystem
     with zipfile.ZipFile(aws, "w") as archive:
         archive.writestr("org/apache/hadoop/fs/s3a/S3AFileSystem.class", b"\xca\xfe\xba\xbe")
-    assert hadoop.filesystem_settings([str(jar), str(aws)], tmp_path) == {
-        "spark.hadoop.fs.s3.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
-        "spark.hadoop.fs.s3n.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem"}
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "minio")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "minio-secret")
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    settings = hadoop.filesystem_settings([str(jar), str(aws)], tmp_path)
+    assert {settings[f"spark.hadoop.fs.{scheme}.impl"] for scheme in ("s3", "s3a", "s3n")} == {
+        "org.apache.hadoop.fs.s3a.S3AFileSystem"}
+    assert (settings["spark.hadoop.fs.s3a.endpoint"], settings["spark.hadoop.fs.s3a.path.style.access"],
+            settings["spark.hadoop.fs.s3a.access.key"]) == ("http://127.0.0.1:9000", "true", "minio")
+    assert "spark.hadoop.fs.glueball.objectstore.root" not in settings
 
 
 def _submitted_conf(args: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2] / "glueball"
 ENTRY_POINTS = ("glueball.cli", "glueball.__main__", "glueball.demo", "glueball.app")
 # the service areas: the edge knows none of them, and none of them knows the edge
 AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "recipes", "registry",
-         "tagging", "usage", "workflows", "blueprints", "security", "devendpoints", "mltransforms")
+         "tagging", "usage", "workflows", "blueprints", "security", "devendpoints", "mltransforms", "logs")
 
 
 def module_name(path: Path) -> str:

@@ -50,16 +50,30 @@ def test_glueball_run_starts_its_driver_from_the_archive(cache: Path) -> None:
     assert "-Dmine=1 -XX:SharedArchiveFile=" in args  # the script's own options are kept
 
 
-def test_only_the_newest_archives_are_kept(cache: Path) -> None:
+def test_only_the_archives_used_last_are_kept(cache: Path) -> None:
     import os
+    import time
 
+    now = time.time()
     for age, name in enumerate(["spark-a.jsa", "spark-b.jsa", "spark-c.jsa", "spark-d.jsa", "other.txt"]):
         path = cache / name
         path.write_bytes(b"x")
-        os.utime(path, (1000 - age, 1000 - age))  # a is the newest
+        os.utime(path, (now - age, now - age))  # a is the newest
+    (cache / "spark-e.jsa").write_bytes(b"x")
+    os.utime(cache / "spark-e.jsa", (now - 8 * 86400, now - 8 * 86400))  # unused for a week
     (cache / ".building-old.jsa").write_bytes(b"x")
     os.utime(cache / ".building-old.jsa", (1000, 1000))
     (cache / ".building-now.jsa").write_bytes(b"x")  # a build under way
-    jvmshare.prune(cache, keep=2)
+    jvmshare.prune(cache, keep=3)
     assert sorted(p.name for p in cache.iterdir()) == [".building-now.jsa", "other.txt", "spark-a.jsa",
-                                                       "spark-b.jsa"]
+                                                       "spark-b.jsa", "spark-c.jsa"]
+
+
+def test_a_driver_starting_from_an_archive_marks_it_used(cache: Path) -> None:
+    import os
+
+    archive = jvmshare.archive_path([])
+    archive.write_bytes(b"archive")
+    os.utime(archive, (1000, 1000))
+    assert jvmshare.driver_java_options([]).startswith(f"-XX:SharedArchiveFile={archive} ")
+    assert archive.stat().st_mtime > 1000, "pruning keeps the archives drivers start from"

@@ -79,6 +79,23 @@ class Protocol(ABC):
         """An error reading or validating the input, as this protocol names it (JSON keeps Glue's codes)."""
         return error
 
+    # how this protocol's services refuse a request for what reading it would take: (code, HTTP status).
+    # "throttled": the server is reading other large bodies (retry later: every AWS SDK retries these
+    # codes); "too large": the body is bigger than the server reads at all
+    LIMIT_CODES: dict[str, tuple[str, int]] = {
+        "throttled": ("ThrottlingException", 400),
+        "too large": ("SerializationException", 413),
+    }
+
+    def holds_body(self, request: WireRequest) -> bool:
+        """Whether serving ``request`` reads its body whole into memory (all but streamed uploads)."""
+        return True
+
+    def limit_error(self, kind: str, message: str) -> ServiceError:
+        """A request refused for its body's size (``kind``: ``throttled`` or ``too large``)."""
+        code, status = self.LIMIT_CODES[kind]
+        return CodedError(code, message, status)
+
 
 class CodedError(ServiceError):
     """An error whose code and HTTP status are given when it is raised (protocol-level codes)."""

@@ -59,6 +59,8 @@ class PlainJsonProtocol(Protocol):
         """An unreadable body: its status as the code (``{"error_code": 400, ...}``), as such services answer."""
         return CodedError(str(error.status), error.message, error.status)
 
+    LIMIT_CODES = {"throttled": ("429", 429), "too large": ("413", 413)}
+
     def unknown_operation(self, message: str) -> ServiceError:
         return CodedError("404", message, 404)
 

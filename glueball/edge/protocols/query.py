@@ -126,6 +126,10 @@ class QueryProtocol(Protocol):
         "denied": ("AccessDenied", 403),
     }
 
+    # IAM and STS answer throttling with "Throttling" ("Rate exceeded"); the common errors of query
+    # services name no code for an oversized request, so it is their input error with HTTP's status
+    LIMIT_CODES = {"throttled": ("Throttling", 400), "too large": ("ValidationError", 413)}
+
     def error(self, error: ServiceError, request_id: str) -> WireResponse:
         kind = "Sender" if error.sender_fault else "Receiver"
         body = (f'<ErrorResponse xmlns="{self.namespace}"><Error><Type>{kind}</Type>'

@@ -153,6 +153,23 @@ class RestProtocol(Protocol):
             return RestError(code, message, status)
         return super().auth_error(kind, message)
 
+    def limit_error(self, kind: str, message: str) -> ServiceError:
+        if self.xml:  # S3's codes: SlowDown (503, "Please reduce your request rate."), MaxMessageLengthExceeded
+            code, status = {"throttled": ("SlowDown", 503), "too large": ("MaxMessageLengthExceeded", 400)}[kind]
+            return RestError(code, message, status)
+        code, status = {"throttled": ("ThrottlingException", 429), "too large": ("SerializationException", 413)}[kind]
+        return RestError(code, message, status)
+
+    def holds_body(self, request: WireRequest) -> bool:
+        """Whether the operation ``request`` asks for reads its body whole (a document), rather than as
+        a stream (an upload's blob payload)."""
+        matched = self._match(request)
+        if matched is None:
+            return True
+        shape = self.model.operation_model(matched[0].operation).input_shape
+        payload = shape.serialization.get("payload") if shape is not None else None
+        return not (payload and shape is not None and shape.members[payload].type_name == "blob")
+
     def unknown_operation(self, message: str) -> ServiceError:
         if self.xml:
             return RestError("NotImplemented", message, 501)
@@ -265,31 +282,36 @@ class RestProtocol(Protocol):
                 elif name == payload and isinstance(value, FileRange):
                     stream, content_type = value, "application/octet-stream"
                 elif name == payload:
-                    body, payload_type = self._payload_bytes(member, value)
+                    body, payload_type = self._payload_bytes(operation, member, value)
                     content_type = payload_type or content_type
                 elif not payload:
                     rest[name] = value
             if not payload and (rest or not self.xml):
-                body = self._body_bytes(shape, rest)
+                body = self._body_bytes(operation, shape, rest)
         if any(name.lower() == "content-type" for name, _ in headers):
             content_type = next(v for n, v in headers if n.lower() == "content-type")
             headers = [(n, v) for n, v in headers if n.lower() != "content-type"]
         return WireResponse(status, body, request_id, content_type, headers, stream)
 
-    def _payload_bytes(self, shape: Shape, value: Any) -> tuple[bytes, str | None]:
+    def _payload_bytes(self, operation: str, shape: Shape, value: Any) -> tuple[bytes, str | None]:
         if shape.type_name == "blob":
             return (value if isinstance(value, bytes) else bytes(value)), "application/octet-stream"
         if shape.type_name == "string":
             return str(value).encode(), "text/plain"
         if self.xml:
-            namespace = shape.serialization.get("xmlNamespace", {}).get("uri", "")
-            return element_xml(shape, member_name(shape, shape.name), value, namespace).encode(), None
+            root, namespace = self.body_root(operation, shape, payload=True)
+            return element_xml(shape, root, value, namespace).encode(), None
         return json.dumps(_json_value(shape, value)).encode(), None
 
-    def _body_bytes(self, shape: StructureShape, values: dict[str, Any]) -> bytes:
+    def body_root(self, operation: str, shape: Shape, payload: bool) -> tuple[str, str]:
+        """The root element (name, XML namespace) of ``operation``'s REST-XML answer, whose body is ``shape``
+        (the output shape, or its ``payload`` member): the shape's ``locationName`` or name, as the model has
+        it. S3's differ (:class:`glueball.edge.protocols.s3.S3Protocol`)."""
+        return member_name(shape, shape.name), shape.serialization.get("xmlNamespace", {}).get("uri", "")
+
+    def _body_bytes(self, operation: str, shape: StructureShape, values: dict[str, Any]) -> bytes:
         if self.xml:
-            namespace = shape.serialization.get("xmlNamespace", {}).get("uri", "")
-            root = member_name(shape, shape.name)
+            root, namespace = self.body_root(operation, shape, payload=False)
             return element_xml(shape, root, values, namespace).encode()
         return json.dumps({member_name(shape.members[n], n): _json_value(shape.members[n], v)
                            for n, v in values.items()}).encode()

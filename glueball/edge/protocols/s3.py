@@ -7,6 +7,11 @@
   sent.
 - **Answers.** ``204`` for deletions and ``206`` for ranges (statuses the model has no member for),
   ``304 Not Modified`` without a body, and ``HEAD`` answers whose errors are their status alone.
+- **Root elements.** An answer's XML root is named as S3 names it, in S3's namespace
+  (``<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">``), not after botocore's output
+  shape (``ListObjectsV2Output``): botocore's parser ignores the root, but the AWS C++ SDK (pyarrow) and
+  others read an answer by it. The model does not carry these names (its output shapes have no
+  ``locationName``); they are the S3 API Reference's ("Response Syntax" of each operation).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import re
 from typing import Any
 
 import botocore.model
+from botocore.model import Shape
 
 from glueball.api.operations import RAW_BODY, STATUS
 from glueball.edge.protocols.rest import RestProtocol
@@ -23,6 +29,28 @@ from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import ServiceError
 
 _AWS_VIRTUAL_HOST = re.compile(r"(.+?)\.s3(?:[.-][a-z0-9-]+)*\.amazonaws\.com")
+NAMESPACE = "http://s3.amazonaws.com/doc/2006-03-01/"
+# the root element of the operations whose answer's body is their output shape (not a payload member,
+# which the model names: CopyObjectResult), from the S3 API Reference
+ROOTS = {
+    "ListBuckets": "ListAllMyBucketsResult",
+    "ListObjects": "ListBucketResult",
+    "ListObjectsV2": "ListBucketResult",
+    "ListObjectVersions": "ListVersionsResult",
+    "ListMultipartUploads": "ListMultipartUploadsResult",
+    "ListParts": "ListPartsResult",
+    "CreateMultipartUpload": "InitiateMultipartUploadResult",
+    "CompleteMultipartUpload": "CompleteMultipartUploadResult",
+    "DeleteObjects": "DeleteResult",
+    "GetBucketTagging": "Tagging",
+    "GetObjectTagging": "Tagging",
+    "GetBucketLocation": "LocationConstraint",
+    "GetBucketVersioning": "VersioningConfiguration",
+    "GetBucketAcl": "AccessControlPolicy",
+    "GetObjectAcl": "AccessControlPolicy",
+    "GetBucketCors": "CORSConfiguration",
+    "GetBucketLifecycleConfiguration": "LifecycleConfiguration",
+}
 
 
 class S3Protocol(RestProtocol):
@@ -59,6 +87,10 @@ class S3Protocol(RestProtocol):
         if bucket is None:
             return request.path
         return f"/{bucket}{request.path}" if request.path != "/" else f"/{bucket}"
+
+    def body_root(self, operation: str, shape: Shape, payload: bool) -> tuple[str, str]:
+        name, _ = super().body_root(operation, shape, payload)
+        return (name if payload else ROOTS.get(operation, name)), NAMESPACE
 
     def answer(self, operation: str, result: dict[str, Any], request_id: str) -> WireResponse:
         raw = result.get(RAW_BODY)

@@ -32,12 +32,14 @@ import re
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
+from glueball.objects import locations
 from glueball.runtime import javabuild
 from glueball.runtime.javabuild import cache_dir
 
 __all__ = ["HadoopJarError", "build", "cache_dir", "explain", "filesystem_settings", "jar", "jar_path",
-           "unavailable_reason"]
+           "output_path", "unavailable_reason"]
 
 SCHEMES = ("s3", "s3a", "s3n")
 FILESYSTEM = "dev.glueball.fs.ObjectStoreFileSystem"
@@ -208,6 +210,25 @@ def filesystem_settings(jars: list[str], root: Path) -> dict[str, str]:
         settings[f"spark.hadoop.fs.AbstractFileSystem.{scheme}.impl"] = ABSTRACT_FILESYSTEM
     settings["spark.hadoop.mapreduce.outputcommitter.factory.scheme.s3a"] = FILE_COMMITTER_FACTORY
     return settings
+
+
+def output_path(spark: Any, uri: str) -> str:
+    """The path through which glueball's own writers (the Glue sinks, relationalize's staging, spigot) have
+    Spark write ``uri``.
+
+    An ``s3://`` location of the local object store is written through this FileSystem when the session has
+    it: given the local path instead, Spark would write through Hadoop's LocalFileSystem, a checksummed file
+    system that leaves a ``.<name>.crc`` beside every file it writes, and the S3 API would list those
+    beside the data (S3 has no such files). Anything else, and ``s3://`` without the FileSystem (no JDK to
+    build it), is :func:`glueball.objects.locations.to_spark_path`'s.
+
+    Raises:
+        LocationError: an s3 URI that would escape the store.
+    """
+    if locations.is_s3(uri) and not os.environ.get("GLUEBALL_S3_ENDPOINT"):
+        if spark.sparkContext._jsc.hadoopConfiguration().get("fs.s3.impl") == FILESYSTEM:
+            return locations.parse_s3(uri).uri
+    return locations.to_spark_path(uri)
 
 
 def _warn_unavailable() -> None:

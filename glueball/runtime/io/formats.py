@@ -25,6 +25,7 @@ of the connection options compresses csv/json/xml output.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from glueball.objects import locations
 from glueball.runtime.errors import Errors, GlueRuntimeError, LazyErrors, error_schema
 from glueball.runtime.gluetypes import CHOICE_METADATA
+from glueball.runtime.hadoop import output_path
 from glueball.runtime.io.csvtypes import type_csv_columns
 from glueball.runtime.io.files import InputFile
 from glueball.runtime.io.jsonfields import JsonFields
@@ -389,18 +391,20 @@ def write_files(spark: SparkSession, df: DataFrame, uri: str, fmt: str, format_o
     missing = [k for k in partition_keys if k not in df.columns]
     if missing:
         raise GlueRuntimeError(f"partitionKeys {missing} are not fields of the frame ({df.columns})")
-    target = locations.to_spark_path(uri)
+    target = output_path(spark, uri)
     if fmt == "avro":
         from glueball.runtime.io.avro import write_avro
 
-        if locations.is_s3(uri) and target.startswith("s3a://"):
+        if locations.is_s3(uri) and os.environ.get("GLUEBALL_S3_ENDPOINT"):
             raise GlueRuntimeError("avro output to an S3 endpoint is not supported (fastavro writes local files)")
+        target = locations.to_spark_path(uri)  # fastavro writes the files itself: no checksum files
         codec = compression_name(_get(format_options, "compression", default="deflate"))
         write_avro(df, target, partition_keys, "null" if codec == "none" else str(codec))
         return
     if fmt == "csv":
         df = _flatten_choices(df)
-    writer = df.write.mode("append")
+    # Glue's sinks leave their data objects only: no _SUCCESS marker (Hadoop's committer writes one by default)
+    writer = df.write.mode("append").option("mapreduce.fileoutputcommitter.marksuccessfuljobs", "false")
     if partition_keys:
         writer = writer.partitionBy(*partition_keys)
     text_codec = compression_name(compression_type)

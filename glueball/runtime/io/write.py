@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from glueball.objects import locations
 from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.hadoop import output_path
 from glueball.runtime.io import catalog as cat
 from glueball.runtime.io import formats, jdbc, outnames
 from glueball.runtime.io.read import FILE_CONNECTION_TYPES, unsupported_connection
@@ -46,7 +46,7 @@ def write_files_frame(glue_ctx: Any, frame: DynamicFrame, path: str, fmt: str | 
     keys = _keys(options.get("partitionKeys"))
     df = frame.toDF()
     spark = glue_ctx.spark_session
-    target = locations.to_spark_path(path)
+    target = output_path(spark, path)
     before = outnames.existing_files(spark, target)
     formats.write_files(spark, df, path, name, format_options, keys, options.get("compressionType"))
     codec = formats.compression_name(format_options.get("compression") or "snappy") if name in (

@@ -331,7 +331,7 @@ def spigot(frame: DynamicFrame, path: str, options: Mapping[str, Any], transform
     small job), not when the frame is later evaluated, and appended under ``path`` (s3:// or
     local). Choice fields are written as the value each record holds.
     """
-    from glueball.objects.locations import to_spark_path
+    from glueball.runtime.hadoop import output_path
 
     unknown = sorted(set(options) - {"topk", "prob"})
     if unknown:
@@ -350,6 +350,6 @@ def spigot(frame: DynamicFrame, path: str, options: Mapping[str, Any], transform
     convert = record_converter(df.schema)
     lines = [(record_to_json(convert(row)),) for row in sample.limit(topk).collect()]
     spark = df.sparkSession
-    spark.createDataFrame(lines, "value string").coalesce(1).write.mode("append").text(to_spark_path(path))
+    spark.createDataFrame(lines, "value string").coalesce(1).write.mode("append").text(output_path(spark, path))
     return frame.derive(df, transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
                         total_threshold=total_threshold)

@@ -46,12 +46,12 @@ def unnest(frame: DynamicFrame, transformation_ctx: str = "", stage_threshold: i
 _ROW_ID = "__glueball_row_id"
 
 
-def _staging_dir(staging_path: str) -> str:
-    from glueball.objects.locations import to_spark_path
+def _staging_dir(spark: Any, staging_path: str) -> str:
+    from glueball.runtime.hadoop import output_path
 
     if not isinstance(staging_path, str) or not staging_path.strip():
         raise GlueRuntimeError("relationalize needs a staging_path (an s3:// or local directory)")
-    base = to_spark_path(staging_path.strip()).rstrip("/")
+    base = output_path(spark, staging_path.strip()).rstrip("/")
     return f"{base}/glueball-relationalize-{uuid.uuid4().hex}"
 
 
@@ -109,7 +109,7 @@ def relationalize(frame: DynamicFrame, root_table_name: str, staging_path: str,
     back, so the keys are fixed — the one pass per level Glue makes too.
     ``options`` are accepted and unused, as upstream documents.
     """
-    staging = _staging_dir(staging_path)
+    staging = _staging_dir(frame._df.sparkSession, staging_path)
     tables: dict[str, DataFrame] = {}
     _pivot(frame._df, root_table_name, root_table_name, staging, [0], tables)
     kw: dict[str, Any] = {"transformation_ctx": transformation_ctx, "stage_threshold": stage_threshold,

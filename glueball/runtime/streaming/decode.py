@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.gluetypes import CHOICE_METADATA
-from glueball.runtime.streaming.kafka_options import as_bool, lower_keys
+from glueball.runtime.streaming.option_values import as_bool, lower_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -392,6 +392,20 @@ def _json_with_schema(texts: DataFrame, schema: StructType, carried: list[str]) 
     return records, errors
 
 
+def _first_line_fields(lines: DataFrame, delimiter: str) -> int:
+    """How many fields Spark's CSV parser finds in the batch's first line (at least 1)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    first = lines.select("value").first()
+    if first is None:
+        return 1
+    found = lines.sparkSession.range(1).select(
+        F.schema_of_csv(F.lit(first["value"]), {"sep": delimiter}).alias("schema")).first()
+    parsed = _parse_datatype_string(found["schema"]) if found is not None else None
+    return max(1, len(parsed.fields)) if isinstance(parsed, StructType) else 1
+
+
 def _csv(texts: DataFrame, spec: DecodeSpec, carried: list[str]) -> tuple[DataFrame, DataFrame]:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField
@@ -403,9 +417,7 @@ def _csv(texts: DataFrame, spec: DecodeSpec, carried: list[str]) -> tuple[DataFr
     if spec.schema is not None:
         fields = list(spec.schema.fields)
     else:
-        spark = texts.sparkSession
-        first = spark.read.option("sep", spec.delimiter).csv(lines.select("value").limit(1))
-        fields = [StructField(f"col{i}", StringType(), True) for i in range(max(1, len(first.columns)))]
+        fields = [StructField(f"col{i}", StringType(), True) for i in range(_first_line_fields(lines, spec.delimiter))]
     ddl = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in [*fields, StructField(_CORRUPT, StringType())])
     parsed = lines.select(F.from_csv(F.col("value"), ddl, reader_options).alias("_r"), "value", "source", *carried)
     corrupt = F.col("_r").getField(_CORRUPT)

@@ -15,6 +15,11 @@ Options (Glue's names):
   a back-off of 1, 2, 4... seconds (at most 60), up to that many times in a row; then the error is
   raised.
 
+Spark 4.1.1's Kafka source fails a restarted query right after it has replayed (and committed) a batch that
+the previous run planned but did not commit: its progress report reads the latest offsets it has not fetched
+in that run (a NullPointerException in ``KafkaMicroBatchStream.metrics``). The batch's work is done, so
+``forEachBatch`` starts the query again at once, without counting a failure (:func:`is_spark_kafka_replay_bug`).
+
 Empty micro-batches are skipped: the batch function is called only for batches with records. With a
 frame from ``create_data_frame.from_options`` that has a ``classification``, the batch function gets
 the decoded records; the batch's error records ride along (``DynamicFrame.fromDF(batch_df, ...)``).
@@ -34,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError, attach_errors
 from glueball.runtime.streaming.decode import decode_batch
-from glueball.runtime.streaming.kafka_options import as_bool, lower_keys
 from glueball.runtime.streaming.metrics import StreamMetrics
+from glueball.runtime.streaming.option_values import as_bool, lower_keys
 from glueball.runtime.streaming.sources import decode_spec_of
 
 if TYPE_CHECKING:
@@ -103,6 +108,7 @@ class BatchRunner:
         self.spec = decode_spec_of(frame)
         self.failures = 0
         self.restarts = 0
+        self.replay_bug_restarts = 0
         self.batches_run: list[int] = []
         self.batches_skipped: list[int] = []
         self.query: Any = None
@@ -172,12 +178,18 @@ class BatchRunner:
             if self._stopped.is_set():  # stopped while starting
                 query.stop()
                 return
+            batches_before = len(self.batches_run)
             try:
                 query.awaitTermination()
                 return
             except StreamingQueryException as e:
                 if self._stopped.is_set():
                     return
+                if len(self.batches_run) > batches_before and is_spark_kafka_replay_bug(e):
+                    log.info("forEachBatch: Spark's Kafka source failed reporting the progress of the batch it "
+                             "replayed (committed); starting the query again")
+                    self.replay_bug_restarts += 1
+                    continue
                 self.failures += 1
                 if self.failures > self.max_retries:
                     log.error("forEachBatch: batch failed %d time(s) in a row; giving up", self.failures)
@@ -188,6 +200,12 @@ class BatchRunner:
                 self.restarts += 1
                 if self._stopped.wait(delay):
                     return
+
+
+def is_spark_kafka_replay_bug(error: Exception) -> bool:
+    """Whether ``error`` is Spark 4.1.1's Kafka source failing its progress report after a replayed batch."""
+    text = f"{error}\n{getattr(error, '_stackTrace', '') or ''}"  # PySpark keeps the JVM's stack trace there
+    return "NullPointerException" in text and "KafkaMicroBatchStream$.metrics" in text
 
 
 def for_each_batch(glue_ctx: Any, frame: DataFrame, batch_function: Callable[[DataFrame, int], Any],

@@ -12,6 +12,10 @@ Written on PySpark 4's Python data source API with boto3 (any endpoint: ``endpoi
   per readable shard, reads ahead with GetRecords — at most ``maxFetchRecordsPerShard`` records and
   ``maxFetchTimeInMs`` — to find where the batch ends (Kinesis has no cheaper way to learn a shard's
   latest sequence number). No records anywhere: the offsets do not move and no batch is planned.
+  PySpark 4.1's ``latestOffset()`` is not given the batch's start: the reader keeps it — the end it last
+  planned, or after a restart the end of the batch Spark plans first from the checkpoint (``partitions``);
+  a new query asks for ``latestOffset`` before ``initialOffset``, so the initial offset is computed once.
+  ``Trigger.AvailableNow`` runs one batch (PySpark 4.1 wraps a Python source so), capped as any other.
 - **Resharding**: a child shard (``ParentShardId``/``AdjacentParentShardId``) is read only once every
   parent still in the stream is at ``SHARD_END`` in a committed offset (closed, and read up to its
   ``EndingSequenceNumber``, or GetRecords answered no next iterator). Its records come after its parents'.
@@ -31,7 +35,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, SupportsTriggerAvailableNow
 from pyspark.sql.types import StructType
 
 from glueball.runtime.errors import GlueRuntimeError
@@ -159,7 +162,7 @@ class Stream:
         return self.call("GetRecords", self.client.get_records, ShardIterator=shard_iterator, Limit=limit)
 
 
-class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+class KinesisStreamReader(DataSourceStreamReader):
     """Plans micro-batches over shard positions; ``read`` runs in the tasks (see the module docstring)."""
 
     def __init__(self, options: KinesisOptions, schema: StructType) -> None:
@@ -168,7 +171,8 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._stream: Stream | None = None
         self._shards: list[Shard] = []
         self._listed_at = 0.0
-        self._cutoff_ms: int | None = None  # Trigger.AvailableNow: records that arrived before this
+        self._initial: dict[str, str] | None = None
+        self._position: dict[str, str] | None = None  # where the next batch starts
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -191,12 +195,15 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     # -- planning (driver) -----------------------------------------------------------------------
 
     def initialOffset(self) -> dict:  # noqa: N802
-        start = self.options.starting_position
-        if start == "LATEST":
-            start = f"AT_TIMESTAMP:{int(time.time() * 1000)}"
-        return {shard.shard_id: start for shard in self.shards(fresh=True)}
+        if self._initial is None:  # once: a "latest" start is pinned to the query's first call
+            start = self.options.starting_position
+            if start == "LATEST":
+                start = f"AT_TIMESTAMP:{int(time.time() * 1000)}"
+            self._initial = {shard.shard_id: start for shard in self.shards(fresh=True)}
+        return dict(self._initial)
 
-    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:  # noqa: N802
+    def latestOffset(self) -> dict:  # noqa: N802
+        start = self._position if self._position is not None else self.initialOffset()
         shards = self.shards()
         listed = {s.shard_id for s in shards}
         gone = sorted(sid for sid, pos in start.items() if sid not in listed and not is_shard_end(pos))
@@ -209,7 +216,8 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             if is_shard_end(position) or not self._parents_done(shard, start, listed):
                 continue
             end[shard.shard_id] = self._read_ahead(shard, position)
-        return dict(sorted(end.items()))
+        self._position = dict(sorted(end.items()))
+        return dict(self._position)
 
     @staticmethod
     def _parents_done(shard: Shard, start: Mapping[str, str], listed: set[str]) -> bool:
@@ -229,16 +237,13 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             answer = stream.get_records(shard_iterator, min(opts.max_record_per_read,
                                                             opts.max_fetch_records_per_shard - count))
             records = answer.get("Records", [])
-            cut = self._cutoff_ms is not None and records and _arrival_ms(records[-1]) > self._cutoff_ms
-            if cut:
-                records = [r for r in records if _arrival_ms(r) <= (self._cutoff_ms or 0)]
             if records:
                 last, count = int(records[-1]["SequenceNumber"]), count + len(records)
             shard_iterator = answer.get("NextShardIterator")
             ended = shard_iterator is None or (shard.ending_sequence is not None and last is not None
                                                and last >= shard.ending_sequence)
             caught_up = not records and not answer.get("MillisBehindLatest")
-            if ended or cut or caught_up or time.monotonic() >= deadline:
+            if ended or caught_up or time.monotonic() >= deadline:
                 ended = ended or (caught_up and shard.ending_sequence is not None)
                 break
             if opts.idle_between_reads_ms:
@@ -247,13 +252,9 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return f"{SHARD_END}{'' if last is None else last}"
         return position if last is None else f"{AFTER}{last}"
 
-    def getDefaultReadLimit(self) -> ReadLimit:  # noqa: N802
-        return ReadAllAvailable()
-
-    def prepareForTriggerAvailableNow(self) -> None:  # noqa: N802
-        self._cutoff_ms = int(time.time() * 1000)
-
     def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+        if self._position is None:  # a restart: Spark plans the checkpoint's last batch before asking for more
+            self._position = dict(end)
         out: list[InputPartition] = []
         for shard_id, position in sorted(end.items()):
             until = sequence(position)
@@ -267,7 +268,8 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def commit(self, end: dict) -> None:
         # Spark's checkpoint holds the positions; nothing is kept in Kinesis (no lease table)
-        return None
+        if self._position is None:
+            self._position = dict(end)
 
     def stop(self) -> None:
         self._stream = None
@@ -278,11 +280,7 @@ class KinesisStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         assert isinstance(partition, ShardRange)
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        yield from read_range(partition, to_arrow_schema(self.schema, timezone="UTC"))
-
-
-def _arrival_ms(record: Mapping[str, Any]) -> int:
-    return int(record["ApproximateArrivalTimestamp"].timestamp() * 1000)
+        yield from read_range(partition, to_arrow_schema(self.schema))  # timestamps in UTC
 
 
 def read_range(part: ShardRange, schema: pa.Schema) -> Iterator[pa.RecordBatch]:

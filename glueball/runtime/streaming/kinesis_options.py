@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.runtime.streaming.kafka_options import as_bool, int_option, lower_keys
+from glueball.runtime.streaming.option_values import as_bool, int_option, lower_keys
 
 log = logging.getLogger("glueball.runtime.streaming")
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.runtime.streaming.kafka_options import int_option, lower_keys
+from glueball.runtime.streaming.option_values import int_option, lower_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

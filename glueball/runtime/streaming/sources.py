@@ -1,15 +1,16 @@
 """``create_data_frame.from_options`` for streaming connection types, and ``from_catalog`` for streaming tables.
 
-``connection_type="kafka"`` reads with the ``glueball-kafka`` source (``kafka``); the connection
-options are Glue's (``kafka_options``). A ``connectionName`` is resolved here, on the driver, through
-the catalog's GetConnection, so the source and its tasks get plain client settings.
+``connection_type="kafka"`` reads with Spark's own Kafka connector (``kafka``); the connection options are
+Glue's, turned into Spark's (``kafka_options``). A ``connectionName`` is resolved here, on the driver, through
+the catalog's GetConnection, so Spark's source and its tasks get plain client properties.
 ``connection_type="kinesis"`` reads with the ``glueball-kinesis`` source (``kinesis``, ``kinesis_options``).
 
-A catalog table whose parameters say ``typeOfData`` ``kafka`` or ``kinesis`` is a streaming table:
-``create_data_frame.from_catalog`` turns its parameters (table and storage descriptor: ``topicName``,
-``connectionName``, ``streamName``/``streamARN``, ``endpointUrl``, ``classification``, ``delimiter``...)
-and its columns (the ``schema``, unless ``inferSchema`` is true) into connection options, with
-``additional_options`` on top.
+A catalog table whose parameters say ``typeOfData`` ``kafka`` or ``kinesis``, or whose ``classification`` is
+``kafka`` or ``kinesis`` (the payload's format then comes from its SerDe: JSON, CSV/LazySimple with its
+delimiter, Avro with its schema), is a streaming table: ``create_data_frame.from_catalog`` turns its parameters
+(table and storage descriptor: ``topicName``, ``connectionName``, ``streamName``/``streamARN``, ``endpointUrl``,
+the payload's ``classification``, ``delimiter``...) and its columns (the ``schema``, unless ``inferSchema`` is
+true) into connection options, with ``additional_options`` on top.
 
 With a ``classification`` the frame carries how to decode each micro-batch (``decode.DecodeSpec``);
 ``forEachBatch`` applies it, so its batch function sees the records. Without one the frame has the
@@ -28,13 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.streaming.decode import DecodeSpec
-from glueball.runtime.streaming.kafka_options import (
-    DECODE_OPTIONS,
-    SOURCE_OPTIONS,
-    KafkaOptions,
-    lower_keys,
-    spark_options,
-)
+from glueball.runtime.streaming.kafka_options import DECODE_OPTIONS, kafka_source
+from glueball.runtime.streaming.option_values import lower_keys, spark_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -72,28 +68,12 @@ def streaming_data_frame(glue_ctx: Any, connection_type: str, connection_options
 
 
 def kafka_data_frame(glue_ctx: Any, connection_options: Mapping[str, Any]) -> DataFrame:
-    """The ``glueball-kafka`` stream of ``connection_options``, with the payload decoding attached."""
-    from glueball.runtime.streaming import register_sources
-    from glueball.runtime.streaming.kafka import SOURCE_NAME
+    """Spark's Kafka stream of Glue's ``connection_options``, with the payload decoding attached."""
+    from glueball.runtime.streaming.kafka import kafka_stream
 
-    options = dict(connection_options)
-    spec = DecodeSpec.from_options(options)
-    parsed = KafkaOptions.parse(options)  # checks everything, resolves connectionName
-    lowered = lower_keys(options)
-    unused = sorted(k for k in lowered if k not in SOURCE_OPTIONS and k not in DECODE_OPTIONS
-                    and k != "connectionname" and not k.startswith(("kafka.", "ssl.", "sasl.")))
-    if unused:
-        log.warning("kafka connection options not used: %s", ", ".join(unused))
-    source_options = {k: v for k, v in lowered.items() if k in SOURCE_OPTIONS}
-    for resolved in ("security.protocol", "connectionname"):  # now in the client settings below
-        source_options.pop(resolved, None)
-    source_options.update({f"kafka.{k}": v for k, v in parsed.client_config.items()})
-    source_options.pop("kafka.bootstrap.servers", None)
-    source_options["bootstrap.servers"] = parsed.client_config["bootstrap.servers"]
-
-    spark = glue_ctx.spark_session
-    register_sources(spark)
-    frame = spark.readStream.format(SOURCE_NAME).options(**spark_options(source_options)).load()
+    spec = DecodeSpec.from_options(dict(connection_options))
+    source = kafka_source(connection_options, glue_ctx.glue_client)  # checks everything, resolves connectionName
+    frame = kafka_stream(glue_ctx.spark_session, source)
     if spec is not None:
         vars(frame)[_DECODE_ATTRIBUTE] = spec
     return frame
@@ -138,6 +118,9 @@ def streaming_table_options(table: Mapping[str, Any], additional_options: Mappin
     descriptor = table.get("StorageDescriptor") or {}
     params = lower_keys({**(table.get("Parameters") or {}), **(descriptor.get("Parameters") or {})})
     kind = str(params.get("typeofdata") or "").strip().lower()
+    if not kind and str(params.get("classification") or "").strip().lower() in _TABLE_OPTIONS:
+        kind = str(params.pop("classification")).strip().lower()  # the stream's kind; the payload's is the SerDe's
+        params.update(_serde_payload(descriptor.get("SerdeInfo") or {}))
     if not kind:
         return None
     if kind not in _TABLE_OPTIONS:
@@ -154,6 +137,23 @@ def streaming_table_options(table: Mapping[str, Any], additional_options: Mappin
         options["schema"] = ", ".join(f"`{c['Name']}` {c['Type']}" for c in columns)
     options.update(extra)
     return kind, options
+
+
+def _serde_payload(serde: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload options a table's SerDe implies (lower-cased): JSON, CSV with its delimiter, Avro with its schema."""
+    library = str(serde.get("SerializationLibrary") or "").lower()
+    params = serde.get("Parameters") or {}
+    if "json" in library:
+        return {"classification": "json"}
+    if "avro" in library:
+        found = {"classification": "avro"}
+        if params.get("avro.schema.literal"):
+            found["avroschema"] = params["avro.schema.literal"]
+        return found
+    if "csv" in library or "lazysimpleserde" in library:
+        delimiter = params.get("separatorChar") or params.get("field.delim")
+        return {"classification": "csv", **({"delimiter": delimiter} if delimiter else {})}
+    return {}
 
 
 def catalog_data_frame(glue_ctx: Any, database: str | None, table_name: str | None,

@@ -7,6 +7,7 @@ from sqlalchemy import create_engine
 
 from glueball.store import (
     identity_tables,  # noqa: F401 - registers the identity tables on Base
+    log_tables,  # noqa: F401 - registers CloudWatch Logs' and metrics' tables on Base
     recipe_tables,  # noqa: F401 - registers the DataBrew recipe tables on Base
     registry_tables,  # noqa: F401 - registers the schema registry's tables on Base
     resource_tables,  # noqa: F401 - registers the stored resources and task runs on Base

@@ -1,0 +1,3 @@
+{{ config(materialized='view') }}
+select id, customer_id, amount, cast(day as string) as day
+from {{ ref('orders') }}

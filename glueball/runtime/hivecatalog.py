@@ -1,0 +1,119 @@
+"""The Data Catalog as the Spark session's metastore, as ``--enable-glue-datacatalog`` makes it in Glue.
+
+Every Spark driver glueball configures (``glueball run``, job runs, sessions, warm drivers, the shared
+session of ``spark_session()``) starts a Hive metastore Thrift endpoint in its own Python process on a
+free loopback port (:class:`glueball.metastore.HiveMetastoreEndpoint`) and gives Spark
+``spark.sql.catalogImplementation=hive`` with ``hive.metastore.uris`` pointing at it. Spark's built-in
+Hive client then reads and writes the catalog through that endpoint, and the endpoint through the
+runtime's Glue client (:func:`glueball.runtime.client.glue_client`: in-process in embedded mode, boto3
+against ``GLUEBALL_ENDPOINT`` as the run's role otherwise), resolved at each call — so a warm driver
+serves whichever run it takes, and the Glue API's validation, errors and IAM apply to Spark SQL's DDL.
+Nothing is copied up front: a catalog of thousands of tables costs Spark nothing until a statement names
+one.
+
+A failed CTAS or ``saveAsTable`` leaves nothing behind (:mod:`glueball.runtime.tablewrites`).
+``GLUEBALL_SQL_CATALOG=off`` leaves Spark its own in-memory catalog (Glue without
+``--enable-glue-datacatalog``); catalog tables are then read with ``create_dynamic_frame.from_catalog``.
+``GLUEBALL_WAREHOUSE`` (default ``s3://glueball-warehouse/``) is where a database without
+``LocationUri`` keeps its managed tables, and Spark's ``spark.sql.warehouse.dir``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from glueball.objects.locations import to_spark_path
+
+SWITCH_ENV = "GLUEBALL_SQL_CATALOG"
+WAREHOUSE_ENV = "GLUEBALL_WAREHOUSE"
+DEFAULT_WAREHOUSE = "s3://glueball-warehouse/"
+
+_lock = threading.Lock()
+_endpoint: Any = None
+
+
+def enabled() -> bool:
+    """Whether Spark sessions made now get the Data Catalog as their metastore."""
+    return os.environ.get(SWITCH_ENV, "on").strip().lower() not in ("off", "0", "false")
+
+
+def warehouse() -> str:
+    return os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
+
+
+class HadoopFiles:
+    """Table data deleted and moved through Spark's Hadoop file systems (the ones Spark wrote it with)."""
+
+    def _fs_path(self, location: str) -> tuple[Any, Any]:
+        from pyspark import SparkContext
+
+        context = SparkContext._active_spark_context
+        if context is None or context._jvm is None or context._jsc is None:
+            raise RuntimeError(f"no Spark context to reach {location} with")
+        path = context._jvm.org.apache.hadoop.fs.Path(to_spark_path(location))
+        return path.getFileSystem(context._jsc.hadoopConfiguration()), path
+
+    def remove(self, location: str) -> None:
+        fs, path = self._fs_path(location)
+        if fs.exists(path):
+            fs.delete(path, True)
+
+    def make_folder(self, location: str) -> None:
+        fs, path = self._fs_path(location)
+        if not fs.exists(path):
+            fs.mkdirs(path)
+
+    def move(self, source: str, target: str) -> None:
+        fs, path = self._fs_path(source)
+        _, destination = self._fs_path(target)
+        if not fs.exists(path):
+            return
+        parent = destination.getParent()
+        if parent is not None:
+            fs.mkdirs(parent)
+        if not fs.rename(path, destination):
+            raise RuntimeError(f"could not move {source} to {target}")
+
+
+def endpoint() -> Any:
+    """The process's Hive metastore endpoint over the runtime's Glue client, started on first use."""
+    global _endpoint
+    with _lock:
+        if _endpoint is None:
+            from glueball.metastore import HiveMetastoreEndpoint, Metastore
+            from glueball.runtime.client import glue_client
+
+            _endpoint = HiveMetastoreEndpoint(Metastore(client=glue_client, warehouse=warehouse(),
+                                                        files=HadoopFiles()))
+        return _endpoint
+
+
+def spark_settings(s3_filesystem: bool = True) -> dict[str, str]:
+    """Spark's settings for the Data Catalog as its metastore (empty when :func:`enabled` is false).
+
+    Args:
+        s3_filesystem: Spark reaches ``s3://`` itself (glueball's Hadoop FileSystem): the warehouse is given as
+            an ``s3://`` URI, so the locations Spark derives from it (databases, managed tables) are stored as
+            such; otherwise as the object store's local folder.
+    """
+    if not enabled():
+        return {}
+    root = warehouse() if s3_filesystem else to_spark_path(warehouse())
+    from glueball.runtime import tablewrites
+
+    tablewrites.install()
+    return {
+        "spark.sql.catalogImplementation": "hive",
+        "spark.hadoop.hive.metastore.uris": endpoint().uri,
+        "spark.sql.warehouse.dir": root,
+        "spark.hadoop.hive.metastore.warehouse.dir": root,
+        # Glue's filter language differs from Hive's: a filter it refuses is answered with every partition
+        "spark.sql.hive.metastorePartitionPruningFallbackOnException": "true",
+        # the catalog changes outside this session (boto3, crawlers, other runs): plans are not cached by name
+        "spark.sql.filesourceTableRelationCacheSize": "0",
+        # an external table dropped (its files kept) and made again at its location by a CTAS overwrites them,
+        # as on Glue: what dbt-glue's table models do on every run after the first
+        "spark.sql.legacy.allowNonEmptyLocationInCTAS": "true",
+    }
