@@ -46,11 +46,11 @@ RESOURCES = [
 ]
 RESOURCE_PATTERNS = [
     "*", f"arn:aws:glue:us-east-1:{A}:catalog", f"arn:aws:glue:*:{A}:database/sales",
-    f"arn:aws:glue:*:{A}:table/sales/*", f"arn:aws:glue:us-east-1:*:table/*", "arn:aws:glue:*:*:*",
+    f"arn:aws:glue:*:{A}:table/sales/*", "arn:aws:glue:us-east-1:*:table/*", "arn:aws:glue:*:*:*",
     f"arn:aws:glue:*:{A}:table/sales/order?", f"arn:aws:glue:*:{A}:table/s*/o*", "arn:aws:glue:us-?ast-1:*:*",
     f"arn:aws:glue:*:{A}:job/${{aws:username}}-*", "arn:aws:s3:::lake/${aws:username}/*", "arn:aws:s3:::lake/*",
     "arn:aws:s3:::lake/raw/a:*", "arn:aws:s3:::*", f"arn:aws:iam::{A}:role/*", "arn:aws:glue:*",
-    f"arn:aws:glue:*:${{aws:PrincipalAccount}}:table/*/*", "arn:aws:*:*:*:*", f"arn:aws:glue:*:{A}:table/hr/*",
+    "arn:aws:glue:*:${aws:PrincipalAccount}:table/*/*", "arn:aws:*:*:*:*", f"arn:aws:glue:*:{A}:table/hr/*",
     "arn:aws:s3:::lake/${*}*", f"arn:aws:glue:us-east-1:{A}:table/sales/orders",
 ]
 CONDITIONS: list[tuple[str, str, Any]] = [

@@ -51,8 +51,8 @@ def opaque(function: Any) -> Any:
 
 
 def outcome(result: DynamicFrame) -> tuple[list[Any], list[tuple[str, Any]]]:
-    rows = sorted((json.dumps(r.asDict(recursive=True), default=str, sort_keys=True)
-                   for r in result.toDF().collect()))
+    rows = sorted(json.dumps(r.asDict(recursive=True), default=str, sort_keys=True)
+                  for r in result.toDF().collect())
     errors = sorted((e.error_message, json.loads(e.error_input)["id"], e.error_input)
                     for e in result.errorsAsDynamicFrame().toDF().collect())
     return rows, errors
