@@ -444,13 +444,16 @@ class Measurer:
         return self._row_sql(rule, statement, result, f"{metric}.Compliance")
 
     def _row_sql(self, rule: Rule, statement: str, result: DataFrame, metric: str) -> Measure:
-        """CustomSql without a condition: the rows it returns pass, matched on the columns it selects that the
-        data has (the others are left out, as the reference evaluator leaves them; none: Failed)."""
+        """CustomSql without a condition: the rows it returns pass, matched on the columns it selects. As in the
+        reference evaluator, the rule fails when none of those columns is the data's, or when some are not."""
         common = [c for c in result.columns if c.lower() in self.plan.fields]
         if not common:
             raise PreconditionFailed("The output from CustomSQL must contain at least one column that matches the "
                                      "input dataset. Ensure that matching columns are returned from the SQL.")
-        result = result.select(*[result[c] for c in common])
+        others = [c for c in result.columns if c not in common]
+        if others:
+            raise PreconditionFailed("The columns returned from the SQL statement should only belong to the primary "
+                                     f"table. Columns not found: {', '.join(others)}")
         pairs = [(self.plan.field(c).name, c) for c in common]
         matched = self._semi_join_count(f"rows of {statement}", self.plan.frame, result.distinct(), pairs,
                                         null_safe=True)

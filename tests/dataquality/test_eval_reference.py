@@ -10,8 +10,8 @@ read from its executors and specs; docs/dataquality.md keeps the table of choice
   (``Unrecognized data type: ...``);
 - ``ColumnDataType`` and ``DataFreshness`` over no rows (an empty frame, or a where clause keeping none)
   pass ("No rows matched the filter"); the rules deequ computes fail there (deequ's empty state);
-- CustomSql without a condition matches rows on the columns it selects that the data has (the others
-  left out); selecting none of the data's columns fails the rule;
+- CustomSql without a condition fails when it selects none of the data's columns, or a column the data
+  lacks (AWS: "CustomSQL rule will fail if you return records that are not available in the dataset");
 - the reference parser has no end-of-input rule: a stray ``]`` after the last section is accepted.
 """
 
@@ -75,10 +75,13 @@ def test_a_stray_closing_bracket_after_the_last_section_is_accepted() -> None:
     assert len(parse('Rules = [ RowCount > 0 ]\nAnalyzers = [ RowCount ] ] ]').analyzers) == 1
 
 
-def test_row_level_custom_sql_matches_on_the_columns_the_data_has(people: Any) -> None:
-    first, second = run(people, 'CustomSql "select id, 1 as extra from primary where id = 1" with threshold >= 0.5',
-                        'CustomSql "select 1 as extra"')
-    assert first.outcome == "Passed"
-    assert first.evaluated_metrics["Dataset.*.CustomSQL.Compliance"] == 0.5
-    assert second.outcome == "Failed"
-    assert "must contain at least one column that matches" in (second.failure_reason or "")
+def test_row_level_custom_sql_must_select_only_the_datas_columns(people: Any) -> None:
+    matched, extra, none = run(people, 'CustomSql "select id from primary where id = 1" with threshold >= 0.5',
+                               'CustomSql "select id, 1 as extra from primary where id = 1"',
+                               'CustomSql "select 1 as extra"')
+    assert matched.outcome == "Passed"
+    assert matched.evaluated_metrics["Dataset.*.CustomSQL.Compliance"] == 0.5
+    assert extra.outcome == "Failed"
+    assert "should only belong to the primary table. Columns not found: extra" in (extra.failure_reason or "")
+    assert none.outcome == "Failed"
+    assert "must contain at least one column that matches" in (none.failure_reason or "")
