@@ -233,7 +233,7 @@ class Plan:
         try:
             union = reduce(lambda a, b: a.unionByName(b), parts)  # analyzed here: no job
             self.passes += 1
-            with _adaptive_off(self.spark):
+            with _adaptive_off(self.spark, self.frame):
                 found = {row["set"]: row["values"] for row in union.collect()}
         except Exception:  # noqa: BLE001 - run again in parts: only the failing metrics fail
             return False
@@ -346,18 +346,28 @@ class Plan:
 
 
 @contextmanager
-def _adaptive_off(spark: SparkSession) -> Iterator[None]:
-    """Adaptive query execution off for the queries run inside (restored after, whatever it was)."""
-    key = "spark.sql.adaptive.enabled"
-    before = spark.conf.get(key, None)
-    spark.conf.set(key, "false")
+def _adaptive_off(spark: SparkSession, frame: DataFrame) -> Iterator[None]:
+    """Adaptive query execution off for the queries run inside (restored after, whatever it was).
+
+    Without it nothing coalesces the shuffles' partitions, so each group-by would shuffle into
+    ``spark.sql.shuffle.partitions`` (200) tasks whatever the data's size: they are as many as the frame's
+    own partitions (its size in splits), at least the default parallelism and at most that setting."""
+    settings = {"spark.sql.adaptive.enabled": "false"}
+    key = "spark.sql.shuffle.partitions"
+    configured = int(spark.conf.get(key, "200") or 200)
+    wanted = max(spark.sparkContext.defaultParallelism, frame.rdd.getNumPartitions())
+    settings[key] = str(min(configured, wanted))
+    before = {name: spark.conf.get(name, None) for name in settings}
+    for name, value in settings.items():
+        spark.conf.set(name, value)
     try:
         yield
     finally:
-        if before is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, before)
+        for name, value in before.items():
+            if value is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, value)
 
 
 def _first_line(error: BaseException) -> str:
