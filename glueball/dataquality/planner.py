@@ -363,11 +363,11 @@ def _adaptive_off(spark: SparkSession, frame: DataFrame) -> Iterator[None]:
     try:
         yield
     finally:
-        for name, value in before.items():
-            if value is None:
+        for name, old in before.items():
+            if old is None:
                 spark.conf.unset(name)
             else:
-                spark.conf.set(name, value)
+                spark.conf.set(name, old)
 
 
 def _first_line(error: BaseException) -> str:
