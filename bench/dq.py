@@ -8,7 +8,7 @@ for (table row and column counts, column existence, completeness, uniqueness, co
 value sets, ranges, regexes with a tolerated fraction, lengths, distinct counts, mean, sum, standard
 deviation), written in DQDL and as GE expectations. Contenders:
 
-1. glueball's evaluator: the 25 rules in one ruleset (one aggregation + one frequency pass).
+1. glueball's evaluator: the 25 rules in one ruleset (one pass: one Spark job).
 2. the naive plan: the same evaluator, one rule at a time (25 evaluations).
 3. Great Expectations (installed into the venv by this script when missing; never a test
    dependency) with its Spark execution engine on the same DataFrame — or, when it cannot run on

@@ -134,6 +134,8 @@ class Measurer:
     def _threshold(self, rule: Rule, compliance: Callable[[], float | None]) -> Callable[[Metrics], str | None]:
         def decide(_: Metrics) -> str | None:
             value = compliance()
+            if value is None and rule.rule_type in _PASSED_WITHOUT_ROWS:
+                return None
             if value is None:
                 raise NoRows("No rows to evaluate" + (f' where "{rule.where}"' if rule.where else ""))
             if rule.threshold is not None:
@@ -442,12 +444,17 @@ class Measurer:
         return self._row_sql(rule, statement, result, f"{metric}.Compliance")
 
     def _row_sql(self, rule: Rule, statement: str, result: DataFrame, metric: str) -> Measure:
-        """CustomSql without a condition: the rows it returns pass (matched on the columns it selects)."""
-        missing = [c for c in result.columns if c.lower() not in self.plan.fields]
-        if missing:
-            raise PlanError(f"The CustomSql statement returns {', '.join(missing)}, which the data does not "
-                            "have: to give row-level results it must select columns of primary")
-        pairs = [(self.plan.field(c).name, c) for c in result.columns]
+        """CustomSql without a condition: the rows it returns pass, matched on the columns it selects. As in the
+        reference evaluator, the rule fails when none of those columns is the data's, or when some are not."""
+        common = [c for c in result.columns if c.lower() in self.plan.fields]
+        if not common:
+            raise PreconditionFailed("The output from CustomSQL must contain at least one column that matches the "
+                                     "input dataset. Ensure that matching columns are returned from the SQL.")
+        others = [c for c in result.columns if c not in common]
+        if others:
+            raise PreconditionFailed("The columns returned from the SQL statement should only belong to the primary "
+                                     f"table. Columns not found: {', '.join(others)}")
+        pairs = [(self.plan.field(c).name, c) for c in common]
         matched = self._semi_join_count(f"rows of {statement}", self.plan.frame, result.distinct(), pairs,
                                         null_safe=True)
         rows = self.plan.count()
@@ -615,10 +622,16 @@ def _mappings(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
+#: rule types that pass when no row is left to check (an empty frame, or a where clause keeping none), as the
+#: reference evaluator decides them ("No rows matched the filter"); the others fail (deequ's empty state)
+_PASSED_WITHOUT_ROWS = frozenset({"ColumnDataType", "DataFreshness"})
+
+
 def _field_of(frame: DataFrame, name: str) -> str:
     found = {c.lower(): c for c in frame.columns}.get(name.lower())
     if found is None:
-        raise PlanError(f"The reference data does not include column {name} (columns: {', '.join(frame.columns)})")
+        raise PreconditionFailed(f"The reference data does not include column {name} "
+                                 f"(columns: {', '.join(frame.columns)})")
     return found
 
 

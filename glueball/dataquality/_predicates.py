@@ -44,6 +44,7 @@ from glueball.dataquality.ast import (
     TimeLiteral,
     format_number,
 )
+from glueball.dataquality.planner import PreconditionFailed
 from glueball.dataquality.rules import DECIMAL_TYPE
 
 if TYPE_CHECKING:
@@ -256,6 +257,8 @@ def data_type(column: Column, dtype: DataType, condition: Expression, form: str 
             readable = kind == "string" or kind in _NUMERIC
             conforms = conforms | (column.try_cast(target).isNotNull() if readable else F.lit(False))
             continue
+        if name.lower() not in _DATA_TYPES:  # the reference parser takes any text; its evaluator fails it
+            raise PreconditionFailed(f"Unrecognized data type: {name}")
         typed, cast = _DATA_TYPES[name.lower()]
         if kind == "string" and cast == "string":
             conforms = conforms | F.lit(True)

@@ -147,6 +147,8 @@ def syntax_error(parser: Lark, text: str, error: UnexpectedInput) -> DqdlError:
         order = "Metadata, DataSources, constants, DefaultLabels, Rules, Analyzers"
         return DqdlError(f"the {section} section is out of order; sections go in the order {order}", line, column)
     spelled = {_spelling(parser, name) for name in _accepted(parser, text, error, pos)}
+    if "$END" in spelled:  # at the document's end a ']' is only a stray bracket, tolerated, never wanted
+        spelled.discard("]")
     phrases = _describe(spelled)
     entry, statement = _scan(text, pos)
     head = _STATEMENT.match(text, statement)

@@ -31,12 +31,13 @@ runs no job and is not counted).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import StructField
 
 __all__ = ["Grouping", "Plan", "PlanError", "PreconditionFailed"]
@@ -131,7 +132,8 @@ class Plan:
         if alias.lower() == "primary":
             return self.frame
         known = ", ".join(sorted(self.additional)) or "none were given"
-        raise PlanError(f"No data source with alias {alias} (additional data sources: {known})")
+        # Failed, as the reference evaluator fails a rule whose reference dataset is not there
+        raise PreconditionFailed(f"{alias} not found in additional sources (additional data sources: {known})")
 
     # ------------------------------------------------------------ registration
 
@@ -188,8 +190,9 @@ class Plan:
 
     def execute(self) -> None:
         """Run every pass. A failing pass fails only the metrics that read it."""
-        self._run_aggregation()
-        self._run_groupings()
+        if not self._run_shared():  # run again in parts, to find what failed
+            self._run_aggregation()
+            self._run_groupings()
         for description, run in self._passes.items():
             self.passes += 1
             try:
@@ -203,6 +206,47 @@ class Plan:
         if key in self._errors:
             raise self._errors[key]
         return self._values[key]
+
+    def _run_shared(self) -> bool:
+        """The aggregation and every column set's frequencies in one action: the union of the aggregation's
+        row and each set's row, every metric as a double (the plan keeps them as floats). Adaptive execution
+        is off for it: it would submit each shuffle stage as a Spark job of its own, and so the whole pass is
+        one job, its stages scheduled together. False when it failed (nothing is kept then)."""
+        from functools import reduce
+
+        from pyspark.sql import functions as F
+
+        wanted = list(self._aggregates)
+        if wanted:
+            refused = set(self._refused(wanted))
+            wanted = [d for d in wanted if d not in refused]
+        specs = list(self._groupings.items())
+        if not wanted and not specs:
+            return True
+        parts = []
+        if wanted:
+            values = F.array(*[self._aggregates[d][1].cast("double") for d in wanted])
+            parts.append(self.frame.agg(F.lit(-1).alias("set"), values.alias("values")))
+        for index, ((names, where), _) in enumerate(specs):
+            row = self._frequencies(names, where, index)
+            parts.append(row.select("set", F.array("count", "distinct", "unique", "rows", "nlogn").alias("values")))
+        try:
+            union = reduce(lambda a, b: a.unionByName(b), parts)  # analyzed here: no job
+            self.passes += 1
+            with _adaptive_off(self.spark, self.frame):
+                found = {row["set"]: row["values"] for row in union.collect()}
+        except Exception:  # noqa: BLE001 - run again in parts: only the failing metrics fail
+            return False
+        for description, value in zip(wanted, found.get(-1) or (), strict=False):
+            self._values[description] = value
+        for index, (_, grouping) in enumerate(specs):
+            count, distinct, unique, rows, n_log_n = found[index]
+            self._values[grouping.count] = count or 0.0
+            self._values[grouping.distinct] = distinct or 0.0
+            self._values[grouping.unique] = unique or 0.0
+            self._values[grouping.rows] = rows or 0.0
+            self._values[grouping.n_log_n] = n_log_n or 0.0
+        return True
 
     def _refused(self, descriptions: Sequence[str]) -> list[str]:
         """The aggregates Spark refuses to analyze (halving the set; analysis runs no job), with their errors."""
@@ -299,6 +343,31 @@ class Plan:
             self._values[grouping.unique] = row["unique"] or 0.0
             self._values[grouping.rows] = row["rows"] or 0.0
             self._values[grouping.n_log_n] = row["nlogn"] or 0.0
+
+
+@contextmanager
+def _adaptive_off(spark: SparkSession, frame: DataFrame) -> Iterator[None]:
+    """Adaptive query execution off for the queries run inside (restored after, whatever it was).
+
+    Without it nothing coalesces the shuffles' partitions, so each group-by would shuffle into
+    ``spark.sql.shuffle.partitions`` (200) tasks whatever the data's size: they are as many as the frame's
+    own partitions (its size in splits), at least the default parallelism and at most that setting."""
+    settings = {"spark.sql.adaptive.enabled": "false"}
+    key = "spark.sql.shuffle.partitions"
+    configured = int(spark.conf.get(key, "200") or 200)
+    wanted = max(spark.sparkContext.defaultParallelism, frame.rdd.getNumPartitions())
+    settings[key] = str(min(configured, wanted))
+    before = {name: spark.conf.get(name, None) for name in settings}
+    for name, value in settings.items():
+        spark.conf.set(name, value)
+    try:
+        yield
+    finally:
+        for name, old in before.items():
+            if old is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, old)
 
 
 def _first_line(error: BaseException) -> str:

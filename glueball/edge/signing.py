@@ -30,7 +30,7 @@ import hashlib
 import hmac
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from urllib.parse import parse_qsl, quote, unquote
 
@@ -68,9 +68,10 @@ class SignatureFailure(Exception):
         return f"{self.kind}: {self.message}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Signed:
-    """What a request's signature says, before it is checked."""
+    """What a request's signature says, before it is checked. ``stamp`` is the request time as the string
+    to sign holds it (``YYYYMMDD'T'HHMMSS'Z'``)."""
 
     access_key: str
     date: str
@@ -83,6 +84,7 @@ class Signed:
     presigned: bool
     expires: int | None = None
     version: int = 4  # 2: an S3 presigned URL of Signature Version 2 (AWSAccessKeyId, Signature, Expires)
+    stamp: str = ""
 
     @property
     def scope(self) -> str:
@@ -130,7 +132,17 @@ def _from_v2_query(query: dict[str, str]) -> Signed:
                   query.get("x-amz-security-token"), presigned=True, expires=0, version=2)
 
 
+# the header as botocore and the AWS SDKs write it: read in one match (other spellings take the long way)
+_USUAL_HEADER = re.compile(r"AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([^,\s]+)")
+
+
 def _from_header(request: WireRequest, authorization: str) -> Signed:
+    usual = _USUAL_HEADER.fullmatch(authorization)
+    if usual is not None:
+        stamp = request.header("x-amz-date") or request.header("date")
+        if stamp:
+            return _signed(usual.group(1), usual.group(2), usual.group(3), stamp,
+                           request.header("x-amz-security-token"), presigned=False)
     algorithm, _, rest = authorization.strip().partition(" ")
     if algorithm != ALGORITHM:
         raise SignatureFailure(FailureKind.MALFORMED,
@@ -166,7 +178,7 @@ def _from_query(query: dict[str, str]) -> Signed:
         raise SignatureFailure(FailureKind.MALFORMED, "X-Amz-Expires must be a number of seconds from 1 to 604800")
     signed = _signed(query["X-Amz-Credential"], query["X-Amz-SignedHeaders"], query["X-Amz-Signature"],
                      query["X-Amz-Date"], query.get("X-Amz-Security-Token"), presigned=True)
-    return Signed(**{**signed.__dict__, "expires": int(expires_text)})
+    return replace(signed, expires=int(expires_text))
 
 
 def _signed(credential: str, headers: str, signature: str, stamp: str, token: str | None,
@@ -180,16 +192,19 @@ def _signed(credential: str, headers: str, signature: str, stamp: str, token: st
     if request_time is None:
         raise SignatureFailure(FailureKind.MALFORMED, f"Invalid request time {stamp!r}: expected ISO 8601 basic "
                                f"format (YYYYMMDD'T'HHMMSS'Z')")
-    day = f"{request_time.year:04d}{request_time.month:02d}{request_time.day:02d}"
+    basic = len(stamp) == 16 and stamp[8] == "T"  # the X-Amz-Date form: signed as sent
+    text = stamp if basic else request_time.strftime(_TIME)
+    day = text[:8]
     if day != date:
         raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"Date in Credential scope does not match YYYYMMDD from "
                                f"ISO-8601 version of date from HTTP: '{date}' != "
                                f"'{day}', from '{stamp}'.")
     names = tuple(headers.split(";"))
-    if names != tuple(sorted(n.lower() for n in names)) or "host" not in names:
+    if headers != headers.lower() or "host" not in names or list(names) != sorted(names):
         raise SignatureFailure(FailureKind.MALFORMED, "SignedHeaders must be the lower-cased header names, sorted "
                                "and separated by ';', and include 'host'")
-    return Signed(key, date, region, service, names, signature.lower(), request_time, token, presigned)
+    return Signed(key, date, region, service, names, signature.lower(), request_time, token, presigned,
+                  stamp=text)
 
 
 def _parse_time(stamp: str) -> dt.datetime | None:
@@ -246,7 +261,7 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
                                f"{'earlier' if earlier else 'later'} than {bound.strftime(_TIME)} "
                                f"({now.strftime(_TIME)} {'-' if earlier else '+'} 5 min.)")
     canonical = canonical_request(request, signed, s3_style)
-    stamp = signed.request_time.strftime(_TIME)
+    stamp = signed.stamp
     derived = signing_key(key.secret, signed)
     expected = _signature(derived, ALGORITHM, stamp, signed.scope, hashlib.sha256(canonical.encode()).hexdigest())
     if not hmac.compare_digest(expected, signed.signature):
@@ -315,7 +330,7 @@ def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, derived: by
 
 def _signature(derived: bytes, *lines: str) -> str:
     """The hex HMAC-SHA256, with the day's signing key, of a string to sign made of ``lines``."""
-    return hmac.new(derived, "\n".join(lines).encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(derived, "\n".join(lines).encode(), "sha256").hex()
 
 
 def signing_key(secret: str, signed: Signed) -> bytes:
@@ -334,8 +349,9 @@ def _derived_key(secret: str, date: str, region: str, service: str) -> bytes:
 def canonical_request(request: WireRequest, signed: Signed, s3_style: bool = False) -> str:
     """The canonical request of ``request`` as its client built it to sign."""
     headers = []
+    sent = request.headers  # names lower-cased, as the signed names are
     for name in signed.signed_headers:
-        value = request.header(name)
+        value = sent.get(name)
         if value is None:
             raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"The header {name!r} is signed but not sent")
         headers.append(f"{name}:{' '.join(value.split())}\n")
@@ -355,6 +371,13 @@ def canonical_uri(path: str, s3_style: bool) -> str:
         return "/"
     if s3_style:
         return path
+    return _normalised_uri(path)
+
+
+@functools.lru_cache(maxsize=256)
+def _normalised_uri(path: str) -> str:
+    """A path of a service other than S3: ``.``/``..`` and empty segments resolved, percent-encoded once more
+    (JSON and query services post to few paths: remembered)."""
     segments: list[str] = []
     for segment in path.split("/"):
         if segment == "..":

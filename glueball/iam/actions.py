@@ -78,13 +78,13 @@ def _registry_resources(base: str, request: Mapping[str, Any]) -> list[str]:
     named by names is in its registry, ``default-registry`` when it names none)."""
     found: list[str] = []
     registry_id = request.get("RegistryId")
-    if isinstance(registry_id, Mapping):
+    if registry_id is not None and isinstance(registry_id, Mapping):
         if registry_id.get("RegistryArn"):
             found.append(str(registry_id["RegistryArn"]))
         elif registry_id.get("RegistryName"):
             found.append(f"{base}:registry/{registry_id['RegistryName']}")
     schema_id = request.get("SchemaId")
-    if isinstance(schema_id, Mapping):
+    if schema_id is not None and isinstance(schema_id, Mapping):
         if schema_id.get("SchemaArn"):
             found.append(str(schema_id["SchemaArn"]))
         elif schema_id.get("SchemaName"):
@@ -125,7 +125,13 @@ _NAME_OPERATIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+_MEMBERS = frozenset(member for members in _NAMES.values() for member in members)
+_NAMING_OPERATIONS = frozenset(operation for operations in _NAME_OPERATIONS.values() for operation in operations)
+
+
 def _named(operation: str, request: Mapping[str, Any]) -> dict[str, list[str]]:
+    if operation not in _NAMING_OPERATIONS and request.keys().isdisjoint(_MEMBERS):
+        return {}  # most requests (catalog reads among them) name no such resource: asked once, not per kind
     found: dict[str, list[str]] = {}
     for kind, members in _NAMES.items():
         names: list[str] = []

@@ -86,17 +86,18 @@ class Authorizer:
         identity_policies = self.identities.policies(principal)
         restrictions = caller.restrictions if isinstance(caller.restrictions, Policy) else None
         policies = (*identity_policies, *resource_policies, *((restrictions,) if restrictions else ()))
-        if any(p.reads_time or p.reads_resource_tags for p in policies):
+        if any(p.decided_per_request for p in policies):
             outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
         else:
-            extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items()))
-            question = (principal.arn, caller.session_tags, caller.source_ip, restrictions.text if restrictions else "",
-                        ask.action, ask.resources, resource_account, extra)
+            extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items())
+                          ) if ask.context else ()
+            # a session policy is one parsed object per text (stored_policy): it names itself in the question
+            question = (principal.arn, caller.session_tags, caller.source_ip, restrictions, ask.action, ask.resources,
+                        resource_account, extra)
             outcome, decided_with = self._decisions.get(question, lambda: (self._decide(
                 caller, ask, resource_account, identity_policies, resource_policies, policies), policies))
-            # remembered with other policy objects (changed since): decide afresh
-            if len(decided_with) != len(policies) or any(a is not b for a, b in zip(decided_with, policies,
-                                                                                      strict=False)):
+            # remembered with other policy objects (changed since; a Policy equals only itself): decide afresh
+            if decided_with != policies:
                 outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
         if not outcome.allowed:
             raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
@@ -105,8 +106,11 @@ class Authorizer:
     def _decide(self, caller: Caller, ask: Ask, resource_account: str, identity_policies: tuple[Policy, ...],
                 resource_policies: tuple[Policy, ...], policies: tuple[Policy, ...]) -> Outcome:
         principal = caller.who
-        context = dict(self.identities.context(principal, caller.session_tags, caller.source_ip))
-        context.update(context_of(ask.context))
+        # the caller's keys, made once per caller and remembered; the request's time only when a policy reads it
+        context = self.identities.context(principal, caller.session_tags, caller.source_ip,
+                                          timed=any(p.reads_time for p in policies))
+        if ask.context:
+            context = {**context, **context_of(ask.context)}
         per_resource = {}
         if self.tags is not None and any(p.reads_resource_tags for p in policies):
             tagged = self._resource_tags(tuple(r for r in ask.resources if r != "*"))

@@ -34,6 +34,17 @@ from typing import Any
 Context = Mapping[str, tuple[str, ...]]  # lower-cased key -> its values (one for single-valued keys)
 
 
+class CallerContext(dict[str, tuple[str, ...]]):
+    """A caller's context keys, made once per caller and never changed afterwards: what is computed from
+    it alone — whether a statement's conditions hold — is remembered with it (``outcomes``), for every
+    request of that caller while it lives (:class:`glueball.iam.credentials.Identities` makes a new one
+    after a second, or after an IAM change)."""
+
+    def __init__(self, keys: Mapping[str, tuple[str, ...]]) -> None:
+        super().__init__(keys)
+        self.outcomes: dict[Any, Any] = {}  # compiled rules (and their groups) -> what they decide here
+
+
 class ConditionError(ValueError):
     """A condition block IAM would refuse; the message says what."""
 
@@ -173,6 +184,69 @@ def holds(condition: Condition, context: Context, variables: bool = True) -> boo
     if condition.qualifier == "ForAnyValue" or not condition.negated:
         return any(one(v) for v in values)
     return all(one(v) for v in values)  # negated, unqualified: no value matches
+
+
+def compile_condition(condition: Condition, variables: bool = True) -> Callable[[Context], bool]:
+    """:func:`holds` for one condition, with what does not depend on the request worked out once: the key
+    lower-cased, the policy values without variables expanded and read (numbers, dates, networks,
+    patterns). A policy's statements are compiled once per document (:mod:`glueball.iam.compiled`)."""
+    key = condition.key.lower()
+    if condition.base == "Null":
+        wanted = tuple(v.lower() == "true" for v in condition.values)
+
+        def null(context: Context) -> bool:
+            present = context.get(key)
+            absent = not present or all(v == "" for v in present)
+            return any(w == absent for w in wanted)
+
+        return null
+    if condition.if_exists or condition.qualifier == "ForAllValues":
+        missing = True
+    elif condition.qualifier == "ForAnyValue":
+        missing = False
+    else:
+        missing = condition.negated
+    positive = _POSITIVE.get(condition.base, condition.base)
+    mode = _GLOB.get(condition.base, "literal")
+    prepare, match = _PREPARED[positive]
+    constant: list[Any] = []
+    varying: list[str] = []
+    for value in condition.values:
+        if variables and "${" in value:
+            varying.append(value)
+        else:
+            ready = _ready(prepare, _constant(value, mode))
+            if ready is not None:
+                constant.append(ready)
+    negated, qualifier = condition.negated, condition.qualifier
+
+    def test(context: Context) -> bool:
+        present = context.get(key)
+        values = [v for v in present if v != ""] if present else ()
+        if not values:
+            return missing
+        policy_values = constant
+        if varying:
+            policy_values = constant + [r for r in (_ready(prepare, expand(v, context, variables, mode))
+                                                    for v in varying) if r is not None]
+
+        def one(value: str) -> bool:
+            matched = any(match(value, p) for p in policy_values)
+            return not matched if negated else matched
+
+        if qualifier == "ForAllValues":
+            return all(one(v) for v in values)
+        if qualifier == "ForAnyValue" or not negated:
+            return any(one(v) for v in values)
+        return all(one(v) for v in values)
+
+    return test
+
+
+def _ready(prepare: Callable[[Any], Any], policy_value: Any) -> Any:
+    """A policy value as its matcher reads it; None: it matches nothing (an unresolved variable, a value
+    that does not read as the operator's type)."""
+    return None if policy_value is None else prepare(policy_value)
 
 
 # a negated operator matches as its positive twin, then the outcome is negated
@@ -334,6 +408,47 @@ def _ip_in(value: str, policy: Any) -> bool:
     address = _address(value)
     return (network is not None and address is not None and address.version == network.version
             and address in network)
+
+
+def _in_network(value: str, network: Any) -> bool:
+    address = _address(value)
+    return address is not None and address.version == network.version and address in network
+
+
+def _compared(parse: Callable[[str], Any], test: Callable[[Any, Any], bool]) -> Callable[[str, Any], bool]:
+    def match(value: str, policy: Any) -> bool:
+        left = parse(value)
+        return left is not None and test(left, policy)
+
+    return match
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# per positive operator: how a policy value is read once (None: it matches nothing), and how a request value
+# is matched against it - :func:`compile_condition`'s twin of _MATCHERS
+_PREPARED: dict[str, tuple[Callable[[Any], Any], Callable[[str, Any], bool]]] = {
+    "StringEquals": (_same, lambda v, p: v == p),
+    "StringEqualsIgnoreCase": (lambda p: p.casefold(), lambda v, p: v.casefold() == p),
+    "StringLike": (_same, lambda v, p: p.fullmatch(v) is not None),
+    "NumericEquals": (_number, _compared(_number, lambda a, b: a == b)),
+    "NumericLessThan": (_number, _compared(_number, lambda a, b: a < b)),
+    "NumericLessThanEquals": (_number, _compared(_number, lambda a, b: a <= b)),
+    "NumericGreaterThan": (_number, _compared(_number, lambda a, b: a > b)),
+    "NumericGreaterThanEquals": (_number, _compared(_number, lambda a, b: a >= b)),
+    "DateEquals": (_date, _compared(_date, lambda a, b: a == b)),
+    "DateLessThan": (_date, _compared(_date, lambda a, b: a < b)),
+    "DateLessThanEquals": (_date, _compared(_date, lambda a, b: a <= b)),
+    "DateGreaterThan": (_date, _compared(_date, lambda a, b: a > b)),
+    "DateGreaterThanEquals": (_date, _compared(_date, lambda a, b: a >= b)),
+    "Bool": (lambda p: p.lower(), lambda v, p: v.lower() == p),
+    "BinaryEquals": (_same, lambda v, p: v == p),
+    "IpAddress": (_network, _in_network),
+    "ArnEquals": (_same, arn_matches),
+    "ArnLike": (_same, arn_matches),
+}
 
 
 _MATCHERS: dict[str, Callable[[str, Any], bool]] = {

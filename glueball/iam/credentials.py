@@ -14,16 +14,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from glueball.api.identity import KeyHolder, Principal, PrincipalKind
 from glueball.clock import now
+from glueball.iam.conditions import CallerContext
 from glueball.iam.errors import InvalidInput, MalformedPolicyDocument, StsAccessDenied
 from glueball.iam.evaluation import Request, authorize, context_of, trust_allows
 from glueball.iam.models import SESSION_KEY_PREFIX, Credentials, Kind, Tag, new_id, new_secret
 from glueball.iam.policies import PolicyService
-from glueball.iam.policy import Policy, PolicyError, PolicyKind, parse_policy
+from glueball.iam.policy import Policy, PolicyError, PolicyKind, parse_policy, stored_policy
 from glueball.iam.remembered import Remembered
 from glueball.iam.service import IamService
 from glueball.store.identity_tables import AccessKeyRow, PrincipalRow, SessionRow
@@ -55,7 +56,7 @@ class Identities:
         self._known: Remembered[str, _Known] = Remembered(changes)
         self._holders: Remembered[str, KeyHolder | None] = Remembered(changes)
         self._contexts: Remembered[tuple[str, tuple[tuple[str, str], ...], str | None],
-                                   dict[str, tuple[str, ...]]] = Remembered(changes)
+                                   CallerContext] = Remembered(changes)
 
     # -- authentication
 
@@ -89,7 +90,7 @@ class Identities:
                 role_arn=f"arn:aws:iam::{role.account_id}:role{role.path}{role.name}",
                 unique_id=f"{role.unique_id}:{found.session_name}", name=found.session_name)
             run_id = found.session_name if found.source_arn == GLUE_SERVICE else None
-            narrowed = parse_policy(found.session_policy) if found.session_policy else None
+            narrowed = stored_policy(found.session_policy) if found.session_policy else None
             return KeyHolder(found.secret, principal, found.session_token, found.expires_at,
                                  tuple((t["Key"], t["Value"]) for t in found.session_tags),
                                  restrictions=narrowed, run_id=run_id)
@@ -114,7 +115,7 @@ class Identities:
                     ids = [role.id]
                     tags = tuple((t["Key"], t["Value"]) for t in role.tags)
             documents = self.policy_service.documents_of(session, ids)
-        return _Known(tuple(parse_policy(d, PolicyKind.IDENTITY) for d in documents), tags)
+        return _Known(tuple(stored_policy(d, PolicyKind.IDENTITY) for d in documents), tags)
 
     def policies(self, principal: Principal) -> tuple[Policy, ...]:
         """The identity-based policies of ``principal`` (none for a root user, who needs none)."""
@@ -123,17 +124,20 @@ class Identities:
         return self._load(principal).policies
 
     def context(self, principal: Principal, session_tags: Sequence[tuple[str, str]] = (),
-                source_ip: str | None = None) -> dict[str, tuple[str, ...]]:
-        """The global condition keys of a request by ``principal`` (what describes the principal is
-        remembered as its policies are; the time is the request's)."""
+                source_ip: str | None = None, timed: bool = True) -> Mapping[str, tuple[str, ...]]:
+        """The global condition keys of a request by ``principal``: what describes the principal, made once
+        per caller and remembered as its policies are (not to be changed), and, when ``timed``, the request's
+        time (``aws:CurrentTime``, ``aws:EpochTime``; leave it out only for policies that do not read it)."""
         described = self._contexts.get((principal.arn, tuple(session_tags), source_ip),
                                        lambda: self._principal_context(principal, session_tags, source_ip))
+        if not timed:
+            return described
         at = dt.datetime.now(dt.UTC)
         return {**described, "aws:currenttime": (at.strftime("%Y-%m-%dT%H:%M:%SZ"),),
                 "aws:epochtime": (str(int(at.timestamp())),)}
 
     def _principal_context(self, principal: Principal, session_tags: Sequence[tuple[str, str]],
-                           source_ip: str | None) -> dict[str, tuple[str, ...]]:
+                           source_ip: str | None) -> CallerContext:
         keys: dict[str, str | None] = {
             "aws:PrincipalArn": principal.role_arn or principal.arn,
             "aws:PrincipalAccount": principal.account_id,
@@ -151,7 +155,7 @@ class Identities:
         tags.update(dict(session_tags))  # session tags override the role's tags of the same key
         for name, value in tags.items():
             keys[f"aws:PrincipalTag/{name}"] = value
-        return context_of(keys)
+        return CallerContext(context_of(keys))
 
     def forget(self) -> None:
         """Drop cached policies (after IAM changes made in this process)."""
@@ -176,7 +180,7 @@ class Identities:
             raise RunIdentityError(f"The role {role} does not exist in account {account}: with --auth iam a run acts "
                                    f"as its role")
         glue = Principal(PrincipalKind.SERVICE, account_id, GLUE_SERVICE, service=GLUE_SERVICE)
-        allowed, _, reason = trust_allows(parse_policy(row.trust_policy, PolicyKind.TRUST), glue, "sts:AssumeRole",
+        allowed, _, reason = trust_allows(stored_policy(row.trust_policy, PolicyKind.TRUST), glue, "sts:AssumeRole",
                                           context_of({}))
         if not allowed:
             raise RunIdentityError(f"Glue cannot assume the role {role} {reason}: its trust policy must allow the "
@@ -229,7 +233,7 @@ class Identities:
         context.update(context_of({"sts:ExternalId": external_id, "sts:RoleSessionName": session_name,
                                    "aws:TagKeys": list(request_tags) or None,
                                    **{f"aws:RequestTag/{k}": v for k, v in request_tags.items()}}))
-        trust = parse_policy(role.trust_policy, PolicyKind.TRUST)
+        trust = stored_policy(role.trust_policy, PolicyKind.TRUST)
         allowed, through_account, reason = trust_allows(trust, caller, "sts:AssumeRole", context)
         if not allowed:
             raise StsAccessDenied(f"{refused} {reason}")

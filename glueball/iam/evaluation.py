@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from glueball.api.identity import Principal, PrincipalKind
+from glueball.iam.compiled import met
 from glueball.iam.conditions import Context, arn_matches, expand, holds
-from glueball.iam.policy import Effect, Policy, Principals, Statement
+from glueball.iam.policy import Policy, Principals, Statement
 
 
 class Decision(StrEnum):
@@ -112,23 +113,23 @@ def principal_matches(principals: Principals, principal: Principal) -> tuple[boo
     return False, False
 
 
-def statement_applies(statement: Statement, action: str | None, resource: str | None, context: Context,
-                      variables: bool, principal: Principal | None = None,
-                      memo: dict[tuple[int, str], bool] | None = None, context_key: str = "") -> tuple[bool, bool]:
-    """Whether ``statement`` applies to the request, and (for resource policies) whether only through
-    the principal's account.
-
-    ``action`` or ``resource`` None: the caller already knows the statement covers it
-    (:func:`_candidates`). ``memo`` keeps, across the resources of one request, whether the conditions
-    hold in the context named ``context_key`` (the request's own, or a resource's when it has keys of
-    its own)."""
-    if action is not None:
-        acts = (not action_matches(statement.not_actions, action) if statement.not_actions is not None
-                else action_matches(statement.actions, action))
-        if not acts:
-            return False, False
-    if resource is not None and not _covers(statement, resource, context, variables):
+def statement_applies(statement: Statement, action: str, resource: str | None, context: Context,
+                      variables: bool, principal: Principal | None = None) -> tuple[bool, bool]:
+    """Whether ``statement`` applies to the request, statement by statement as the IAM User Guide reads,
+    and (for resource policies) whether only through the principal's account. ``resource`` None: the
+    resource the policy is attached to (trust policies). The evaluation itself goes through each policy's
+    compiled index (:mod:`glueball.iam.compiled`); this is the plain reading the index is tested against."""
+    acts = (not action_matches(statement.not_actions, action) if statement.not_actions is not None
+            else action_matches(statement.actions, action))
+    if not acts:
         return False, False
+    if resource is not None:
+        if statement.not_resources is not None:
+            if resource_matches(statement.not_resources, resource, context, variables):
+                return False, False
+        elif statement.resources is not None and not resource_matches(statement.resources, resource, context,
+                                                                       variables):
+            return False, False
     via_account = False
     if principal is not None:
         if statement.principals is not None:
@@ -137,43 +138,9 @@ def statement_applies(statement: Statement, action: str | None, resource: str | 
                 return False, False
         elif statement.not_principals is not None and principal_matches(statement.not_principals, principal)[0]:
             return False, False
-    if statement.conditions:
-        if memo is None:
-            memo = {}
-        key = (id(statement), context_key)
-        met = memo.get(key)
-        if met is None:
-            met = memo[key] = all(holds(c, context, variables) for c in statement.conditions)
-        if not met:
-            return False, False
+    if not all(holds(c, context, variables) for c in statement.conditions):
+        return False, False
     return True, via_account
-
-
-def _covers(statement: Statement, resource: str, context: Context, variables: bool) -> bool:
-    if statement.not_resources is not None:
-        return not resource_matches(statement.not_resources, resource, context, variables)
-    if statement.resources is None:  # a resource or trust policy without Resource: the resource it is attached to
-        return True
-    return resource_matches(statement.resources, resource, context, variables)
-
-
-def _candidates(policy: Policy, action: str, resource: str | None) -> tuple[tuple[Statement, bool], ...]:
-    """The statements of ``policy`` that cover ``action`` and may cover ``resource``, each with whether its
-    resources name a policy variable (then matched per request): worked out once per (action, resource),
-    as neither depends on the request."""
-    key = (action, resource)
-    found = policy.candidates.get(key)
-    if found is None:
-        variables = policy.variables_allowed
-        kept = []
-        for statement in policy.statements_for(action, action_matches):
-            patterns = statement.resources if statement.not_resources is None else statement.not_resources
-            varying = variables and any("${" in p for p in patterns or ())
-            if resource is None or varying or _covers(statement, resource, {}, False):
-                kept.append((statement, varying))
-        found = tuple(kept)
-        policy.remember(policy.candidates, key, found)
-    return found
 
 
 @dataclass
@@ -183,33 +150,63 @@ class _Tally:
     allow_via_account: bool = False
 
 
-def _tally(policies: Iterable[Policy], action: str, resource: str | None, context: Context,
-           principal: Principal | None, memo: dict[tuple[int, str], bool] | None = None,
-           context_key: str = "") -> _Tally:
+def _plain_tally(policies: Iterable[Policy], action: str, resource: str | None, context: Context,
+                 principal: Principal | None) -> _Tally:
+    """What the policies say, every statement read in turn (:func:`statement_applies`): no index, no memo."""
     tally = _Tally()
     for policy in policies:
-        variables = policy.variables_allowed
-        for statement, varying in _candidates(policy, action, resource):
-            if principal is None and not varying:  # an identity policy's statement on a constant resource
-                if statement.conditions:
-                    key = (id(statement), context_key)
-                    met = memo.get(key) if memo is not None else None
-                    if met is None:
-                        met = all(holds(c, context, variables) for c in statement.conditions)
-                        if memo is not None:
-                            memo[key] = met
-                    if not met:
-                        continue
-                if statement.effect is Effect.DENY:
-                    tally.deny = True
-                    return tally
-                tally.allow = True
-                continue
-            applies, via_account = statement_applies(statement, None, resource if varying else None, context,
-                                                     variables, principal, memo, context_key)
+        for statement in policy.statements:
+            applies, via_account = statement_applies(statement, action, resource, context, policy.variables_allowed,
+                                                      principal)
             if not applies:
                 continue
-            if statement.effect is Effect.DENY:
+            if statement.effect == "Deny":
+                tally.deny = True
+            elif via_account:
+                tally.allow_via_account = True
+            else:
+                tally.allow = True
+    return tally
+
+
+def _tally(policies: Iterable[Policy], action: str, resource: str | None, context: Context,
+           principal: Principal | None, memo: dict[tuple[int, str], bool], context_key: str = "",
+           plain: bool = False) -> _Tally:
+    """What the policies' statements covering ``action`` on ``resource`` say. ``memo`` keeps, across the
+    resources of one request, whether a statement's conditions hold in the context named ``context_key``
+    (the request's own, or a resource's when it has keys of its own). ``plain``: :func:`_plain_tally`."""
+    if plain:
+        return _plain_tally(policies, action, resource, context, principal)
+    tally = _Tally()
+    for policy in policies:
+        compiled = policy.compiled
+        variables = compiled.variables
+        rules = compiled.for_action(action)
+        if principal is None and resource is not None:  # an identity policy: no principal to match
+            denies, allows = rules.general(context, memo, context_key)
+            if denies:
+                tally.deny = True
+                return tally
+            tally.allow = tally.allow or allows
+            candidates = rules.specific(resource)
+        else:
+            candidates = rules.constant(resource)
+        for rule in (*candidates, *rules.varying):
+            if rule.varying and resource is not None and not rule.covers_varying(resource, context, variables):
+                continue
+            via_account = False
+            if principal is not None:
+                statement = rule.statement
+                if statement.principals is not None:
+                    named, via_account = principal_matches(statement.principals, principal)
+                    if not named:
+                        continue
+                elif statement.not_principals is not None and principal_matches(statement.not_principals,
+                                                                                 principal)[0]:
+                    continue
+            if rule.test is not None and not met(rule, context, memo, context_key):
+                continue
+            if rule.deny:
                 tally.deny = True
                 return tally
             if via_account:
@@ -220,8 +217,10 @@ def _tally(policies: Iterable[Policy], action: str, resource: str | None, contex
 
 
 def decide(request: Request, resource: str, identity_policies: Sequence[Policy],
-           resource_policies: Sequence[Policy] = (), memo: dict[tuple[int, str], bool] | None = None) -> Outcome:
-    """The decision for ``request`` on one ``resource``."""
+           resource_policies: Sequence[Policy] = (), memo: dict[tuple[int, str], bool] | None = None,
+           plain: bool = False) -> Outcome:
+    """The decision for ``request`` on one ``resource`` (``plain``: statement by statement, without the
+    policies' compiled index — the reading the index is tested against)."""
     principal = request.principal
     context = request.context
     context_key = ""
@@ -229,8 +228,8 @@ def decide(request: Request, resource: str, identity_policies: Sequence[Policy],
         context = {**context, **request.resource_context[resource]}
         context_key = resource
     memo = {} if memo is None else memo
-    identity = _tally(identity_policies, request.action, resource, context, None, memo, context_key)
-    on_resource = _tally(resource_policies, request.action, resource, context, principal, memo, context_key)
+    identity = _tally(identity_policies, request.action, resource, context, None, memo, context_key, plain)
+    on_resource = _tally(resource_policies, request.action, resource, context, principal, memo, context_key, plain)
     if identity.deny:
         return Outcome(Decision.EXPLICIT_DENY, resource, "with an explicit deny in an identity-based policy")
     if on_resource.deny:
@@ -253,11 +252,11 @@ def decide(request: Request, resource: str, identity_policies: Sequence[Policy],
 
 
 def authorize(request: Request, identity_policies: Sequence[Policy],
-              resource_policies: Sequence[Policy] = ()) -> Outcome:
+              resource_policies: Sequence[Policy] = (), plain: bool = False) -> Outcome:
     """Allowed only if every resource of the request is; otherwise the first refusal (an explicit
-    deny on any resource wins over an implicit one)."""
-    memo: dict[tuple[int, str], bool] = {}  # per request: action matches and conditions met, shared by resources
-    refusals = [decide(request, resource, identity_policies, resource_policies, memo)
+    deny on any resource wins over an implicit one). ``plain``: see :func:`decide`."""
+    memo: dict[tuple[int, str], bool] = {}  # per request: conditions met, shared by its resources
+    refusals = [decide(request, resource, identity_policies, resource_policies, memo, plain)
                 for resource in request.resources]
     denied = [o for o in refusals if not o.allowed]
     if not denied:
@@ -266,12 +265,13 @@ def authorize(request: Request, identity_policies: Sequence[Policy],
     return (explicit or denied)[0]
 
 
-def trust_allows(trust: Policy, principal: Principal, action: str, context: Context) -> tuple[bool, bool, str]:
+def trust_allows(trust: Policy, principal: Principal, action: str, context: Context,
+                 plain: bool = False) -> tuple[bool, bool, str]:
     """Whether a role's trust policy lets ``principal`` call ``action`` (``sts:AssumeRole``).
 
-    Returns (allowed, through the account only, reason when refused).
+    Returns (allowed, through the account only, reason when refused). ``plain``: see :func:`decide`.
     """
-    tally = _tally([trust], action, None, context, principal)
+    tally = _tally([trust], action, None, context, principal, {}, plain=plain)
     if tally.deny:
         return False, False, "with an explicit deny in the role's trust policy"
     if tally.allow:

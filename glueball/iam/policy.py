@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from glueball.iam.conditions import Condition, ConditionError, parse_condition_block
 
+if TYPE_CHECKING:
+    from glueball.iam.compiled import CompiledPolicy
+
 VERSIONS = ("2012-10-17", "2008-10-17")
 MAX_DOCUMENT_CHARS = 131072
-_REMEMBERED = 4096  # answers a policy keeps (actions, resource matches) before starting afresh
 
 
 class PolicyError(ValueError):
@@ -91,6 +92,12 @@ class Policy:
         decisions then hold for one request only."""
         return self._reads("aws:currenttime") or self._reads("aws:epochtime")
 
+    @functools.cached_property
+    def decided_per_request(self) -> bool:
+        """Whether a decision with this policy holds for one request only (it reads the request's time or
+        a resource's tags, which are not part of the question a decision is remembered by)."""
+        return self.reads_time or self.reads_resource_tags
+
     def _reads(self, key: str) -> bool:
         for statement in self.statements:
             for condition in statement.conditions:
@@ -106,31 +113,26 @@ class Policy:
         return self.version == "2012-10-17"
 
     @functools.cached_property
-    def _by_action(self) -> dict[str, tuple[Statement, ...]]:
-        return {}
+    def compiled(self) -> CompiledPolicy:
+        """The statements compiled and indexed for evaluation, once per document (:mod:`glueball.iam.compiled`)."""
+        from glueball.iam.compiled import CompiledPolicy
 
-    def statements_for(self, action: str, matches: Callable[[Sequence[str], str], bool]) -> tuple[Statement, ...]:
-        """The statements whose ``Action`` (or ``NotAction``) covers ``action``, in order, worked out
-        once per action: a document does not change, and a service asks about few actions."""
-        found = self._by_action.get(action)
-        if found is None:
-            found = tuple(s for s in self.statements
-                          if (not matches(s.not_actions, action) if s.not_actions is not None
-                              else matches(s.actions, action)))
-            self.remember(self._by_action, action, found)
-        return found
+        return CompiledPolicy(self)
 
-    @functools.cached_property
-    def candidates(self) -> dict[tuple[str, str | None], tuple[tuple[Statement, bool], ...]]:
-        """Remembered by the evaluation, per (action, resource): the statements that may apply, each with
-        whether its resources must still be matched per request (they name a policy variable)."""
-        return {}
 
-    def remember(self, cache: dict[Any, Any], key: Any, value: Any) -> None:
-        """Keep ``value`` in one of this policy's caches, which start afresh past a bound."""
-        if len(cache) >= _REMEMBERED:
-            cache.clear()
-        cache[key] = value
+def stored_policy(text: str, kind: PolicyKind = PolicyKind.IDENTITY) -> Policy:
+    """A stored document, parsed once per text: the same text (a policy version) is the same
+    :class:`Policy`, so what its evaluation compiles and remembers outlives the caches of principals.
+
+    Raises:
+        PolicyError: as :func:`parse_policy`.
+    """
+    return _stored(text, kind)
+
+
+@functools.lru_cache(maxsize=2048)
+def _stored(text: str, kind: PolicyKind) -> Policy:
+    return parse_policy(text, kind)
 
 
 def parse_policy(document: str | dict[str, Any], kind: PolicyKind = PolicyKind.IDENTITY) -> Policy:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from glueball.clock import now
 from glueball.errors import ConditionCheckFailureException, EntityNotFoundException, InvalidInputException
-from glueball.iam.policy import Policy, PolicyError, PolicyKind, parse_policy
+from glueball.iam.policy import Policy, PolicyError, PolicyKind, parse_policy, stored_policy
 from glueball.iam.remembered import Remembered
 from glueball.iam.service import IamService
 from glueball.store.identity_tables import GlueResourcePolicyRow
@@ -117,4 +117,4 @@ class ResourcePolicies:
     def evaluated(self, account_id: str, region: str) -> tuple[Policy, ...]:
         """The catalog's resource policy, parsed, for evaluation (cached for a second per process)."""
         return self._parsed.get((account_id, region), lambda: tuple(
-            parse_policy(p.policy, PolicyKind.RESOURCE) for p in self.listing(account_id, region)))
+            stored_policy(p.policy, PolicyKind.RESOURCE) for p in self.listing(account_id, region)))

@@ -299,21 +299,21 @@ class DynamicFrame:
 
     def filter(self, f: Callable[[Any], bool], transformation_ctx: str = "", info: str = "",
                stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.record_ops import filter_records
+        from glueball.runtime.ops.record_functions import filter_records
 
         return filter_records(self, f, transformation_ctx, stageThreshold, totalThreshold)
 
     def map(self, f: Callable[[Any], Any], preservesPartitioning: bool = False,  # noqa: N803
             transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
             totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.record_ops import map_records
+        from glueball.runtime.ops.record_functions import map_records
 
         return map_records(self, f, transformation_ctx, stageThreshold, totalThreshold)
 
     def mapPartitions(self, f: Callable[[Iterator[Any]], Iterator[Any]],  # noqa: N802
                       preservesPartitioning: bool = True, transformation_ctx: str = "",  # noqa: N803
                       info: str = "", stageThreshold: int = 0, totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.record_ops import map_partitions
+        from glueball.runtime.ops.record_functions import map_partitions
 
         return map_partitions(self, f, transformation_ctx, stageThreshold, totalThreshold)
 

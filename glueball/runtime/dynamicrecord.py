@@ -169,6 +169,23 @@ class _Columns(dict[str, list[Any]]):
         return column
 
 
+def plain_records(batch: Any, schema: StructType) -> list[DynamicRecord]:
+    """The rows of an Arrow batch of ``schema``'s fields (in its order) as ``DynamicRecord`` dicts of those
+    fields, built column by column: what a function that reads only these fields is handed."""
+    names = schema.fieldNames()
+    columns = []
+    for index, field in enumerate(schema.fields):
+        convert = _value_converter(field.dataType, is_choice_field(field), by_name=True)
+        raw = batch.column(index).to_pylist()
+        columns.append(raw if convert is _identity else [convert(v) for v in raw])
+    if not names:
+        return [DynamicRecord() for _ in range(batch.num_rows)]
+    if len(names) == 1:
+        name = names[0]
+        return [DynamicRecord({name: value}) for value in columns[0]]
+    return [DynamicRecord(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
 class BatchRecords:
     """The records of one Arrow batch; a column becomes Python values only when a function first reads it.
 

@@ -162,4 +162,4 @@ def test_an_aggregate_spark_refuses_errs_alone_without_extra_passes(spark: Any) 
                           now=NOW)
     assert outcomes(evaluation.rules) == ["Passed", "Error", "Passed", "Passed"]
     assert "cannot be computed" in (evaluation.rules[1].failure_reason or "")
-    assert evaluation.passes == 2  # the aggregation and the frequency pass, as without the refused rule
+    assert evaluation.passes == 1  # the shared pass, as without the refused rule

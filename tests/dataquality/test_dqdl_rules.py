@@ -157,9 +157,6 @@ REJECTED = {
          "line 1, column 39: ColumnNamesMatchPattern is a boolean rule and takes no condition, found '> 1'"),
     ],
     "ColumnDataType": [
-        ('ColumnDataType "colA" = "Strng"', 'line 1, column 33: ColumnDataType: unknown type "Strng"; expected one '
-         "of Boolean, Date, Timestamp, Integer, Double, Float, Long, Short, Byte, Decimal, String or "
-         "DECIMAL(precision,scale)"),
         ('ColumnDataType "colA" > "INTEGER"', 'line 1, column 33: ColumnDataType takes a type name such as = '
          '"INTEGER" (one of Boolean, Date, Timestamp, Integer, Double, Float, Long, Short, Byte, Decimal, String)'),
         ('ColumnDataType "colA"', "line 1, column 11: ColumnDataType needs a condition such as '= \"INTEGER\"'"),

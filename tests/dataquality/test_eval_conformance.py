@@ -69,7 +69,8 @@ def test_missing_columns_fail_and_unusable_sql_errs(values: Any) -> None:
     results = run(values, 'IsComplete "zz"', 'Mean "s" > 1', 'IsComplete "n" where "zz > 1"',
                   'CustomSql "select nope from primary" > 0', 'ReferentialIntegrity "n" "nowhere.n" > 0.5',
                   "RowCount = 3")
-    assert [r.outcome for r in results] == ["Failed", "Failed", "Failed", "Error", "Error", "Passed"]
+    # a reference dataset that is not there fails the rule, as the reference evaluator decides
+    assert [r.outcome for r in results] == ["Failed", "Failed", "Failed", "Error", "Failed", "Passed"]
     assert results[0].failure_reason == "Input data does not include column zz!"
 
 
@@ -146,7 +147,7 @@ def test_every_rule_type_as_an_analyzer(spark: Any, values: Any) -> None:
         "ColumnDataType has no metric without a condition: as an analyzer it reports none")
 
 
-def test_many_rules_still_take_two_passes_and_an_erring_one_stays_alone(spark: Any) -> None:
+def test_many_rules_still_take_one_pass_and_an_erring_one_stays_alone(spark: Any) -> None:
     frame = spark.createDataFrame([(i, f"n{i}", i % 3, (i, "x")) for i in range(1, 41)],
                                   "id long, name string, k int, info struct<a: long, b: string>")
     rules = ["RowCount = 40", 'IsComplete "id"', 'IsUnique "id"', 'Completeness "name" > 0.9', 'Mean "id" > 1',
@@ -156,7 +157,7 @@ def test_many_rules_still_take_two_passes_and_an_erring_one_stays_alone(spark: A
              'ColumnValues "name" matches "n[0-9]+"', 'ColumnCorrelation of id and info.a > 0.99']
     evaluation = evaluate(frame, "Rules = [" + ", ".join(rules) + "]", now=NOW)
     assert [r.outcome for r in evaluation.rules] == ["Passed"] * 11 + ["Failed"] + ["Passed"] * 6
-    assert evaluation.passes == 2
+    assert evaluation.passes == 1
 
 
 def test_all_statistics_of_all_columns_and_nested_keys_in_other_datasets(spark: Any, values: Any) -> None:

@@ -1,4 +1,4 @@
-"""The planner: one aggregation, one frequency pass, own passes only for SQL and other data."""
+"""The planner: one pass (the aggregation and every frequency at once), own passes only for SQL and other data."""
 
 from __future__ import annotations
 
@@ -25,17 +25,16 @@ RULES_25 = [
 ]
 
 
-def test_25_rules_run_in_two_passes(people: Any) -> None:
+def test_25_rules_run_in_one_pass(people: Any) -> None:
     assert len(RULES_25) == 25
     evaluation = evaluate(people, "Rules = [" + ",\n".join(RULES_25) + "]")
     assert [r.rule for r in evaluation.rules if not r.passed] == []
-    assert evaluation.passes == 2  # the aggregation and the frequency pass over the 4 column sets
-    # adaptive execution runs each shuffle stage as a job: 2 for the aggregation, 2 per column set and 1
-    assert 2 <= evaluation.spark_jobs <= 2 + 2 * 4 + 1
+    assert evaluation.passes == 1  # the aggregation and the frequencies of the 4 column sets, in one action
+    assert evaluation.spark_jobs == 1
     naive = [evaluate(people, f"Rules = [{rule}]") for rule in RULES_25]
     assert [n.rules[0].outcome for n in naive] == [r.outcome for r in evaluation.rules]
     assert [n.rules[0].evaluated_metrics for n in naive] == [r.evaluated_metrics for r in evaluation.rules]
-    assert sum(n.passes for n in naive) == 26  # IsPrimaryKey alone: completeness (aggregation) and uniqueness
+    assert sum(n.passes for n in naive) == 25  # each rule alone in its pass
     assert sum(n.spark_jobs for n in naive) > 3 * evaluation.spark_jobs
 
 
@@ -49,7 +48,7 @@ def test_own_passes_only_for_sql_and_other_data(people: Any, spark: Any) -> None
         AggregateMatch "sum(age)" "sum(age)" = 1.0
     ]""", additional={"cities": cities})
     assert all(r.passed for r in evaluation.rules), [r for r in evaluation.rules if not r.passed]
-    assert evaluation.passes == 2 + 3  # aggregation, frequencies, and one pass each for SQL, RI, the reference count
+    assert evaluation.passes == 1 + 3  # the shared pass, and one pass each for SQL, RI, the reference count
 
 
 def test_schema_rules_read_no_data(people: Any) -> None:

@@ -1,40 +1,17 @@
-"""Record-level transformations: filter, map, mapPartitions, join, union, mergeDynamicFrame, spigot.
+"""Record-level transformations: join, union, mergeDynamicFrame, spigot — lazy DataFrame operations.
 
-Filter, Map and mapPartitions run a Python function per record, as Glue does; everything
-else here is lazy DataFrame operations.
-
-**Python functions and error records.** The function runs per record over Arrow batches
-(``mapInArrow``). Filter computes only a keep-mask in Python and applies it to the Arrow batch,
-so kept rows are never rebuilt; the pass yields one tagged DataFrame (kept rows, plus for
-records whose function raised the error message and the record as JSON) from which the
-result and its error frame are *derived lazily*: every action re-runs the filter, and
-``errorsCount()``/``stageErrorsCount()`` (or a threshold check) run it again, as Glue's lazy
-error counting does.
-
-**Schema of Map results.** Map and mapPartitions may change fields and types, so the result
-schema is inferred from the returned records (schema-on-read, like Glue): the records become
-JSON text, materialized once (memory, spilling to disk) so the function runs once per record,
-and are read back with ``glueball.runtime.jsonrecords.frame_from_json_texts`` (choice types for
-mixed types; two aggregate passes when ``map`` is called). Fields that kept their name and held
-a timestamp, date, binary or decimal in the input are read back as that type (JSON has no such
-types).
+Filter, Map and mapPartitions, which run a Python function per record, are in
+:mod:`glueball.runtime.ops.record_functions`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from glueball.runtime.dynamicrecord import (
-    BatchRecords,
-    LazyRecord,
-    error_text,
-    is_choice_field,
-    record_converter,
-    record_to_json,
-)
+from glueball.runtime.dynamicrecord import is_choice_field, record_converter, record_to_json
 from glueball.runtime.errors import GlueRuntimeError, LazyErrors
 from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
 
@@ -44,9 +21,6 @@ if TYPE_CHECKING:
 
     from glueball.runtime.dynamicframe import DynamicFrame
 
-_ERR_MESSAGE = "__glueball_error_message__"
-_ERR_INPUT = "__glueball_error_input__"
-_NONE_RESULT = "User-specified function returned None instead of DynamicRecord"
 
 
 # -- shared helpers ------------------------------------------------------------------------------
@@ -76,14 +50,6 @@ def _path_column(df: DataFrame, path: str, renames: Mapping[str, str] | None = N
     return column
 
 
-def _error_frame(tagged: DataFrame, stage: str, source: str) -> DataFrame:
-    from pyspark.sql import functions as F
-
-    return tagged.where(F.col(_ERR_MESSAGE).isNotNull()).select(
-        F.col(_ERR_MESSAGE).alias("error_message"), F.lit(stage).alias("error_stage"),
-        F.col(_ERR_INPUT).alias("error_input"), F.lit(source).alias("error_source"))
-
-
 def _union_all(parts: Iterable[DataFrame | None]) -> DataFrame | None:
     present = [p for p in parts if p is not None]
     return reduce(lambda a, b: a.unionByName(b), present) if present else None
@@ -99,222 +65,6 @@ def _combine(first: DynamicFrame, df: DataFrame, others: Iterable[DynamicFrame],
     prior = LazyErrors(lambda: _union_all(f.lineage_errors().frame() for f in inputs))
     return first.derive(df, prior_errors=prior, transformation_ctx=transformation_ctx, name=name,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
-
-
-# -- Filter ---------------------------------------------------------------------------------------
-
-def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx: str = "",
-                   stage_threshold: int = 0, total_threshold: int = 0) -> DynamicFrame:
-    """Keep the records for which ``f(record)`` is true (Glue's ``Filter`` / ``DynamicFrame.filter``).
-
-    ``f`` receives a ``DynamicRecord``. As in Glue, a ``KeyError``, ``ValueError`` or
-    ``TypeError`` raised by ``f`` (a missing field, a failed comparison) drops the record;
-    any other exception turns the record into an error record (``error_stage`` "Filter",
-    ``error_message`` the exception text, ``error_input`` the record as JSON,
-    ``error_source`` the transformation context). The result has the input's schema.
-    The result and its errors derive from one tagged pass; see the module notes on recomputation.
-    """
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType, StructField, StructType
-
-    df = frame._df
-    schema = df.schema
-
-    def run(batches: Iterable[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-
-        make = LazyRecord
-        for batch in batches:
-            records = BatchRecords(batch, schema)
-            keep = [False] * len(records)
-            failures: dict[int, tuple[str, str]] = {}  # row: (message, input) of the records f failed on
-            for row in range(len(keep)):
-                try:
-                    keep[row] = bool(f(make(records, row)))
-                except (KeyError, ValueError, TypeError):
-                    pass
-                except Exception as exc:  # noqa: BLE001 - every other failure becomes an error record, as in Glue
-                    keep[row] = True
-                    failures[row] = (error_text(exc), record_to_json(records.record(row)))
-            # the kept rows go on as Arrow data: only the mask was computed in Python
-            kept_batch = batch.filter(pa.array(keep, pa.bool_()))
-            if failures:
-                kept_rows = [row for row, kept in enumerate(keep) if kept]
-                messages = pa.array([failures.get(r, (None,))[0] for r in kept_rows], pa.string())
-                inputs = pa.array([failures[r][1] if r in failures else None for r in kept_rows], pa.string())
-            else:
-                messages = inputs = pa.nulls(kept_batch.num_rows, pa.string())
-            yield pa.RecordBatch.from_arrays([*kept_batch.columns, messages, inputs],
-                                             names=[*kept_batch.schema.names, _ERR_MESSAGE, _ERR_INPUT])
-
-    tagged_schema = StructType([*schema.fields, StructField(_ERR_MESSAGE, StringType()),
-                                StructField(_ERR_INPUT, StringType())])
-    tagged = df.mapInArrow(run, tagged_schema)
-    kept = tagged.where(F.col(_ERR_MESSAGE).isNull()).drop(_ERR_MESSAGE, _ERR_INPUT)
-    return frame.derive(kept, stage_errors=_error_frame(tagged, "Filter", transformation_ctx),
-                        transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
-                        total_threshold=total_threshold)
-
-
-# -- Map and mapPartitions ------------------------------------------------------------------------
-
-def _texts_schema() -> StructType:
-    from pyspark.sql.types import StringType, StructField, StructType
-
-    return StructType([StructField("value", StringType()), StructField(_ERR_MESSAGE, StringType()),
-                       StructField(_ERR_INPUT, StringType())])
-
-
-def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx: str = "",
-                stage_threshold: int = 0, total_threshold: int = 0) -> DynamicFrame:
-    """Apply ``f`` to every record (Glue's ``Map`` / ``DynamicFrame.map``).
-
-    ``f`` receives a ``DynamicRecord`` and returns the new record (a dict; it may add,
-    remove or retype fields). The result schema is inferred from the returned records.
-    A record whose ``f`` raises, or returns None or an empty record, becomes an error record
-    (``error_stage`` "Map"), as in Glue.
-    """
-
-    def run(records: BatchRecords) -> Iterator[tuple[str | None, str | None, str | None]]:
-        for row in range(len(records)):
-            try:
-                result = f(records.record(row))
-                if not result:
-                    raise GlueRuntimeError(_NONE_RESULT)
-                if not isinstance(result, Mapping):
-                    raise GlueRuntimeError(
-                        f"User-specified function returned {type(result).__name__} instead of DynamicRecord")
-                yield (record_to_json(result), None, None)
-            except Exception as exc:  # noqa: BLE001 - the record becomes an error record, as in Glue
-                yield (None, error_text(exc), record_to_json(records.record(row)))
-
-    return _from_texts(frame, run, "Map", transformation_ctx, stage_threshold, total_threshold)
-
-
-def map_partitions(frame: DynamicFrame, f: Callable[[Iterator[Any]], Iterable[Any]], transformation_ctx: str = "",
-                   stage_threshold: int = 0, total_threshold: int = 0) -> DynamicFrame:
-    """Apply ``f`` to each partition's records (``DynamicFrame.mapPartitions``).
-
-    ``f`` receives an iterator of ``DynamicRecord`` and yields records (dicts); the result
-    schema is inferred from them. An exception raised by ``f`` fails the job, as in Glue (it
-    cannot be tied to one record); a yielded value that is not a record becomes an error
-    record (``error_stage`` "mapPartitions").
-    """
-
-    def run(records: BatchRecords) -> Iterator[tuple[str | None, str | None, str | None]]:
-        for result in f(records.record(row) for row in range(len(records))):
-            if isinstance(result, Mapping) and result:
-                yield (record_to_json(result), None, None)
-            else:
-                message = _NONE_RESULT if result is None else (
-                    f"User-specified function returned {type(result).__name__} instead of DynamicRecord")
-                yield (None, message, None if result is None else repr(result))
-
-    return _from_texts(frame, run, "mapPartitions", transformation_ctx, stage_threshold, total_threshold)
-
-
-def _from_texts(frame: DynamicFrame, run: Callable[[BatchRecords], Iterator[tuple[Any, ...]]], stage: str,
-                transformation_ctx: str, stage_threshold: int, total_threshold: int) -> DynamicFrame:
-    """The frame of the JSON texts ``run`` makes from the input's records (Arrow rows), with their error records.
-
-    The texts are materialized once (memory, spilling to disk): the schema inference reads them twice
-    and the records once more, and the user's function must not run three times per record.
-    """
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-
-    df = frame._df
-    schema = df.schema  # the closure below runs on executors: it must not hold the DataFrame
-
-    def batches(arrow_batches: Iterable[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-
-        names = ["value", _ERR_MESSAGE, _ERR_INPUT]
-        for batch in arrow_batches:
-            columns = list(zip(*run(BatchRecords(batch, schema)), strict=True)) or [(), (), ()]
-            yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
-
-    tagged = df.mapInArrow(batches, _texts_schema()).persist(StorageLevel.MEMORY_AND_DISK)
-    texts = tagged.where(F.col(_ERR_MESSAGE).isNull()).select("value")
-    records = _restore_types(_frame_from_json(frame.glue_ctx, texts), df.schema)
-    return frame.derive(records, stage_errors=_error_frame(tagged, stage, transformation_ctx),
-                        transformation_ctx=transformation_ctx, stage_threshold=stage_threshold,
-                        total_threshold=total_threshold)
-
-
-def _frame_from_json(glue_ctx: Any, texts: DataFrame) -> DataFrame:
-    """Records from a ``value`` column of JSON objects, typed by the runtime's JSON inference (choices).
-
-    The texts are ``json.dumps`` of mappings, so inference never meets a malformed
-    document: its error records are not consulted (that would cost another pass).
-    """
-    from glueball.runtime.jsonrecords import frame_from_json_texts
-
-    records, _ = frame_from_json_texts(glue_ctx, texts, None)
-    return records
-
-
-def _needs_restore(out_type: DataType, in_type: DataType) -> bool:
-    from pyspark.sql.types import (
-        ArrayType,
-        BinaryType,
-        DateType,
-        DecimalType,
-        DoubleType,
-        LongType,
-        StringType,
-        StructType,
-        TimestampNTZType,
-        TimestampType,
-    )
-
-    if isinstance(out_type, StringType):
-        return isinstance(in_type, TimestampType | TimestampNTZType | DateType | BinaryType)
-    if isinstance(out_type, DoubleType | LongType):
-        return isinstance(in_type, DecimalType)
-    if isinstance(out_type, StructType) and isinstance(in_type, StructType):
-        inner = {f.name: f.dataType for f in in_type.fields}
-        return any(f.name in inner and _needs_restore(f.dataType, inner[f.name]) for f in out_type.fields)
-    if isinstance(out_type, ArrayType) and isinstance(in_type, ArrayType):
-        return _needs_restore(out_type.elementType, in_type.elementType)
-    return False
-
-
-def _restore(column: Column, out_type: DataType, in_type: DataType) -> Column:
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import ArrayType, BinaryType, StructType
-
-    if isinstance(out_type, StructType) and isinstance(in_type, StructType):
-        inner = {f.name: f.dataType for f in in_type.fields}
-        parts = []
-        for field in out_type.fields:
-            sub = column.getField(field.name)
-            if field.name in inner and _needs_restore(field.dataType, inner[field.name]):
-                sub = _restore(sub, field.dataType, inner[field.name])
-            parts.append(sub.alias(field.name))
-        return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*parts))
-    if isinstance(out_type, ArrayType) and isinstance(in_type, ArrayType):
-        return F.transform(column, lambda item: _restore(item, out_type.elementType, in_type.elementType))
-    if isinstance(in_type, BinaryType):
-        return F.unbase64(column)
-    return column.cast(in_type)
-
-
-def _restore_types(records: DataFrame, input_schema: StructType) -> DataFrame:
-    """Give fields the input's types JSON could not carry, and the input's field order first."""
-    before = {f.name: f.dataType for f in input_schema.fields}
-    order = [n for n in input_schema.fieldNames() if n in records.columns]
-    order += [n for n in records.columns if n not in before]
-    columns = []
-    changed = order != records.columns
-    for name in order:
-        field = records.schema[name]
-        column = records[_quote(name)]
-        if name in before and _needs_restore(field.dataType, before[name]):
-            column = _restore(column, field.dataType, before[name]).alias(name, metadata=field.metadata)
-            changed = True
-        columns.append(column)
-    return records.select(*columns) if changed else records
 
 
 # -- Join -----------------------------------------------------------------------------------------

@@ -1,0 +1,87 @@
+"""Where AWS's documentation is silent, the reference evaluator decides: deequ's DQDL executor
+(``com.amazon.deequ.dqdl``, the engine AWS open-sourced) and the reference DQDL parser.
+
+Each case is one of the places glueball used to decide otherwise, now following the reference (the facts
+read from its executors and specs; docs/dataquality.md keeps the table of choices):
+
+- a reference dataset that is not among the additional sources, or a reference column it lacks, fails
+  the rule (``<alias> not found in additional sources``), rather than erring;
+- ``ColumnDataType`` with a type name the reference does not know parses, and fails when evaluated
+  (``Unrecognized data type: ...``);
+- ``ColumnDataType`` and ``DataFreshness`` over no rows (an empty frame, or a where clause keeping none)
+  pass ("No rows matched the filter"); the rules deequ computes fail there (deequ's empty state);
+- CustomSql without a condition fails when it selects none of the data's columns, or a column the data
+  lacks (AWS: "CustomSQL rule will fail if you return records that are not available in the dataset");
+- the reference parser has no end-of-input rule: a stray ``]`` after the last section is accepted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from glueball.dataquality import parse
+from glueball.dataquality.evaluator import evaluate
+from glueball.dataquality.outcomes import RuleOutcome
+
+pytestmark = pytest.mark.spark
+
+NOW = dt.datetime(2024, 7, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def run(frame: Any, *rules: str, **options: Any) -> list[RuleOutcome]:
+    return evaluate(frame, "Rules = [\n" + ",\n".join(rules) + "\n]", now=NOW, **options).rules
+
+
+@pytest.fixture(scope="module")
+def people(spark: Any) -> Any:
+    return spark.createDataFrame([(1, "a", "2024-06-30"), (2, "b", "2024-06-01")], "id int, name string, day string")
+
+
+def test_a_missing_reference_dataset_fails_the_rule(people: Any) -> None:
+    results = run(people, 'RowCountMatch "ref" = 1.0', 'ReferentialIntegrity "id" "ref.id" = 1.0',
+                  'DatasetMatch "ref" "id" = 1.0', 'SchemaMatch "ref" = 1.0', "RowCount = 2")
+    assert [r.outcome for r in results] == ["Failed"] * 4 + ["Passed"]
+    assert all("ref not found in additional sources" in (r.failure_reason or "") for r in results[:4])
+
+
+def test_a_reference_column_that_is_not_there_fails_the_rule(spark: Any, people: Any) -> None:
+    reference = spark.createDataFrame([(1,)], "key int")
+    (outcome,) = run(people, 'ReferentialIntegrity "id" "ref.id" = 1.0', additional={"ref": reference})
+    assert outcome.outcome == "Failed"
+    assert "does not include column id" in (outcome.failure_reason or "")
+
+
+def test_an_unknown_data_type_parses_and_fails_when_evaluated(people: Any) -> None:
+    assert parse('Rules = [ ColumnDataType "name" = "UNKNOWN_TYPE" ]').rules
+    first, second = run(people, 'ColumnDataType "name" = "UNKNOWN_TYPE"', 'ColumnDataType "id" = "Integer"')
+    assert (first.outcome, first.failure_reason) == ("Failed", "Unrecognized data type: UNKNOWN_TYPE")
+    assert second.outcome == "Passed"
+
+
+def test_type_and_freshness_rules_pass_over_no_rows_and_the_others_fail(spark: Any, people: Any) -> None:
+    empty = spark.createDataFrame([], "id int, name string, day string")
+    rules = ('ColumnDataType "day" = "Date"', 'DataFreshness "day" <= 30 days', 'IsComplete "name"',
+             'ColumnValues "id" > 0')
+    assert [r.outcome for r in run(empty, *rules)] == ["Passed", "Passed", "Failed", "Failed"]
+    where = [f'{rule} where "id > 10"' for rule in rules]
+    assert [r.outcome for r in run(people, *where)] == ["Passed", "Passed", "Failed", "Failed"]
+
+
+def test_a_stray_closing_bracket_after_the_last_section_is_accepted() -> None:
+    assert len(parse('Rules = [ RowCount > 0, IsComplete "a" ] ]').rules) == 2
+    assert len(parse('Rules = [ RowCount > 0 ]\nAnalyzers = [ RowCount ] ] ]').analyzers) == 1
+
+
+def test_row_level_custom_sql_must_select_only_the_datas_columns(people: Any) -> None:
+    matched, extra, none = run(people, 'CustomSql "select id from primary where id = 1" with threshold >= 0.5',
+                               'CustomSql "select id, 1 as extra from primary where id = 1"',
+                               'CustomSql "select 1 as extra"')
+    assert matched.outcome == "Passed"
+    assert matched.evaluated_metrics["Dataset.*.CustomSQL.Compliance"] == 0.5
+    assert extra.outcome == "Failed"
+    assert "should only belong to the primary table. Columns not found: extra" in (extra.failure_reason or "")
+    assert none.outcome == "Failed"
+    assert "must contain at least one column that matches" in (none.failure_reason or "")
