@@ -70,7 +70,8 @@ def test_signed_requests_are_decided_by_the_caller_s_glue_policies(
         {"Effect": "Allow", "Action": ["glue:CreateTable", "glue:UpdateTable"],
          "Resource": [f"arn:aws:glue:*:{ACCOUNT}:catalog", f"arn:aws:glue:*:{ACCOUNT}:database/{namespace}",
                       f"arn:aws:glue:*:{ACCOUNT}:table/{namespace}/*"]},
-        {"Effect": "Deny", "Action": "glue:UpdateTable", "Resource": f"arn:aws:glue:*:{ACCOUNT}:table/{namespace}/frozen"},
+        {"Effect": "Deny", "Action": "glue:UpdateTable",
+         "Resource": f"arn:aws:glue:*:{ACCOUNT}:table/{namespace}/frozen"},
         {"Effect": "Allow", "Action": "s3:*", "Resource": [f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"]}]})
     catalog = _rest(server, keys)
     assert (namespace,) in catalog.list_namespaces()
