@@ -28,6 +28,7 @@ print("written")
 READ = """
 import sys
 from awsglue.context import GlueContext
+from awsglue.dynamicframe import DynamicFrame
 from awsglue.utils import getResolvedOptions
 from pyspark.context import SparkContext
 args = getResolvedOptions(sys.argv, ["db", "table"])
@@ -37,6 +38,11 @@ sql = spark.sql(f"SELECT id, amount FROM {args['db']}.{args['table']} WHERE regi
 print("sql", sorted(tuple(r) for r in sql))
 frame = glue.create_dynamic_frame.from_catalog(database=args["db"], table_name=args["table"])
 print("frame", frame.count(), sorted(r["id"] for r in frame.toDF().collect()))
+more = DynamicFrame.fromDF(spark.createDataFrame([(8, "south", 80)], "id BIGINT, region STRING, amount BIGINT"),
+                           glue, "more")
+glue.write_dynamic_frame.from_catalog(frame=more, database=args["db"], table_name=args["table"])
+print("appended", sorted(r["id"] for r in glue.create_data_frame.from_catalog(database=args["db"],
+                                                                           table_name=args["table"]).collect()))
 """
 
 READ_FRAME = READ.replace(READ[READ.index("sql = "):READ.index("frame = ")], "")
@@ -81,6 +87,7 @@ def test_a_delta_table_a_job_wrote_is_crawled_and_read_by_spark_sql_and_a_dynami
     assert run["JobRunState"] == "SUCCEEDED", (run.get("ErrorMessage"), output[-3000:])
     assert "sql [(3, 30), (5, 50), (7, 70)]" in output
     assert "frame 6 [2, 3, 4, 5, 6, 7]" in output
+    assert "appended [2, 3, 4, 5, 6, 7, 8]" in output  # write_dynamic_frame.from_catalog: a Delta commit
 
     # without the format the run says what it needs
     run, _ = run_script(delta_server, READ_FRAME, {"--db": db, "--table": name})

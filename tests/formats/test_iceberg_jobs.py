@@ -20,7 +20,8 @@ from awsglue.context import GlueContext
 from awsglue.utils import getResolvedOptions
 from pyspark.context import SparkContext
 args = getResolvedOptions(sys.argv, ["db"])
-spark = GlueContext(SparkContext.getOrCreate()).spark_session
+glue = GlueContext(SparkContext.getOrCreate())
+spark = glue.spark_session
 t = f"glue_catalog.{args['db']}.accounts"
 spark.sql(f"CREATE TABLE {t} (id BIGINT, owner STRING, balance BIGINT) USING iceberg")
 spark.sql(f"INSERT INTO {t} VALUES (1, 'ann', 100), (2, 'bob', 200), (3, 'cid', 300)")
@@ -33,6 +34,10 @@ spark.sql(f"UPDATE {t} SET balance = balance + 1 WHERE owner = 'ann'")
 spark.sql(f"DELETE FROM {t} WHERE id = 3")
 print("now", sorted(tuple(r) for r in spark.sql(f"SELECT id, balance FROM {t}").collect()))
 print("then", sorted(tuple(r) for r in spark.sql(f"SELECT id, balance FROM {t} VERSION AS OF {first}").collect()))
+more = spark.createDataFrame([(5, "eve", 500)], "id BIGINT, owner STRING, balance BIGINT")
+glue.write_data_frame.from_catalog(frame=more, database=args["db"], table_name="accounts")
+print("appended", sorted(r["id"] for r in glue.create_data_frame.from_catalog(database=args["db"],
+                                                                           table_name="accounts").collect()))
 """
 
 
@@ -77,20 +82,21 @@ def test_a_job_merges_updates_deletes_and_travels_in_time_on_a_glue_iceberg_tabl
     assert run["JobRunState"] == "SUCCEEDED", (run.get("ErrorMessage"), output[-3000:])
     assert "now [(1, 101), (2, 250), (4, 400)]" in output
     assert "then [(1, 100), (2, 200), (3, 300)]" in output
+    assert "appended [1, 2, 4, 5]" in output     # write_data_frame.from_catalog: one more Iceberg commit
 
     table = glue.get_table(DatabaseName=db, Name="accounts")["Table"]
     assert table["Parameters"]["table_type"].upper() == "ICEBERG"
     assert table["Parameters"]["metadata_location"].startswith("s3://")
-    # created at version 0, then insert, merge, update, delete: one compare-and-swap on VersionId each; Iceberg
-    # asks Glue to SkipArchive (its glue.skip-archive default), so only the current version is kept
-    assert table["VersionId"] == "4"
+    # created at version 0, then insert, merge, update, delete, append: one compare-and-swap on VersionId each;
+    # Iceberg asks Glue to SkipArchive (its glue.skip-archive default), so only the current version is kept
+    assert table["VersionId"] == "5"
     versions = glue.get_table_versions(DatabaseName=db, TableName="accounts")["TableVersions"]
-    assert [v["VersionId"] for v in versions] == ["4"]
+    assert [v["VersionId"] for v in versions] == ["5"]
 
     loaded = pyiceberg_catalog(lake_server).load_table(f"{db}.accounts")
     rows = sorted(zip(*(loaded.scan().to_arrow().column(c).to_pylist() for c in ("id", "balance")), strict=True))
-    assert rows == [(1, 101), (2, 250), (4, 400)]
-    assert len(loaded.history()) == 4  # insert, merge, update, delete (the create makes no snapshot)
+    assert rows == [(1, 101), (2, 250), (4, 400), (5, 500)]
+    assert len(loaded.history()) == 5  # insert, merge, update, delete, append (the create makes no snapshot)
 
 
 CONCURRENT = """

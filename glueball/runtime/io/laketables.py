@@ -16,7 +16,7 @@ from typing import Any
 from glueball.runtime import lakeformats
 from glueball.runtime.errors import GlueRuntimeError
 
-__all__ = ["lake_format", "read_lake_table"]
+__all__ = ["lake_format", "read_lake_table", "write_lake_table"]
 
 MANIFEST_FOLDER = "/_symlink_format_manifest"
 
@@ -58,6 +58,33 @@ def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: st
     if location.endswith(MANIFEST_FOLDER):
         location = location[: -len(MANIFEST_FOLDER)]
     return spark.read.format("delta").load(_spark_path(location))
+
+
+def write_lake_table(spark: Any, df: Any, table: Mapping[str, Any], database: str, fmt: str) -> None:
+    """Append ``df`` to a catalog table of format ``fmt``, as Glue's ``write_dynamic_frame.from_catalog`` and
+    ``write_data_frame.from_catalog`` do for Iceberg and Delta tables: through the format's writer, one commit
+    (Iceberg: through ``glue_catalog``, a ``VersionId`` swap of the Glue table; Delta: a commit to its log).
+
+    Raises:
+        GlueRuntimeError: the driver has not the format, the session has no Iceberg catalog over Glue, or the
+            table has no location.
+    """
+    if fmt not in _formats_on(spark):
+        raise GlueRuntimeError(f"table {database}.{table.get('Name')} is a {fmt} table: the job needs "
+                               f"{lakeformats.ARGUMENT} {fmt} to write it")
+    if fmt == "iceberg":
+        catalog = f"spark.sql.catalog.{lakeformats.DEFAULT_ICEBERG_CATALOG}"
+        if spark.conf.get(catalog, "") not in lakeformats.ICEBERG_CATALOGS:
+            raise GlueRuntimeError(f"Iceberg table {database}.{table.get('Name')} is written through the session's "
+                                   f"{lakeformats.DEFAULT_ICEBERG_CATALOG} catalog, which this session has not")
+        df.writeTo(f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`").append()
+        return
+    location = str((table.get("StorageDescriptor") or {}).get("Location") or "").rstrip("/")
+    if not location:
+        raise GlueRuntimeError(f"Delta table {database}.{table.get('Name')} has no location")
+    if location.endswith(MANIFEST_FOLDER):
+        location = location[: -len(MANIFEST_FOLDER)]
+    df.write.format("delta").mode("append").save(_spark_path(location))
 
 
 def _spark_path(location: str) -> str:

@@ -17,7 +17,7 @@ from glueball.runtime.dynamicframe import DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
 from glueball.runtime.hadoop import output_path
 from glueball.runtime.io import catalog as cat
-from glueball.runtime.io import formats, jdbc, outnames
+from glueball.runtime.io import formats, jdbc, laketables, outnames
 from glueball.runtime.io.read import FILE_CONNECTION_TYPES, unsupported_connection
 
 
@@ -94,6 +94,10 @@ def write_catalog_frame(glue_ctx: Any, frame: DynamicFrame, database: str | None
         from glueball.runtime.io.read import _jdbc_table_options
 
         jdbc.write_jdbc(glue_ctx, frame.toDF(), None, _jdbc_table_options(glue_ctx, table, additional_options))
+        return frame
+    lake = laketables.lake_format(table)
+    if lake is not None:  # Iceberg and Delta: the format's writer commits, never files dropped into its folder
+        laketables.write_lake_table(glue_ctx.spark_session, frame.toDF(), table, str(database), lake)
         return frame
     location = str(table.get("StorageDescriptor", {}).get("Location") or "")
     if not location:
