@@ -43,6 +43,12 @@ more = DynamicFrame.fromDF(spark.createDataFrame([(8, "south", 80)], "id BIGINT,
 glue.write_dynamic_frame.from_catalog(frame=more, database=args["db"], table_name=args["table"])
 print("appended", sorted(r["id"] for r in glue.create_data_frame.from_catalog(database=args["db"],
                                                                            table_name=args["table"]).collect()))
+then = glue.create_data_frame.from_catalog(database=args["db"], table_name=args["table"],
+                                           additional_options={"versionAsOf": "1"})
+print("version 1", sorted(r["id"] for r in then.collect()))
+path = glue.glue_client.get_table(DatabaseName=args["db"], Name=args["table"])["Table"]["StorageDescriptor"]["Location"]
+direct = glue.create_dynamic_frame.from_options("s3", {"paths": [path]}, format="delta")
+print("direct", sorted(r["id"] for r in direct.toDF().collect()))
 """
 
 READ_FRAME = READ.replace(READ[READ.index("sql = "):READ.index("frame = ")], "")
@@ -88,6 +94,8 @@ def test_a_delta_table_a_job_wrote_is_crawled_and_read_by_spark_sql_and_a_dynami
     assert "sql [(3, 30), (5, 50), (7, 70)]" in output
     assert "frame 6 [2, 3, 4, 5, 6, 7]" in output
     assert "appended [2, 3, 4, 5, 6, 7, 8]" in output  # write_dynamic_frame.from_catalog: a Delta commit
+    assert "version 1 [1, 2, 3, 4, 5, 6, 7]" in output  # additional_options reach Delta's reader: time travel
+    assert "direct [2, 3, 4, 5, 6, 7, 8]" in output  # from_options with format="delta" reads the table's log
 
     # without the format the run says what it needs
     run, _ = run_script(delta_server, READ_FRAME, {"--db": db, "--table": name})

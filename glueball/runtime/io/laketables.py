@@ -16,7 +16,9 @@ from typing import Any
 from glueball.runtime import lakeformats
 from glueball.runtime.errors import GlueRuntimeError
 
-__all__ = ["lake_format", "read_lake_table", "write_lake_table"]
+__all__ = ["LAKE_FORMATS", "lake_format", "read_lake_paths", "read_lake_table", "write_lake_table"]
+
+LAKE_FORMATS = ("delta", "iceberg")
 
 MANIFEST_FOLDER = "/_symlink_format_manifest"
 
@@ -35,8 +37,10 @@ def _formats_on(spark: Any) -> tuple[str, ...]:
     return lakeformats.formats_of({lakeformats.FORMATS_CONF: spark.conf.get(lakeformats.FORMATS_CONF, "")})
 
 
-def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: str) -> Any:
-    """The DataFrame of a catalog table of format ``fmt``.
+def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: str,
+                    options: Mapping[str, Any] | None = None) -> Any:
+    """The DataFrame of a catalog table of format ``fmt``; ``options`` are the format reader's (Glue's
+    ``additional_options``: Delta's ``versionAsOf``/``timestampAsOf``, Iceberg's ``snapshot-id``/``as-of-timestamp``).
 
     Raises:
         GlueRuntimeError: the driver has not the format (``--datalake-formats``), or the table has no location.
@@ -46,18 +50,37 @@ def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: st
                                f"{lakeformats.ARGUMENT} {fmt} to read it")
     if fmt == "iceberg":
         catalog = f"spark.sql.catalog.{lakeformats.DEFAULT_ICEBERG_CATALOG}"
+        reader = spark.read.options(**_reader_options(options))
         if spark.conf.get(catalog, "") in lakeformats.ICEBERG_CATALOGS:
-            return spark.table(f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`")
+            return reader.table(f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`")
         location = (table.get("Parameters") or {}).get("metadata_location")
         if not location:
             raise GlueRuntimeError(f"Iceberg table {database}.{table.get('Name')} has no metadata_location")
-        return spark.read.format("iceberg").load(_spark_path(location))
+        return reader.format("iceberg").load(_spark_path(location))
     location = str((table.get("StorageDescriptor") or {}).get("Location") or "").rstrip("/")
     if not location:
         raise GlueRuntimeError(f"Delta table {database}.{table.get('Name')} has no location")
     if location.endswith(MANIFEST_FOLDER):
         location = location[: -len(MANIFEST_FOLDER)]
-    return spark.read.format("delta").load(_spark_path(location))
+    return spark.read.format("delta").options(**_reader_options(options)).load(_spark_path(location))
+
+
+def read_lake_paths(spark: Any, fmt: str, paths: list[str], options: Mapping[str, Any] | None = None) -> Any:
+    """``create_dynamic_frame.from_options("s3", {"paths": [...]}, format="delta"|"iceberg")``: the table at each
+    path through the format's reader (one path: a table is one folder), ``options`` the reader's.
+
+    Raises:
+        GlueRuntimeError: the driver has not the format, or not one path.
+    """
+    if fmt not in _formats_on(spark):
+        raise GlueRuntimeError(f"format {fmt} needs {lakeformats.ARGUMENT} {fmt}")
+    if len(paths) != 1:
+        raise GlueRuntimeError(f"format {fmt} reads one table: give one path in paths, not {len(paths)}")
+    return spark.read.format(fmt).options(**_reader_options(options)).load(_spark_path(paths[0]))
+
+
+def _reader_options(options: Mapping[str, Any] | None) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (options or {}).items() if v is not None}
 
 
 def write_lake_table(spark: Any, df: Any, table: Mapping[str, Any], database: str, fmt: str) -> None:

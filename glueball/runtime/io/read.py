@@ -130,6 +130,12 @@ def read_dynamic_frame(glue_ctx: Any, connection_type: str, connection_options: 
         kwargs: other keyword arguments (``stageThreshold``, ``totalThreshold``).
     """
     kind = (connection_type or "").strip().lower()
+    lake = (format or "").strip().lower()
+    if kind in FILE_CONNECTION_TYPES and lake in laketables.LAKE_FORMATS:
+        df = laketables.read_lake_paths(glue_ctx.spark_session, lake, _paths(connection_options), format_options)
+        if push_down_predicate:
+            df = df.where(push_down_predicate)
+        return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
     if kind in FILE_CONNECTION_TYPES:
         unknown = sorted(set(connection_options) - S3_OPTIONS)
         if unknown:
@@ -185,7 +191,9 @@ def read_catalog_frame(glue_ctx: Any, database: str | None, table_name: str | No
         return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
     lake = laketables.lake_format(table)
     if lake is not None:  # Iceberg and Delta: the format's reader, which knows the table's live files
-        df = laketables.read_lake_table(spark, table, str(database), lake)
+        df = laketables.read_lake_table(spark, table, str(database), lake,
+                                        {k: v for k, v in additional_options.items()
+                                         if k not in cat_only() and k != "catalogPartitionPredicate"})
         if push_down_predicate:
             df = df.where(push_down_predicate)
         return _frame(glue_ctx, df, None, transformation_ctx, kwargs)
