@@ -19,7 +19,7 @@ import pyarrow.parquet
 import pytest
 
 from tests.athena.helpers import RESULTS, client, rows, run, select, succeeded
-from tests.helpers import ServerProcess, unique
+from tests.helpers import ServerProcess, unique, wait_for
 
 CLI = shutil.which("aws", path=str(Path(sys.executable).parent)) or "aws"
 
@@ -76,6 +76,37 @@ def test_seed_exchange_rates_through_the_aws_cli(athena_server: ServerProcess) -
     stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
     assert stored["StorageDescriptor"]["Location"].rstrip("/") == f"s3://lake/{table}"
     assert [c["Name"] for c in stored["StorageDescriptor"]["Columns"]] == ["currency", "rate"]
+
+    # the seed's Studio job: a Lookup node reads the table Athena made and filled
+    orders = athena_server.home / "s3" / "lake" / f"{table}_orders" / "orders.json"
+    orders.parent.mkdir(parents=True)
+    orders.write_text("".join(json.dumps({"id": i, "currency": c, "amount": a}) + "\n"
+                              for i, (c, a) in enumerate([("EUR", 10.0), ("JPY", 2000.0), ("CHF", 5.0)])))
+    node = "node-17100000000{:02d}".format
+    lookup = {"Name": "Rates", "TransformName": "gs_lookup", "FunctionName": "gs_lookup", "Version": "1.0.0",
+              "Inputs": [node(1)], "Path": "s3://aws-glue-studio-transforms-510798373988-prod-us-east-1/gs_lookup.py",
+              "Parameters": [{"Name": "lookupTable", "Type": "str", "Value": [f"default.{table}"]},
+                             {"Name": "keyColumns", "Type": "str", "Value": ["currency"]},
+                             {"Name": "columnsToTake", "Type": "str", "Value": ["rate"]}]}
+    graph = {
+        node(1): {"S3JsonSource": {"Name": "Orders", "Paths": [f"s3://lake/{table}_orders/"],
+                                   "OutputSchemas": [{"Columns": [{"Name": "id"}, {"Name": "currency"},
+                                                                  {"Name": "amount"}]}]}},
+        node(2): {"DynamicTransform": lookup},
+        node(3): {"S3DirectTarget": {"Name": "Priced", "Inputs": [node(2)], "Path": f"s3://lake/{table}_priced/",
+                                     "Format": "json"}}}
+    glue = client(athena_server, "glue")
+    job = unique("lookup_rates")
+    glue.create_job(Name=job, Role="arn:aws:iam::123456789012:role/glue", GlueVersion="4.0",
+                    Command={"Name": "glueetl", "PythonVersion": "3"}, CodeGenConfigurationNodes=graph)
+    run_id = glue.start_job_run(JobName=job)["JobRunId"]
+    ended = wait_for(lambda: (r := glue.get_job_run(JobName=job, RunId=run_id)["JobRun"])["JobRunState"] in
+                     ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT", "STOPPED") and r, timeout=420,
+                     what=f"job run {run_id}", interval=1.0)
+    assert ended["JobRunState"] == "SUCCEEDED", ended.get("ErrorMessage")
+    priced = athena_server.home / "s3" / "lake" / f"{table}_priced"
+    written = [json.loads(line) for f in sorted(priced.glob("run-*")) for line in f.read_text().splitlines()]
+    assert sorted((r["currency"], r.get("rate")) for r in written) == [("CHF", None), ("EUR", 1.1), ("JPY", 0.0067)]
 
 
 def test_results_are_paged_typed_and_headed(athena: Any) -> None:
