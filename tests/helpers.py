@@ -217,6 +217,10 @@ def shared_spark() -> Any:
             os.environ["GLUEBALL_DRIVER_JAVA_OPTIONS"] = options
 
 
+def _temporary_views(session: Any) -> set[str]:
+    return {t.name for t in session.catalog.listTables() if t.isTemporary}
+
+
 def run_script_in_process(home: Path, script: Path, *args: str,
                           env: dict[str, str | None] | None = None) -> tuple[int, str, str]:
     """Run a Glue script as ``glueball run`` would, but in this process's Spark session, over ``home``.
@@ -243,6 +247,7 @@ def run_script_in_process(home: Path, script: Path, *args: str,
             os.environ[key] = value
     reset_client()
     serve_this_home(session)  # the session's s3:// is ``home``'s object store while the script runs, as a driver's
+    views = _temporary_views(session)
     output, errors = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
@@ -255,4 +260,6 @@ def run_script_in_process(home: Path, script: Path, *args: str,
                 os.environ[key] = value
         reset_client()
         serve_this_home(session)
+        for view in _temporary_views(session) - views:  # a driver's views end with it
+            session.catalog.dropTempView(view)
     return status, output.getvalue(), errors.getvalue()

@@ -310,7 +310,8 @@ class Edge:
         """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
         if self.keys is None:
             return self.accounts.caller(scope, self.region, request.source_ip)
-        if isinstance(service.protocol, PlainJsonProtocol) and not (service.signed_paths and scope is not None):
+        if isinstance(service.protocol, PlainJsonProtocol) and not (service.signed_paths and scope is not None
+                                                                    and scope.service != "s3"):
             return self._basic_caller(request, service)
         try:
             signed = read_signature(request)
@@ -354,7 +355,10 @@ class Edge:
         if target:
             return self._by_target.get(target.partition(".")[0])
         for protocol, service in self._by_prefix:
-            if (scope is None or service.signed_paths) and protocol.serves(request.path):
+            # a signed request reaches a path service only when it is not signed for S3 (whose bucket could be named
+            # as the prefix is)
+            signed_here = service.signed_paths and scope is not None and scope.service != "s3"
+            if (scope is None or signed_here) and protocol.serves(request.path):
                 return service
         if scope is not None:
             return self._by_signing_name.get(scope.service)

@@ -368,7 +368,7 @@ class FakeEngine:
 
     def run_crawl(self, *, crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any,
                   previous_state: dict[str, Any] | None, progress: Callable[[str, int, int], None],
-                  should_stop: Callable[[], bool], log: Callable[[str], None], object_store: Any = None) -> Any:
+                  should_stop: Callable[[], bool], log: Callable[[str], None], objects: Any = None) -> Any:
         self.crawlers.append(crawler)
         self.classifiers.append(classifiers)
         self.previous_states.append(previous_state)

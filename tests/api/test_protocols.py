@@ -125,15 +125,15 @@ def test_a_body_that_is_not_form_encoded_is_malformed(sts_server: ServerProcess)
 
 
 def test_services_glueball_does_not_serve_get_their_protocols_error(sts_server: ServerProcess) -> None:
-    athena = ("AWS4-HMAC-SHA256 Credential=AKIDALICE/20260101/us-east-1/athena/aws4_request, "
-              "SignedHeaders=host, Signature=00")
-    status, answer, _ = post(sts_server, b'{"QueryString": "select 1"}',
-                             headers={"Content-Type": "application/x-amz-json-1.1", "Authorization": athena})
+    firehose = ("AWS4-HMAC-SHA256 Credential=AKIDALICE/20260101/us-east-1/firehose/aws4_request, "
+                "SignedHeaders=host, Signature=00")
+    status, answer, _ = post(sts_server, b'{"DeliveryStreamName": "s"}',
+                             headers={"Content-Type": "application/x-amz-json-1.1", "Authorization": firehose})
     assert status == 400
     assert json.loads(answer) == {"__type": "UnknownOperationException",
-                                  "message": "glueball does not serve the service 'athena'"}
+                                  "message": "glueball does not serve the service 'firehose'"}
     status, answer, _ = post(sts_server, "Action=ListTopics&Version=2010-03-31", headers={**FORM, "Authorization":
-                             athena.replace("/athena/", "/sns/")})
+                             firehose.replace("/firehose/", "/sns/")})
     assert status == 400 and xml_error(answer)[1:] == ("InvalidAction", "glueball does not serve the service 'sns'")
     status, answer, _ = post(sts_server, "Action=ListUsers&Version=1999-01-01")
     assert status == 400 and xml_error(answer)[1] == "InvalidAction"

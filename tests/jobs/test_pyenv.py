@@ -16,8 +16,10 @@ def test_requirements_are_parsed_as_glue_takes_them(tmp_path: Path) -> None:
     assert parse_modules("tabulate==0.9.0, six>=1.10,,six>=1.10") == ["six>=1.10", "tabulate==0.9.0"]
     wheel = tmp_path / "home" / "s3" / "libs" / "pkg-1.0-py3-none-any.whl"
     wheel.parent.mkdir(parents=True)
-    wheel.write_bytes(b"")
-    assert parse_modules("s3://libs/pkg-1.0-py3-none-any.whl", tmp_path / "home") == [str(wheel.resolve())]
+    wheel.write_bytes(b"wheel bytes")
+    [local] = parse_modules("s3://libs/pkg-1.0-py3-none-any.whl", tmp_path / "home")
+    # the object store's wheel, as a local file pip can install (a copy when the store is remote)
+    assert Path(local).name == wheel.name and Path(local).read_bytes() == b"wheel bytes"
     with pytest.raises(PythonModulesError, match="'six >> 1' is not a pip requirement"):
         parse_modules("six >> 1")
     with pytest.raises(PythonModulesError, match="s3://libs/missing.whl does not exist"):

@@ -29,11 +29,22 @@ KEY, SECRET = "remote-key", "remote-secret"
 
 
 @pytest.fixture(scope="module")
-def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
+def moto_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
     jvm.jars("s3a")  # hadoop-aws for the drivers' S3A (as `make jars` fetches it)
     server = MotoServer.start(tmp_path_factory.mktemp("moto"))
     yield server
     server.stop()
+
+
+@pytest.fixture()
+def moto(moto_process: MotoServer) -> MotoServer:
+    """The module's moto_server, emptied: each test's pipeline starts from no buckets (the same buckets and days
+    written by an earlier test would be read again)."""
+    import urllib.request
+
+    urllib.request.urlopen(urllib.request.Request(f"{moto_process.endpoint}/moto-api/reset", method="POST"),
+                           timeout=30).read()
+    return moto_process
 
 
 def store_url(moto: MotoServer) -> str:
