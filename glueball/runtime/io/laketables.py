@@ -37,6 +37,31 @@ def _formats_on(spark: Any) -> tuple[str, ...]:
     return lakeformats.formats_of({lakeformats.FORMATS_CONF: spark.conf.get(lakeformats.FORMATS_CONF, "")})
 
 
+def _require_format(spark: Any, fmt: str, table: Mapping[str, Any], database: str, use: str) -> None:
+    if fmt not in _formats_on(spark):
+        raise GlueRuntimeError(f"table {database}.{table.get('Name')} is a {fmt} table: the job needs "
+                               f"{lakeformats.ARGUMENT} {fmt} to {use} it")
+
+
+def _glue_catalog_table(spark: Any, table: Mapping[str, Any], database: str) -> str | None:
+    """The table's name in the session's Iceberg catalog over Glue, or None when the session has no such catalog."""
+    catalog = f"spark.sql.catalog.{lakeformats.DEFAULT_ICEBERG_CATALOG}"
+    if spark.conf.get(catalog, "") not in lakeformats.ICEBERG_CATALOGS:
+        return None
+    return f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`"
+
+
+def _delta_location(table: Mapping[str, Any], database: str) -> str:
+    """The Delta table's folder as Spark names it (a symlink table's location is its manifest folder: the table is
+    the folder above it)."""
+    location = str((table.get("StorageDescriptor") or {}).get("Location") or "").rstrip("/")
+    if not location:
+        raise GlueRuntimeError(f"Delta table {database}.{table.get('Name')} has no location")
+    if location.endswith(MANIFEST_FOLDER):
+        location = location[: -len(MANIFEST_FOLDER)]
+    return _spark_path(location)
+
+
 def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: str,
                     options: Mapping[str, Any] | None = None) -> Any:
     """The DataFrame of a catalog table of format ``fmt``; ``options`` are the format reader's (Glue's
@@ -45,24 +70,17 @@ def read_lake_table(spark: Any, table: Mapping[str, Any], database: str, fmt: st
     Raises:
         GlueRuntimeError: the driver has not the format (``--datalake-formats``), or the table has no location.
     """
-    if fmt not in _formats_on(spark):
-        raise GlueRuntimeError(f"table {database}.{table.get('Name')} is a {fmt} table: the job needs "
-                               f"{lakeformats.ARGUMENT} {fmt} to read it")
+    _require_format(spark, fmt, table, database, "read")
     if fmt == "iceberg":
-        catalog = f"spark.sql.catalog.{lakeformats.DEFAULT_ICEBERG_CATALOG}"
         reader = spark.read.options(**_reader_options(options))
-        if spark.conf.get(catalog, "") in lakeformats.ICEBERG_CATALOGS:
-            return reader.table(f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`")
+        name = _glue_catalog_table(spark, table, database)
+        if name is not None:
+            return reader.table(name)
         location = (table.get("Parameters") or {}).get("metadata_location")
         if not location:
             raise GlueRuntimeError(f"Iceberg table {database}.{table.get('Name')} has no metadata_location")
         return reader.format("iceberg").load(_spark_path(location))
-    location = str((table.get("StorageDescriptor") or {}).get("Location") or "").rstrip("/")
-    if not location:
-        raise GlueRuntimeError(f"Delta table {database}.{table.get('Name')} has no location")
-    if location.endswith(MANIFEST_FOLDER):
-        location = location[: -len(MANIFEST_FOLDER)]
-    return spark.read.format("delta").options(**_reader_options(options)).load(_spark_path(location))
+    return spark.read.format("delta").options(**_reader_options(options)).load(_delta_location(table, database))
 
 
 def read_lake_paths(spark: Any, fmt: str, paths: list[str], options: Mapping[str, Any] | None = None) -> Any:
@@ -92,22 +110,15 @@ def write_lake_table(spark: Any, df: Any, table: Mapping[str, Any], database: st
         GlueRuntimeError: the driver has not the format, the session has no Iceberg catalog over Glue, or the
             table has no location.
     """
-    if fmt not in _formats_on(spark):
-        raise GlueRuntimeError(f"table {database}.{table.get('Name')} is a {fmt} table: the job needs "
-                               f"{lakeformats.ARGUMENT} {fmt} to write it")
+    _require_format(spark, fmt, table, database, "write")
     if fmt == "iceberg":
-        catalog = f"spark.sql.catalog.{lakeformats.DEFAULT_ICEBERG_CATALOG}"
-        if spark.conf.get(catalog, "") not in lakeformats.ICEBERG_CATALOGS:
+        name = _glue_catalog_table(spark, table, database)
+        if name is None:
             raise GlueRuntimeError(f"Iceberg table {database}.{table.get('Name')} is written through the session's "
                                    f"{lakeformats.DEFAULT_ICEBERG_CATALOG} catalog, which this session has not")
-        df.writeTo(f"{lakeformats.DEFAULT_ICEBERG_CATALOG}.`{database}`.`{table['Name']}`").append()
+        df.writeTo(name).append()
         return
-    location = str((table.get("StorageDescriptor") or {}).get("Location") or "").rstrip("/")
-    if not location:
-        raise GlueRuntimeError(f"Delta table {database}.{table.get('Name')} has no location")
-    if location.endswith(MANIFEST_FOLDER):
-        location = location[: -len(MANIFEST_FOLDER)]
-    df.write.format("delta").mode("append").save(_spark_path(location))
+    df.write.format("delta").mode("append").save(_delta_location(table, database))
 
 
 def _spark_path(location: str) -> str:
