@@ -30,6 +30,32 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     services.stop_all()
 
 
+# set once for the whole process: pytest's own, and PySpark's as it starts the shared session's gateway
+_PROCESS_WIDE = {"PYTEST_CURRENT_TEST", "PYSPARK_PYTHON", "SPARK_AUTH_SOCKET_TIMEOUT", "SPARK_BUFFER_SIZE"}
+
+
+@pytest.fixture(autouse=True)
+def _environment_kept(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test ends with os.environ as it began: a variable a test leaks (GLUEBALL_ENDPOINT, GLUEBALL_SQL_CATALOG,
+    credentials) would reach every server and driver started later. A leak is restored and reported as a warning
+    naming the test and the variables."""
+    before = dict(os.environ)
+    yield
+    after = dict(os.environ)
+    changed = sorted(k for k in before.keys() | after.keys()
+                     if before.get(k) != after.get(k) and k not in _PROCESS_WIDE)
+    if not changed:
+        return
+    for key in changed:
+        if key in before:
+            os.environ[key] = before[key]
+        else:
+            os.environ.pop(key, None)
+    import warnings
+
+    warnings.warn(f"{request.node.nodeid} left os.environ changed: {', '.join(changed)} (restored)", stacklevel=1)
+
+
 @pytest.fixture(scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A running `glueball server`, once on SQLite and once on PostgreSQL."""

@@ -218,7 +218,10 @@ def shared_spark() -> Any:
 
 
 def _temporary_views(session: Any) -> set[str]:
-    return {t.name for t in session.catalog.listTables() if t.isTemporary}
+    """The session's local temporary views: SHOW VIEWS of ``global_temp`` lists them with the global ones and needs
+    no database of the catalog (a home without ``default`` has none to list)."""
+    return {row.viewName for row in session.sql("SHOW VIEWS IN global_temp").collect()
+            if row.isTemporary and not row.namespace}
 
 
 def run_script_in_process(home: Path, script: Path, *args: str,
@@ -245,11 +248,12 @@ def run_script_in_process(home: Path, script: Path, *args: str,
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-    reset_client()
-    serve_this_home(session)  # the session's s3:// is ``home``'s object store while the script runs, as a driver's
-    views = _temporary_views(session)
     output, errors = io.StringIO(), io.StringIO()
-    try:
+    views: set[str] = set()
+    try:  # from here on the environment is restored whatever fails
+        reset_client()
+        serve_this_home(session)  # the session's s3:// is ``home``'s object store while the script runs, as a driver's
+        views = _temporary_views(session)
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
             status = execute(script, list(args))
     finally:

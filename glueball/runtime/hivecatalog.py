@@ -90,6 +90,24 @@ def endpoint() -> Any:
         return _endpoint
 
 
+def have_default_database(session: Any) -> None:
+    """Make the ``default`` database in the catalog a running session now serves, as Spark makes it at start in
+    the one it started with (its current database; ``USE default``, unqualified names): for a session that
+    switched catalogs, a warm driver's that took a run of another home. Nothing when the session's metastore is
+    not glueball's; a catalog that refuses the creation (the run's role may not create databases) is left as it
+    is, as Spark's start leaves it."""
+    if session.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive" or _endpoint is None:
+        return
+    if session.conf.get("spark.hadoop.hive.metastore.uris", "") != _endpoint.uri:
+        return
+    import logging
+
+    try:
+        session.sql("CREATE DATABASE IF NOT EXISTS default COMMENT 'default database'")
+    except Exception as failed:  # noqa: BLE001 - Spark's own start only warns either
+        logging.getLogger(__name__).warning("the catalog's default database could not be made: %s", failed)
+
+
 def spark_settings(s3_filesystem: bool = True) -> dict[str, str]:
     """Spark's settings for the Data Catalog as its metastore (empty when :func:`enabled` is false).
 

@@ -116,7 +116,8 @@ def serve_this_home(session: SparkSession) -> None:
     environment of the process that started its pool; once it takes a run's environment, the run's object store
     (``GLUEBALL_HOME``, ``GLUEBALL_S3_ENDPOINT``) is the one its plain ``df.write.parquet("s3://...")`` and
     ``CREATE TABLE ... LOCATION`` must reach: the Hadoop configuration of the context, the SparkConf later
-    sessions start from and the session's own settings are all set again.
+    sessions start from and the session's own settings are all set again. The catalog now served has the
+    ``default`` database Spark makes at start in the one it started with.
     """
     context = session.sparkContext
     settings = hadoop.filesystem_settings(driver_jars(), object_store_root().absolute())
@@ -132,6 +133,7 @@ def serve_this_home(session: SparkSession) -> None:
         context._jsc.hadoopConfiguration().set(key.removeprefix("spark.hadoop."), value)
         context._jsc.sc().conf().set(key, value)
         session.conf.set(key, value)
+    hivecatalog.have_default_database(session)
 
 
 def prepare_event_log(settings: dict[str, str]) -> None:

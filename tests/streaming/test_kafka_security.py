@@ -97,9 +97,7 @@ def _sigv4_matches(payload: dict[str, str], secret: str) -> bool:
     return hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest() == payload["x-amz-signature"]
 
 
-def test_msk_iam_login_module_loads_into_the_session_and_signs(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
+def test_msk_iam_login_module_loads_into_the_session_and_signs(spark: Any) -> None:
     from glueball.runtime.streaming.kafka import add_feature, loadable
 
     add_feature(spark, "msk-iam", MSK_IAM_LOGIN_MODULE)  # the shared session started with the kafka feature only
@@ -124,10 +122,12 @@ def test_msk_iam_login_module_loads_into_the_session_and_signs(spark: Any, monke
                                                            handler)
     payload = json.loads(bytes(client.evaluateChallenge(bytearray())))
     assert payload["action"] == "kafka-cluster:Connect" and payload["host"] == host
-    key = os.environ["AWS_ACCESS_KEY_ID"]  # the credentials of the environment (tests/streaming/conftest.py)
+    # the login module's chain reads the environment first: the driver's, as its JVM started (tests/streaming/
+    # conftest.py); a later change to this process's os.environ never reaches the JVM
+    key, secret = (jvm.java.lang.System.getenv(name) for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"))
     assert payload["x-amz-credential"].startswith(f"{key}/") and payload["x-amz-credential"].endswith(
-        "/eu-west-1/kafka-cluster/aws4_request"), "signed as the caller, for the broker's region"
-    assert _sigv4_matches(payload, os.environ["AWS_SECRET_ACCESS_KEY"])
+        "/eu-west-1/kafka-cluster/aws4_request"), "signed as the driver's identity, for the broker's region"
+    assert _sigv4_matches(payload, secret)
     assert not _sigv4_matches(payload, "another secret")
 
 
