@@ -456,7 +456,8 @@ class CrawlerService:
                     fire_id: int | None = None) -> CrawlStart:
         """Mirror StartCrawler's state change: READY -> RUNNING by compare-and-swap, with a RUNNING crawl.
 
-        ``workflow_run_id`` and ``fire_id`` record which workflow run and trigger fire started the crawl.
+        ``runner`` is the identity of the process that runs it (``host:pid:boot``), whose host keeps the crawl's
+        log. ``workflow_run_id`` and ``fire_id`` record which workflow run and trigger fire started the crawl.
 
         Raises:
             EntityNotFoundException: no crawler of this name.
@@ -472,7 +473,8 @@ class CrawlerService:
                 raise CrawlerRunningException(f"Crawler with name {name} has already started")
             session.add(CrawlRow(crawler_id=row.id, crawl_id=crawl_id, state=CrawlState.RUNNING.value,
                                  start_time=stamp, stats={}, access_key=access_key,
-                                 workflow_run_id=workflow_run_id, fire_id=fire_id))
+                                 workflow_run_id=workflow_run_id, fire_id=fire_id,
+                                 host=runner.partition(":")[0] or None))
             session.flush()
             session.expire(row)
             crawler = to_crawler(crawler_row(session, self.scope, name))

@@ -87,7 +87,7 @@ def run_logs(store: Store, crawl_log: CrawlLogPath, batch_file: str, since: floa
         for crawl, crawler in crawls:
             path = crawl_log(crawler.name, crawl.crawl_id)
             found.append(RunLogs(crawler.account_id, crawler.region, (LogFile(CRAWLER_GROUP, crawler.name, path),),
-                                 crawl.end_time is not None))
+                                 crawl.end_time is not None, host=crawl.host))
         sessions = session.scalars(select(GlueSessionRow).where(
             or_(GlueSessionRow.created_on >= since, GlueSessionRow.completed_on.is_(None))))
         for glue_session in sessions:

@@ -203,6 +203,8 @@ class CrawlRow(Base):
     # the workflow run and the trigger fire that started the crawl (None when started otherwise)
     workflow_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
     fire_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    # the host of the server that ran the crawl, whose disk holds its log (several servers on several machines)
+    host: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
 
 class ClassifierRow(Base):

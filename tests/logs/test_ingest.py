@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from glueball.jobs.eventlog import timeline
 from glueball.logs.events import LogEvents
@@ -17,7 +18,7 @@ from glueball.logs.models import LogFile, RunLogs
 from glueball.logs.run_sources import run_logs
 from glueball.store.engine import Store
 from glueball.store.log_tables import LogSourceRow
-from glueball.store.schema import DataQualityRunRow
+from glueball.store.schema import CrawlRow, DataQualityRunRow
 from glueball.store.scoped import Scope
 from glueball.store.session_tables import GlueSessionRow
 
@@ -142,4 +143,31 @@ def test_a_source_on_another_host_is_left_to_that_host(tmp_path: Path) -> None:
         assert (source.sealed, source.position, source.host) == (False, 0, "driver-host")
     Ingester(store, listing, timeline, host="driver-host").sync()
     assert all_messages(store, "/hosts/output", "run") == ["first", "second"]
+    store.dispose()
+
+
+def test_a_crawls_log_is_read_on_the_host_of_the_server_that_ran_it(tmp_path: Path) -> None:
+    """A crawl runs in a server process; its log is on that server's host, which alone reads it: a server of
+    another host neither reads nor seals it, even once the crawl is over."""
+    from glueball.crawlers.service import CrawlerService, crawler_spec
+
+    store = Store(f"sqlite:///{tmp_path / 'crawl-hosts.db'}")
+    crawlers = CrawlerService(store, SCOPE)
+    crawlers.create("raw", crawler_spec({"Role": "r", "Targets": {"S3Targets": [{"Path": "s3://b/raw/"}]}}),
+                    None, None)
+    begun = crawlers.begin_crawl("raw", "crawl-host:4242:boot", None)
+    path = tmp_path / "raw" / begun.crawl_id
+    listing = partial(run_logs, store, lambda crawler, crawl: tmp_path / crawler / crawl, "m")
+    assert [(run.host, run.files[0].path) for run in listing(0)] == [("crawl-host", path)]
+    with store.write() as session:  # the crawl is over
+        session.execute(update(CrawlRow).values(end_time=time.time(), state="SUCCEEDED"))
+    Ingester(store, listing, timeline, host="server-host").sync()  # no such file on this host
+    path.parent.mkdir()
+    path.write_text("Crawler started\nCrawler finished\n")
+    Ingester(store, listing, timeline, host="server-host").sync()
+    with store.read() as session:
+        [source] = session.scalars(select(LogSourceRow)).all()
+        assert (source.sealed, source.position, source.host) == (False, 0, "crawl-host")
+    Ingester(store, listing, timeline, host="crawl-host").sync()
+    assert all_messages(store, "/aws-glue/crawlers", "raw") == ["Crawler started", "Crawler finished"]
     store.dispose()
