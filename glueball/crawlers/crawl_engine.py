@@ -5,7 +5,8 @@ infer each sampled file's format and schema; folders become tables and partition
 grouping rules (:mod:`glueball.crawlers.grouping`); the catalog is written through a
 boto3-compatible Glue client (CreateTable, UpdateTable — a new table version —, BatchCreatePartition,
 BatchUpdatePartition, BatchDeletePartition, DeleteTable), so the same engine can fill glueball's
-catalog in-process, a glueball server, or AWS itself.
+catalog in-process, a glueball server, or AWS itself. What it writes and how is
+:mod:`glueball.crawlers.crawl_writes`; its inputs and results are :mod:`glueball.crawlers.crawl_model`.
 
 Policies honoured: ``SchemaChangePolicy`` (UpdateBehavior ``UPDATE_IN_DATABASE`` | ``LOG``;
 DeleteBehavior ``DEPRECATE_IN_DATABASE`` | ``DELETE_FROM_DATABASE`` | ``LOG``), ``RecrawlPolicy``
@@ -18,9 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -28,6 +28,8 @@ from botocore.exceptions import ClientError
 
 from glueball.crawlers import lakes
 from glueball.crawlers.classify import Classification, FileSample, classify, merge_columns
+from glueball.crawlers.crawl_model import CrawlError, CrawlOptions, CrawlOutcome, CrawlStopped, TableSpec
+from glueball.crawlers.crawl_writes import CatalogWrites, error_code
 from glueball.crawlers.grouping import (
     Grouper,
     TableGroup,
@@ -52,84 +54,7 @@ from glueball.objects.access import Objects, process_objects
 __all__ = ["CrawlError", "CrawlOutcome", "CrawlStopped", "run_crawl"]
 
 STATE_VERSION = 1
-PARTITION_BATCH = 100          # BatchCreatePartition / BatchUpdatePartition take at most 100 entries
-DELETE_BATCH = 25              # BatchDeletePartition takes at most 25
-TABLE_INPUT_KEYS = ("Name", "Description", "Owner", "LastAccessTime", "LastAnalyzedTime", "Retention",
-                    "StorageDescriptor", "PartitionKeys", "ViewOriginalText", "ViewExpandedText", "TableType",
-                    "Parameters", "TargetTable")
 PARTITION_INPUT_KEYS = ("Values", "LastAccessTime", "StorageDescriptor", "Parameters", "LastAnalyzedTime")
-
-
-@dataclass
-class CrawlOutcome:
-    """What one crawl did to the catalog, the state for the next crawl, and its log lines."""
-
-    tables_created: int = 0
-    tables_updated: int = 0
-    tables_deleted: int = 0
-    partitions_created: int = 0
-    partitions_updated: int = 0
-    partitions_deleted: int = 0
-    state: dict[str, Any] = field(default_factory=dict)
-    messages: list[str] = field(default_factory=list)
-
-
-class CrawlStopped(Exception):
-    """The crawl was asked to stop; every table written so far is complete."""
-
-
-class CrawlError(Exception):
-    """A crawler definition this engine cannot run (the crawl then FAILED with this message)."""
-
-
-@dataclass
-class _Options:
-    name: str
-    database: str
-    prefix: str
-    update: str
-    delete: str
-    recrawl: str
-    combine: bool
-    table_level: int | None
-    inherit_partitions: bool
-    merge_new_columns: bool
-
-    @classmethod
-    def of(cls, crawler: dict[str, Any]) -> _Options:
-        policy = crawler.get("SchemaChangePolicy") or {}
-        recrawl = (crawler.get("RecrawlPolicy") or {}).get("RecrawlBehavior") or "CRAWL_EVERYTHING"
-        try:
-            config = json.loads(crawler.get("Configuration") or "{}")
-        except json.JSONDecodeError as exc:
-            raise CrawlError(f"Configuration is not valid JSON: {exc}") from exc
-        if not isinstance(config, dict):
-            raise CrawlError("Configuration must be a JSON object")
-        grouping = config.get("Grouping") or {}
-        output = config.get("CrawlerOutput") or {}
-        level = grouping.get("TableLevelConfiguration")
-        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or level < 1):
-            raise CrawlError(f"Grouping.TableLevelConfiguration must be a positive integer, not {level!r}")
-        options = cls(
-            name=crawler.get("Name") or "",
-            database=crawler.get("DatabaseName") or "",
-            prefix=crawler.get("TablePrefix") or "",
-            update=policy.get("UpdateBehavior") or "UPDATE_IN_DATABASE",
-            delete=policy.get("DeleteBehavior") or "DEPRECATE_IN_DATABASE",
-            recrawl=recrawl,
-            combine=grouping.get("TableGroupingPolicy") == "CombineCompatibleSchemas",
-            table_level=level,
-            inherit_partitions=(output.get("Partitions") or {}).get("AddOrUpdateBehavior") == "InheritFromTable",
-            merge_new_columns=(output.get("Tables") or {}).get("AddOrUpdateBehavior") == "MergeNewColumns",
-        )
-        if recrawl == "CRAWL_EVENT_MODE":
-            raise CrawlError("RecrawlBehavior CRAWL_EVENT_MODE (S3 event notifications) is not supported by glueball")
-        if recrawl not in ("CRAWL_EVERYTHING", "CRAWL_NEW_FOLDERS_ONLY"):
-            raise CrawlError(f"Unknown RecrawlBehavior {recrawl!r}")
-        if recrawl == "CRAWL_NEW_FOLDERS_ONLY" and (options.update != "LOG" or options.delete != "LOG"):
-            raise CrawlError("The SchemaChangePolicy.DeleteBehavior and SchemaChangePolicy.UpdateBehavior must be "
-                             "LOG when RecrawlBehavior is CRAWL_NEW_FOLDERS_ONLY")
-        return options
 
 
 @dataclass
@@ -165,22 +90,6 @@ class _Payload:
     files: list[ObjectEntry]
     classification: Classification
     stats: _Stats
-
-
-@dataclass
-class _TableSpec:
-    """A table to write: its TableInput, its partitions, and how far the crawl may change it."""
-
-    database: str
-    name: str
-    table_input: dict[str, Any]
-    partitions: list[dict[str, Any]]           # PartitionInputs (Values, StorageDescriptor, Parameters)
-    location: str
-    catalog_target: bool = False               # an existing table named by a CatalogTarget
-    complete: bool = True                      # every partition is listed (False in incremental crawls)
-    state_key: str = ""
-    state_root: str = ""
-    state_entry: dict[str, Any] | None = None
 
 
 def run_crawl(crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any,
@@ -219,13 +128,13 @@ def run_crawl(crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: 
     return crawl.run()
 
 
-class _Crawl:
+class _Crawl(CatalogWrites):
     def __init__(self, crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any,
                  previous_state: dict[str, Any] | None, progress: Callable[[str, int, int], None],
                  should_stop: Callable[[], bool], log: Callable[[str], None]) -> None:
         self.crawler = crawler
         self.objects: Objects = process_objects()
-        self.options = _Options.of(crawler)
+        self.options = CrawlOptions.of(crawler)
         self.classifiers = classifiers
         self.glue = glue
         self.previous = previous_state if (previous_state or {}).get("version") == STATE_VERSION else None
@@ -259,7 +168,7 @@ class _Crawl:
                 self._catalog[database] = {t["Name"].lower(): t for t in
                                            self._paginate("get_tables", "TableList", DatabaseName=database)}
             except ClientError as exc:
-                if _code(exc) == "EntityNotFoundException":
+                if error_code(exc) == "EntityNotFoundException":
                     raise CrawlError(f"Database {database} does not exist") from exc
                 raise
         return self._catalog[database]
@@ -270,18 +179,15 @@ class _Crawl:
             self.glue.get_database(Name=database)
             return
         except ClientError as exc:
-            if _code(exc) != "EntityNotFoundException":
+            if error_code(exc) != "EntityNotFoundException":
                 raise
         try:
             self.glue.create_database(DatabaseInput={"Name": database})
         except ClientError as exc:
-            if _code(exc) != "AlreadyExistsException":  # another crawl created it meanwhile
+            if error_code(exc) != "AlreadyExistsException":  # another crawl created it meanwhile
                 raise CrawlError(f"Database {database} does not exist and cannot be created: {exc}") from exc
             return
         self.log(f"Created database {database}")
-
-    def _owned(self, table: dict[str, Any]) -> bool:
-        return (table.get("Parameters") or {}).get("UPDATED_BY_CRAWLER") == self.options.name
 
     # ---------------------------------------------------------------------------------------- run
 
@@ -305,7 +211,7 @@ class _Crawl:
             self._ensure_database(self.options.database)
         if self.incremental:
             self.log("Incremental crawl (CRAWL_NEW_FOLDERS_ONLY): only folders added since the last crawl are read")
-        specs: list[_TableSpec] = []
+        specs: list[TableSpec] = []
         state: dict[str, Any] = {"version": STATE_VERSION, "s3": {}, "jdbc": {}}
         for index, target in enumerate(s3_targets):
             self.progress("listing", index, len(s3_targets))
@@ -344,7 +250,7 @@ class _Crawl:
                  + (f", {listing.skipped_known} known folders skipped" if listing.skipped_known else ""))
         return listing
 
-    def _crawl_s3(self, target: dict[str, Any], state: dict[str, Any]) -> list[_TableSpec]:
+    def _crawl_s3(self, target: dict[str, Any], state: dict[str, Any]) -> list[TableSpec]:
         path = target.get("Path") or ""
         if not path.startswith(("s3://", "s3a://", "s3n://")):
             raise CrawlError(f"S3 target path {path!r} must be an s3:// URI")
@@ -491,7 +397,7 @@ class _Crawl:
         return groups, rest
 
     def _s3_spec(self, group: TableGroup, include_uri: str, include_name: str, exclusions: Exclusions,
-                 single_file: bool = False, database: str | None = None, name: str | None = None) -> _TableSpec:
+                 single_file: bool = False, database: str | None = None, name: str | None = None) -> TableSpec:
         database = database or self.options.database
         first: _Payload = group.units[0].data
         stats = _Stats()
@@ -527,7 +433,7 @@ class _Crawl:
                     "StorageDescriptor": _storage(unit.columns, part_location, payload.classification, part_params),
                     "Parameters": part_params,
                 })
-        return _TableSpec(database, name, table_input, partitions, location)
+        return TableSpec(database, name, table_input, partitions, location)
 
     def _file_parameters(self, classification: Classification, stats: _Stats) -> dict[str, str]:
         parameters = {str(k): str(v) for k, v in (classification.parameters or {}).items()}
@@ -560,7 +466,7 @@ class _Crawl:
 
     # ----------------------------------------------------------------------------- catalog targets
 
-    def _crawl_catalog_target(self, target: dict[str, Any], state: dict[str, Any]) -> list[_TableSpec]:
+    def _crawl_catalog_target(self, target: dict[str, Any], state: dict[str, Any]) -> list[TableSpec]:
         database = target.get("DatabaseName") or self.options.database
         specs = []
         for table_name in target.get("Tables") or []:
@@ -603,7 +509,7 @@ class _Crawl:
 
     # ------------------------------------------------------------------------- Delta and Iceberg tables
 
-    def _crawl_lake(self, kind: str, target: dict[str, Any]) -> list[_TableSpec]:
+    def _crawl_lake(self, kind: str, target: dict[str, Any]) -> list[TableSpec]:
         """One table per path of a DeltaTargets or IcebergTargets entry, named after the path's last folder."""
         specs = []
         paths = target.get("DeltaTables") if kind == "DeltaTargets" else target.get("Paths")
@@ -625,12 +531,12 @@ class _Crawl:
                 self.log(f"Skipped {uri}: {exc}")
                 continue
             location = table_input["StorageDescriptor"]["Location"]
-            specs.append(_TableSpec(self.options.database, name, table_input, [], location))
+            specs.append(TableSpec(self.options.database, name, table_input, [], location))
         return specs
 
     # ---------------------------------------------------------------------------------------- JDBC
 
-    def _crawl_jdbc(self, target: dict[str, Any], state: dict[str, Any]) -> list[_TableSpec]:
+    def _crawl_jdbc(self, target: dict[str, Any], state: dict[str, Any]) -> list[TableSpec]:
         connection_name = target.get("ConnectionName") or ""
         try:
             connection = self.glue.get_connection(Name=connection_name, HidePassword=False)["Connection"]
@@ -673,220 +579,12 @@ class _Crawl:
             }
             table_input = {"Name": name, "StorageDescriptor": descriptor, "PartitionKeys": [],
                            "TableType": "EXTERNAL_TABLE", "Parameters": parameters}
-            specs.append(_TableSpec(self.options.database, name, table_input, [], location))
+            specs.append(TableSpec(self.options.database, name, table_input, [], location))
         state["jdbc"].setdefault(connection_name, []).extend(names)
         return specs
 
-    # ------------------------------------------------------------------------------------- writing
-
-    def _write(self, specs: list[_TableSpec]) -> None:
-        total = len(specs)
-        for index, spec in enumerate(specs):
-            self._check_stop()
-            self.progress("writing", index, total)
-            self._write_table(spec)
-        self.progress("writing", total, total)
-
-    def _write_table(self, spec: _TableSpec) -> None:
-        """Create or update one table, then its partitions: a stop never leaves a table half-written."""
-        tables = self._tables(spec.database)
-        existing = tables.get(spec.name.lower())
-        if existing is None:
-            try:
-                self.glue.create_table(DatabaseName=spec.database, TableInput=spec.table_input)
-            except ClientError as exc:
-                if _code(exc) != "AlreadyExistsException":
-                    raise
-                existing = self.glue.get_table(DatabaseName=spec.database, Name=spec.name)["Table"]
-            else:
-                self.outcome.tables_created += 1
-                self.log(f"Created table {spec.database}.{spec.name} at {spec.location}")
-                table_columns = spec.table_input["StorageDescriptor"]["Columns"]
-                tables[spec.name.lower()] = {**spec.table_input, "DatabaseName": spec.database}
-                self._create_partition_index(spec)
-                self._write_partitions(spec, table_columns, {})
-                return
-        table_columns = self._update_table(spec, existing)
-        current = {}
-        if spec.table_input.get("PartitionKeys") or existing.get("PartitionKeys"):
-            current = {tuple(p["Values"]): p for p in self._paginate(
-                "get_partitions", "Partitions", DatabaseName=spec.database, TableName=spec.name)}
-        self._write_partitions(spec, table_columns, current)
-
-    def _create_partition_index(self, spec: _TableSpec) -> None:
-        """Glue crawlers add a partition index on the partition keys of the tables they create."""
-        keys = [k["Name"] for k in spec.table_input.get("PartitionKeys") or []][:3]
-        if not keys:
-            return
-        try:
-            self.glue.create_partition_index(DatabaseName=spec.database, TableName=spec.name,
-                                             PartitionIndex={"Keys": keys, "IndexName": "crawler_partition_index"})
-        except ClientError as exc:
-            self.log(f"No partition index on {spec.name}: {_code(exc)}")
-
-    def _update_table(self, spec: _TableSpec, existing: dict[str, Any]) -> list[dict[str, Any]]:
-        """Apply the UpdateBehavior to a changed schema; returns the columns the table has afterwards."""
-        old_sd = existing.get("StorageDescriptor") or {}
-        old_columns = old_sd.get("Columns") or []
-        new_input = spec.table_input
-        new_sd = new_input["StorageDescriptor"]
-        columns = new_sd["Columns"]
-        if self.options.merge_new_columns or spec.catalog_target:
-            known = {c["Name"].lower() for c in old_columns}
-            columns = list(old_columns) + [c for c in columns if c["Name"].lower() not in known]
-        old_params = existing.get("Parameters") or {}
-        keys = new_input.get("PartitionKeys") or []
-        if spec.catalog_target and existing.get("PartitionKeys"):
-            keys = existing["PartitionKeys"]
-        changes = []
-        if _column_pairs(columns) != _column_pairs(old_columns):
-            changes.append("columns")
-        if _column_pairs(keys) != _column_pairs(existing.get("PartitionKeys") or []):
-            changes.append("partition keys")
-        for label, old, new in (("classification", old_params.get("classification"),
-                                 new_input["Parameters"].get("classification")),
-                                ("location", old_sd.get("Location"), new_sd.get("Location")),
-                                ("format", old_sd.get("InputFormat"), new_sd.get("InputFormat"))):
-            if old != new and not (spec.catalog_target and label != "columns" and old):
-                changes.append(label)
-        crawled_sd_params = {k: v for k, v in (new_sd.get("Parameters") or {}).items() if k != "UPDATED_BY_CRAWLER"}
-        if spec.catalog_target and not set(crawled_sd_params) <= set(old_sd.get("Parameters") or {}):
-            changes.append("storage parameters")
-        deprecated = "DEPRECATED_BY_CRAWLER" in old_params
-        if not changes and not deprecated:
-            return old_columns
-        if self.options.update != "UPDATE_IN_DATABASE" or self.incremental:
-            self.log(f"Table {spec.database}.{spec.name} changed ({', '.join(changes) or 'data is back'}); "
-                     "not updated (SchemaChangePolicy.UpdateBehavior LOG)")
-            return old_columns
-        table_input = _table_input(existing)
-        if spec.catalog_target:
-            sd = dict(table_input.get("StorageDescriptor") or {})
-            sd["Columns"] = columns
-            for member in ("InputFormat", "OutputFormat", "SerdeInfo"):  # fill what a hand-made table lacks
-                if not sd.get(member) and new_sd.get(member):
-                    sd[member] = new_sd[member]
-            sd["Parameters"] = {**(sd.get("Parameters") or {}), **crawled_sd_params}
-            table_input["StorageDescriptor"] = sd
-            table_input["PartitionKeys"] = keys
-            params = dict(table_input.get("Parameters") or {})
-            params.update({k: v for k, v in new_input["Parameters"].items() if k != "UPDATED_BY_CRAWLER"})
-            table_input["Parameters"] = params
-        else:
-            table_input.update({k: v for k, v in new_input.items() if k != "Name"})
-            table_input["StorageDescriptor"] = {**new_sd, "Columns": columns}
-        params = dict(table_input.get("Parameters") or {})
-        params.pop("DEPRECATED_BY_CRAWLER", None)
-        table_input["Parameters"] = params
-        self.glue.update_table(DatabaseName=spec.database, TableInput=table_input)
-        self.outcome.tables_updated += 1
-        self.log(f"Updated table {spec.database}.{spec.name} ({', '.join(changes) or 'data is back'}): "
-                 "a new table version")
-        return columns
-
-    def _write_partitions(self, spec: _TableSpec, table_columns: list[dict[str, Any]],
-                          current: dict[tuple[str, ...], dict[str, Any]]) -> None:
-        to_create: list[dict[str, Any]] = []
-        to_update: list[dict[str, Any]] = []
-        seen: set[tuple[str, ...]] = set()
-        update = self.options.update == "UPDATE_IN_DATABASE" and not self.incremental
-        for partition in spec.partitions:
-            values = tuple(partition["Values"])
-            seen.add(values)
-            if self.options.inherit_partitions:
-                partition = {**partition, "StorageDescriptor": {**partition["StorageDescriptor"],
-                                                                "Columns": table_columns}}
-            old = current.get(values)
-            if old is None:
-                to_create.append(partition)
-            elif update and _partition_changed(old, partition):
-                to_update.append(partition)
-        created = 0
-        for chunk in _chunks(to_create, PARTITION_BATCH):
-            response = self.glue.batch_create_partition(DatabaseName=spec.database, TableName=spec.name,
-                                                        PartitionInputList=chunk)
-            errors = response.get("Errors") or []
-            for error in errors:
-                detail = error.get("ErrorDetail") or {}
-                if detail.get("ErrorCode") != "AlreadyExistsException":
-                    self.log(f"Partition {error.get('PartitionValues')} of {spec.name}: {detail.get('ErrorMessage')}")
-            created += len(chunk) - len(errors)
-        for chunk in _chunks(to_update, PARTITION_BATCH):
-            entries = [{"PartitionValueList": p["Values"], "PartitionInput": p} for p in chunk]
-            response = self.glue.batch_update_partition(DatabaseName=spec.database, TableName=spec.name,
-                                                        Entries=entries)
-            self.outcome.partitions_updated += len(chunk) - len(response.get("Errors") or [])
-        self.outcome.partitions_created += created
-        if created or to_update:
-            self.log(f"Table {spec.name}: {created} partitions created, {len(to_update)} updated")
-        gone = [values for values in current if values not in seen] if spec.complete else []
-        if gone:
-            self._handle_deleted_partitions(spec, gone)
-        if spec.state_entry is not None:
-            root_len = len(spec.state_root.split("/")) if spec.state_root else 0
-            partitions = set(spec.state_entry.get("partitions") or [])
-            if spec.complete:
-                partitions = set()
-            for partition in spec.partitions:
-                uri = partition["StorageDescriptor"]["Location"].rstrip("/")
-                relative = uri[len(spec.state_key) + 1:] if uri.startswith(spec.state_key + "/") else ""
-                partitions.add("/".join(relative.split("/")[root_len:]))
-            spec.state_entry["partitions"] = sorted(partitions)
-            spec.state_entry["name"] = spec.name
-            spec.state_entry["keys"] = [k["Name"] for k in spec.table_input.get("PartitionKeys") or []]
-
-    def _handle_deleted_partitions(self, spec: _TableSpec, gone: list[tuple[str, ...]]) -> None:
-        behavior = "LOG" if spec.catalog_target else self.options.delete
-        if behavior == "DELETE_FROM_DATABASE":
-            for chunk in _chunks(gone, DELETE_BATCH):
-                response = self.glue.batch_delete_partition(
-                    DatabaseName=spec.database, TableName=spec.name,
-                    PartitionsToDelete=[{"Values": list(values)} for values in chunk])
-                self.outcome.partitions_deleted += len(chunk) - len(response.get("Errors") or [])
-            self.log(f"Table {spec.name}: {len(gone)} partitions whose data is gone were deleted")
-        else:
-            self.log(f"Table {spec.name}: {len(gone)} partitions whose data is gone were kept "
-                     f"(DeleteBehavior {behavior}): {', '.join('/'.join(v) for v in gone[:10])}")
-
-    def _handle_deleted_tables(self, specs: list[_TableSpec], s3_targets: list[dict[str, Any]],
-                               jdbc_targets: list[dict[str, Any]]) -> None:
-        """Tables this crawler made for its targets whose data is gone: DeleteBehavior applies."""
-        produced = {(s.database, s.name.lower()) for s in specs}
-        roots = []
-        for target in s3_targets:
-            bucket, prefix = split_s3_uri(target.get("Path") or "")
-            roots.append(f"s3://{bucket}/{prefix}".rstrip("/"))
-        connections = {t.get("ConnectionName") for t in jdbc_targets}
-        database = self.options.database
-        for key, table in sorted(self._tables(database).items()):
-            if (database, key) in produced or not self._owned(table):
-                continue
-            location = (table.get("StorageDescriptor") or {}).get("Location") or ""
-            params = table.get("Parameters") or {}
-            ours = any(location == root or location.startswith(root + "/") for root in roots) or (
-                params.get("connectionName") in connections and params.get("typeOfData") == "table")
-            if not ours:
-                continue
-            behavior = self.options.delete
-            if behavior == "DELETE_FROM_DATABASE":
-                self.glue.delete_table(DatabaseName=database, Name=table["Name"])
-                self.outcome.tables_deleted += 1
-                self.log(f"Deleted table {database}.{table['Name']}: its data at {location} is gone")
-            elif behavior == "DEPRECATE_IN_DATABASE" and "DEPRECATED_BY_CRAWLER" not in params:
-                table_input = _table_input(table)
-                table_input["Parameters"] = {**params, "DEPRECATED_BY_CRAWLER": str(int(time.time()))}
-                self.glue.update_table(DatabaseName=database, TableInput=table_input)
-                self.outcome.tables_updated += 1
-                self.log(f"Deprecated table {database}.{table['Name']}: its data at {location} is gone")
-            elif behavior == "LOG":
-                self.log(f"Table {database}.{table['Name']}: its data at {location} is gone (DeleteBehavior LOG)")
-
 
 # ------------------------------------------------------------------------------------------- helpers
-
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
 
 
 def _join(root: str, relative: str) -> str:
@@ -929,24 +627,3 @@ def _storage(columns: list[tuple[str, str]], location: str, classification: Clas
         "Parameters": dict(parameters),
         "StoredAsSubDirectories": False,
     }
-
-
-def _column_pairs(columns: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(c["Name"].lower(), (c.get("Type") or "").lower()) for c in columns]
-
-
-def _partition_changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    old_sd, new_sd = old.get("StorageDescriptor") or {}, new["StorageDescriptor"]
-    return (_column_pairs(old_sd.get("Columns") or []) != _column_pairs(new_sd["Columns"])
-            or old_sd.get("Location") != new_sd["Location"]
-            or old_sd.get("InputFormat") != new_sd.get("InputFormat"))
-
-
-def _table_input(table: dict[str, Any]) -> dict[str, Any]:
-    """A Table as GetTable returns it, reduced to the members a TableInput takes."""
-    return {k: table[k] for k in TABLE_INPUT_KEYS if k in table}
-
-
-def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
