@@ -3,16 +3,15 @@
 :class:`Glueball` builds the settings, the store, the scheduler's clock, the runners of the
 long-running things (crawls, job runs) and the edge, then mounts each area's operations on the
 edge with only what that area declared it needs (``glueball/<area>/area.py``). Both the HTTP
-server (:func:`serve`) and the in-process clients (:func:`embedded_client`) serve requests through
+server (:mod:`glueball.server`) and the in-process clients (:func:`embedded_client`) serve requests through
 the same :meth:`Glueball.handle`, so embedded use and server use behave the same.
 
-Only entry points import this module: the CLI, the demo, the server's worker processes, and the
+Only entry points import this module: the CLI, the demo, the server (:mod:`glueball.server`), and the
 runtime's embedded client (by name, :mod:`glueball.runtime.client`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -141,7 +140,6 @@ from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.supervise.driverenv import HOME as HOME_VARIABLE
 from glueball.supervise.driverenv import RUN_VARIABLES, DriverEnv
-from glueball.supervise.supervisor import every, takeover_seconds
 from glueball.supervise.warm import Shape, WarmPool, driver_env
 from glueball.tagging import handlers as _tagging  # noqa: F401
 from glueball.tagging.area import OPERATIONS as TAGGING_OPERATIONS
@@ -605,18 +603,22 @@ _embedded: Glueball | None = None
 _embedded_lock = threading.Lock()
 
 
+def _default_installation() -> Glueball:
+    """The process's default embedded installation (over ``GLUEBALL_HOME``), made on first use."""
+    global _embedded
+    with _embedded_lock:
+        if _embedded is None:
+            _embedded = Glueball()
+        return _embedded
+
+
 def default_embedded_client(service: str = "glue") -> Any:
     """The runtime's embedded client of ``service`` over this process's ``GLUEBALL_HOME``.
 
     Every service's client of a process shares one installation (:mod:`glueball.runtime.client`);
     ``close_embedded()`` on any of them closes it.
     """
-    global _embedded
-    with _embedded_lock:
-        if _embedded is None:
-            _embedded = Glueball()
-        glue = _embedded
-    client = embedded_client(glue, service)
+    client = embedded_client(_default_installation(), service)
     client.close_embedded = _close_embedded
     return client
 
@@ -624,23 +626,15 @@ def default_embedded_client(service: str = "glue") -> Any:
 def default_embedded_handle() -> Any:
     """What answers requests in-process for the default embedded installation (the runtime's
     ``glueball.runtime.lake`` hands boto3's default session to it)."""
-    global _embedded
-    with _embedded_lock:
-        if _embedded is None:
-            _embedded = Glueball()
-        return _embedded.handle
+    return _default_installation().handle
 
 
 def default_embedded_asgi() -> Any:
     """The default embedded installation's API as an ASGI application (no console): what an embedded driver serves
     on its loopback port to the AWS clients in its JVM (``glueball.runtime.lakeendpoint``)."""
-    global _embedded
     from glueball.edge.asgi import EdgeAsgiApp
 
-    with _embedded_lock:
-        if _embedded is None:
-            _embedded = Glueball()
-        return EdgeAsgiApp(_embedded.edge)
+    return EdgeAsgiApp(_default_installation().edge)
 
 
 def _close_embedded() -> None:
@@ -649,64 +643,3 @@ def _close_embedded() -> None:
         glue, _embedded = _embedded, None
     if glue is not None:
         glue.close()
-
-
-# ---------------------------------------------------------------- the HTTP server
-
-_SETTINGS_ENV = "GLUEBALL_SERVER_SETTINGS"
-
-
-def create_app() -> Any:
-    """The ASGI application of one worker process (``--workers``), configured by its parent."""
-    from glueball.config import log_to_home
-
-    config = json.loads(os.environ[_SETTINGS_ENV])
-    settings = Settings(home=Path(config["home"]), store_url=config["store_url"], region=config["region"],
-                        endpoint=config.get("endpoint", ""), auth=config.get("auth", "off"),
-                        subnet_vpcs=config.get("subnet_vpcs", {}),
-                        allow_local_scripts=config.get("allow_local_scripts", False),
-                        s3_domains=tuple(config.get("s3_domains", ())),
-                        object_store_url=config.get("object_store_url", ""),
-                        warm_drivers=int(config.get("warm_drivers", 0)))
-    log_to_home(settings)
-    glue = Glueball(settings, AccountDirectory(config["access_keys"]), migrate=False)
-    glue.reconcile()
-    every(takeover_seconds(), glue.reconcile, "reconcile")
-    glue.start_warm_drivers()
-    glue.run_logs.start()
-    if config.get("scheduler"):
-        glue.start_scheduler()  # every worker schedules; fires are decided by compare-and-swap in the store
-    return glue.asgi()
-
-
-def serve(glue: Glueball, host: str, port: int, workers: int = 1, scheduler: bool = True) -> None:
-    """Serve ``glue`` on ``host:port``; with ``workers`` > 1, in that many processes.
-
-    With ``scheduler``, each serving process runs the scheduler (glueball.workflows.scheduler).
-    """
-    import uvicorn
-
-    from glueball.edge.asgi import KEEP_ALIVE_SECONDS
-
-    # the event loop is asyncio's, whether or not uvloop happens to be installed (the loop tested is the loop run)
-    options: dict[str, Any] = {"host": host, "port": port, "log_level": "warning", "lifespan": "on",
-                               "http": "httptools", "loop": "asyncio", "access_log": False,
-                               "timeout_keep_alive": KEEP_ALIVE_SECONDS}
-    if workers <= 1:
-        glue.reconcile()
-        every(takeover_seconds(), glue.reconcile, "reconcile")  # runs of servers that stopped meanwhile
-        glue.start_warm_drivers()
-        glue.run_logs.start()
-        if scheduler:
-            glue.start_scheduler()
-        uvicorn.run(glue.asgi(), **options)
-        return
-    os.environ[_SETTINGS_ENV] = json.dumps({
-        "home": str(glue.settings.home), "store_url": glue.settings.store_url, "region": glue.settings.region,
-        "endpoint": glue.settings.endpoint, "auth": glue.settings.auth, "subnet_vpcs": glue.settings.subnet_vpcs,
-        "allow_local_scripts": glue.settings.allow_local_scripts, "s3_domains": list(glue.settings.s3_domains),
-        "object_store_url": glue.settings.object_store_url, "warm_drivers": glue.settings.warm_drivers,
-        "access_keys": glue.accounts.keys, "scheduler": scheduler,
-    })
-    glue.close()  # the workers open their own store; the schema is already migrated
-    uvicorn.run("glueball.app:create_app", factory=True, workers=workers, **options)

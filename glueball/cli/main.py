@@ -79,8 +79,8 @@ def server(host: str, port: int, home: Path | None, store_url: str, region: str,
            subnet_vpcs: tuple[str, ...], s3_domains: tuple[str, ...], object_store_url: str, warm_drivers: int,
            clock_file: str | None, hms_port: int | None, public_endpoint: str) -> None:
     """Serve the Glue web API (AWS JSON 1.1), IAM and STS (query protocol) and S3 (REST-XML) on one port."""
-    from glueball.app import serve
     from glueball.edge.sigv4 import AccountDirectory, parse_key_mappings
+    from glueball.server import serve
 
     own_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     own_host = f"[{own_host}]" if ":" in own_host else own_host

@@ -36,12 +36,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from glueball.app import Glueball, embedded_client, serve
+from glueball.app import Glueball, embedded_client
 from glueball.clock import SchedulerClock
 from glueball.config import Settings
 from glueball.demo import data
 from glueball.demo.jobs import JOBS_DIR
 from glueball.objects.access import Objects
+from glueball.server import serve
 from glueball.workflows.report import render_graph, render_table
 
 WORKFLOW = "demo-daily-orders"

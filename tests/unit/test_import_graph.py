@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "glueball"
 # entry points: the CLI, ``python -m glueball``, the demo; the composition root itself
-ENTRY_POINTS = ("glueball.cli", "glueball.__main__", "glueball.demo", "glueball.app")
+ENTRY_POINTS = ("glueball.cli", "glueball.__main__", "glueball.demo", "glueball.app", "glueball.server")
 # the service areas: the edge knows none of them, and none of them knows the edge
 AREAS = ("catalog", "connections", "crawlers", "dataquality", "iam", "jobs", "objects", "recipes", "registry",
          "tagging", "usage", "workflows", "blueprints", "security", "devendpoints", "mltransforms", "logs")
@@ -218,7 +218,7 @@ def test_module_names_do_not_collide_across_packages() -> None:
 
 # declared dependencies no glueball module imports by name, with what uses them
 INDIRECT = {"pandas": "PySpark's Arrow integration (mapInArrow) behind Filter and Map",
-            "httptools": "uvicorn's HTTP parser, chosen by name in glueball.app.serve"}
+            "httptools": "uvicorn's HTTP parser, chosen by name in glueball.server.serve"}
 IMPORT_NAMES = {"SQLAlchemy": "sqlalchemy", "pyspark": "pyspark", "pymysql": "pymysql", "grpcio-tools": "grpc_tools"}
 
 
