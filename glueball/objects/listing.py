@@ -107,6 +107,10 @@ class Lister:
         relative = folder_part + "/" if folder_part else ""
         if not start.is_dir():
             return
+        if relative and not name_part and relative > after:
+            # the prefix names a folder: its own folder object (a directory marker, S3A's mkdirs) comes first, as S3
+            # lists the key equal to the prefix; a folder that only holds objects is none (_info)
+            yield relative, start, False
         yield from self._walk(start, relative, name_part, after, collapse)
 
     def _walk(self, folder: Path, relative: str, name_prefix: str, after: str,

@@ -200,6 +200,23 @@ def test_listings_page_in_key_order_with_prefixes(s3: Any, server: ServerProcess
     assert s3.head_object(Bucket="listed", Key="spark/part-00000.parquet")["ETag"] == listed[0]["ETag"]
     s3.put_object(Bucket="listed", Key="folder/", Body=b"")
     assert [o["Key"] for o in s3.list_objects_v2(Bucket="listed", Prefix="folder")["Contents"]] == ["folder/"]
+    # a listing of the folder itself lists its folder object first (S3A's mkdirs makes one, then finds the
+    # directory by listing its prefix, two keys at most), with or without a delimiter, then what is below it
+    for delimiter in ("", "/"):
+        marker = s3.list_objects_v2(Bucket="listed", Prefix="folder/", Delimiter=delimiter, MaxKeys=2)
+        assert [(o["Key"], o["Size"]) for o in marker["Contents"]] == [("folder/", 0)] and marker["KeyCount"] == 1
+    s3.put_object(Bucket="listed", Key="folder/inside.txt", Body=b"x")
+    s3.put_object(Bucket="listed", Key="folder/sub/deeper.txt", Body=b"y")
+    below = s3.list_objects_v2(Bucket="listed", Prefix="folder/", Delimiter="/")
+    assert [o["Key"] for o in below["Contents"]] == ["folder/", "folder/inside.txt"]
+    assert [p["Prefix"] for p in below["CommonPrefixes"]] == ["folder/sub/"]
+    pages = [o["Key"] for page in paginator.paginate(Bucket="listed", Prefix="folder/",
+                                                     PaginationConfig={"PageSize": 1})
+             for o in page.get("Contents", [])]
+    assert pages == ["folder/", "folder/inside.txt", "folder/sub/deeper.txt"], "the folder object once, across pages"
+    # a folder that only holds objects is no object of its own
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket="listed", Prefix="folder/sub/")["Contents"]] == [
+        "folder/sub/deeper.txt"]
 
 
 def test_keys_that_cannot_be_files_are_refused(s3: Any) -> None:
