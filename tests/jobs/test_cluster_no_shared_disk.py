@@ -3,13 +3,16 @@ in a mount namespace of its own where ``/tmp`` (the server's home is under it) a
 tmpfs. Under ``--auth iam`` the job (``--spark-master`` and ``--s3-filesystem s3a`` as job arguments) reads a catalog
 table, writes partitioned Parquet with a catalog update and commits its bookmark, every byte through the server's
 S3 API as the run's role; a second run reads only the new input. The application's own REST API shows tasks on
-executors of both workers, and a task finds the server's home missing where it runs."""
+executors of both workers, and a task finds the server's home missing where it runs. A streaming job on the same
+workers keeps its checkpoint (offsets, commits and the executors' state store) in the object store: stopped and
+started again, it resumes with its de-duplication state."""
 
 from __future__ import annotations
 
 import configparser
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ from glueball import jvm
 from tests.helpers import ServerProcess, unique, wait_for
 from tests.iam.test_identity_server import TRUST_GLUE, client
 from tests.jobs import cluster
+from tests.streaming.helpers import Broker
+from tools import services
 
 pytestmark = [pytest.mark.spark, pytest.mark.driver]
 
@@ -84,6 +89,20 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProc
         spark.stop()
 
 
+def _lake(server: ServerProcess, root: tuple[str, str], role: str) -> tuple[Any, Any]:
+    """The test bucket and a role that may use it and the catalog (made once for the module's tests)."""
+    glue, iam, s3 = (client(server, service, *root) for service in ("glue", "iam", "s3"))
+    if BUCKET not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
+        s3.create_bucket(Bucket=BUCKET)
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
+    iam.put_role_policy(RoleName=role, PolicyName="lake", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Action": "glue:*", "Resource": "*"},
+            {"Effect": "Allow", "Action": "s3:*",
+             "Resource": [f"arn:aws:s3:::{BUCKET}", f"arn:aws:s3:::{BUCKET}/*"]}]}))
+    return glue, s3
+
+
 def _run(glue: Any, job: str) -> dict[str, Any]:
     run_id = glue.start_job_run(JobName=job)["JobRunId"]
     return dict(wait_for(lambda: (r := glue.get_job_run(JobName=job, RunId=run_id)["JobRun"])["JobRunState"] in ENDED
@@ -104,16 +123,9 @@ def _printed(output: str, tag: str) -> Any:
 def test_a_bookmarked_job_on_workers_that_share_no_disk(
         setup: tuple[ServerProcess, cluster.SparkCluster, tuple[str, str]]) -> None:
     server, spark, root = setup
-    glue, iam, s3 = (client(server, service, *root) for service in ("glue", "iam", "s3"))
-    s3.create_bucket(Bucket=BUCKET)
+    glue, s3 = _lake(server, root, "NoDiskRole")
     s3.put_object(Bucket=BUCKET, Key="scripts/nodisk.py", Body=SCRIPT.encode())
     s3.put_object(Bucket=BUCKET, Key="raw/orders/part-1.csv", Body=_csv(0, 400))
-    iam.create_role(RoleName="NoDiskRole", AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
-    iam.put_role_policy(RoleName="NoDiskRole", PolicyName="lake", PolicyDocument=json.dumps({
-        "Version": "2012-10-17", "Statement": [
-            {"Effect": "Allow", "Action": "glue:*", "Resource": "*"},
-            {"Effect": "Allow", "Action": "s3:*",
-             "Resource": [f"arn:aws:s3:::{BUCKET}", f"arn:aws:s3:::{BUCKET}/*"]}]}))
     glue.create_database(DatabaseInput={"Name": "nodisk_raw"})
     glue.create_database(DatabaseInput={"Name": "nodisk_curated"})
     glue.create_table(DatabaseName="nodisk_raw", TableInput={
@@ -163,3 +175,91 @@ def test_a_bookmarked_job_on_workers_that_share_no_disk(
     assert _printed(output, "READ") == 150  # the bookmark: only the new object
     bookmark = glue.get_job_bookmark(JobName=job)["JobBookmarkEntry"]
     assert bookmark["Run"] == 2
+
+
+STREAM_SCRIPT = '''
+import sys
+from awsglue.context import GlueContext
+from awsglue.utils import getResolvedOptions
+from pyspark.context import SparkContext
+from pyspark.sql import functions as F
+
+args = getResolvedOptions(sys.argv, ["JOB_NAME", "bootstrap", "topic"])
+glue_context = GlueContext(SparkContext.getOrCreate())
+orders = glue_context.create_data_frame.from_options(
+    connection_type="kafka",
+    connection_options={"bootstrap.servers": args["bootstrap"], "topicName": args["topic"],
+                        "startingOffsets": "earliest"})
+# a stateful step: the orders seen so far live in the state store, which the executors keep under the checkpoint
+parsed = orders.select(F.from_json(F.col("value").cast("string"), "id long, sku string").alias("o")).select("o.*")
+unique_orders = parsed.dropDuplicates(["id"])
+
+def process(batch, batch_id):
+    batch.write.mode("overwrite").parquet(f"s3://nodisk-lake/stream-out/batch_id={batch_id}")
+    ids = sorted(r.id for r in batch.select("id").collect())
+    print("BATCH", batch_id, ",".join(map(str, ids)), flush=True)
+
+glue_context.forEachBatch(frame=unique_orders, batch_function=process, options={
+    "windowSize": "2 seconds", "checkpointLocation": "s3://nodisk-lake/checkpoints/" + args["JOB_NAME"] + "/"})
+'''
+
+
+def _batches(server: ServerProcess, job: str, run_id: str) -> list[int]:
+    """The ids each batch of the run printed, in order."""
+    log = server.home / "logs" / "jobs" / job / run_id / "output.log"
+    text = log.read_text() if log.exists() else ""
+    return [int(i) for line in re.findall(r"^BATCH \d+ (.*)$", text, re.MULTILINE) for i in line.split(",") if i]
+
+
+def test_a_streaming_job_keeps_its_checkpoint_and_state_in_the_object_store(
+        setup: tuple[ServerProcess, cluster.SparkCluster, tuple[str, str]]) -> None:
+    server, spark, root = setup
+    glue, s3 = _lake(server, root, "NoDiskStreamRole")
+    broker = Broker(services.kafka())
+    topic = broker.create_topic(partitions=2)
+    job = unique("nodisk-stream")
+    s3.put_object(Bucket=BUCKET, Key=f"scripts/{job}.py", Body=STREAM_SCRIPT.encode())
+    conf = " --conf ".join(["spark.executor.cores=1", "spark.cores.max=2", "spark.executor.memory=768m",
+                            "spark.driver.memory=1g", "spark.sql.shuffle.partitions=2",
+                            "spark.shuffle.readHostLocalDisk=false"])
+    glue.create_job(Name=job, Role="NoDiskStreamRole", GlueVersion="5.0", WorkerType="G.1X", NumberOfWorkers=2,
+                    Command={"Name": "gluestreaming", "ScriptLocation": f"s3://{BUCKET}/scripts/{job}.py"},
+                    DefaultArguments={"--spark-master": spark.master_url, "--s3-filesystem": "s3a", "--conf": conf,
+                                      "--bootstrap": broker.bootstrap, "--topic": topic})
+    # 150 distinct orders, 50 of them sent twice
+    broker.produce_json(topic, [{"id": i, "sku": f"s{i % 7}"} for i in [*range(150), *range(50)]], partitions=2)
+
+    def until_ids(run_id: str, count: int) -> list[int]:
+        def streamed() -> list[int] | None:
+            state = glue.get_job_run(JobName=job, RunId=run_id)["JobRun"]
+            assert state["JobRunState"] in ("STARTING", "RUNNING"), state
+            ids = _batches(server, job, run_id)
+            return ids if len(ids) >= count else None
+
+        return list(wait_for(streamed, timeout=300, what=f"{count} ids from {run_id}", interval=1))
+
+    def stop(run_id: str) -> None:
+        glue.batch_stop_job_run(JobName=job, JobRunIds=[run_id])
+        wait_for(lambda: glue.get_job_run(JobName=job, RunId=run_id)["JobRun"]["JobRunState"] == "STOPPED",
+                 timeout=120, what=f"{run_id} STOPPED", interval=1)
+
+    first = glue.start_job_run(JobName=job)["JobRunId"]
+    assert sorted(until_ids(first, 150)) == list(range(150))
+    stop(first)
+    keys = [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(
+        Bucket=BUCKET, Prefix=f"checkpoints/{job}/") for o in page.get("Contents", [])]
+    parts = {key.split("/")[2] for key in keys}
+    assert {"offsets", "commits", "state"} <= parts, keys
+    # the state store's files, written by the executor tasks that ran the de-duplication
+    assert any(re.search(r"/state/0/[01]/\d+\.delta$", key) for key in keys), keys
+
+    # orders 100..149 sent again and 150..199 new: the second run's state comes back from the checkpoint
+    broker.produce_json(topic, [{"id": i, "sku": f"s{i % 7}"} for i in range(100, 200)], partitions=2)
+    second = glue.start_job_run(JobName=job)["JobRunId"]
+    assert sorted(until_ids(second, 50)) == list(range(150, 200))
+    time.sleep(6)  # a few more triggers: nothing else comes
+    assert sorted(_batches(server, job, second)) == list(range(150, 200))
+    stop(second)
+    written = [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(
+        Bucket=BUCKET, Prefix="stream-out/") for o in page.get("Contents", [])]
+    assert any(key.endswith(".parquet") for key in written), written
