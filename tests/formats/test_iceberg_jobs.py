@@ -152,7 +152,7 @@ def test_four_concurrent_writers_lose_no_commit_and_pyiceberg_and_spark_read_eac
 
 
 EVOLVE = """
-import sys, time
+import datetime, sys, time
 from awsglue.context import GlueContext
 from awsglue.utils import getResolvedOptions
 from pyspark.context import SparkContext
@@ -163,7 +163,9 @@ spark.sql(f"CREATE TABLE {t} (id BIGINT, day DATE) USING iceberg")
 spark.sql(f"INSERT INTO {t} VALUES (1, DATE'2024-01-01')")
 spark.sql(f"INSERT INTO {t} VALUES (2, DATE'2024-01-02')")
 time.sleep(1.2)
-between = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 0.6))
+# to the millisecond: a time cut to the second can fall before the second insert's commit
+moment = datetime.datetime.fromtimestamp(time.time() - 0.6, datetime.timezone.utc)
+between = moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 spark.conf.set("spark.sql.session.timeZone", "UTC")
 spark.sql(f"ALTER TABLE {t} ADD COLUMN city STRING")
 spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD days(day)")

@@ -243,11 +243,23 @@ def test_a_streaming_job_keeps_its_checkpoint_and_state_in_the_object_store(
         wait_for(lambda: glue.get_job_run(JobName=job, RunId=run_id)["JobRun"]["JobRunState"] == "STOPPED",
                  timeout=120, what=f"{run_id} STOPPED", interval=1)
 
+    def checkpoint_keys() -> list[str]:
+        return [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(
+            Bucket=BUCKET, Prefix=f"checkpoints/{job}/") for o in page.get("Contents", [])]
+
+    def committed(run_id: str) -> None:
+        """Waits for the commit of the last batch the run printed: the batch function runs before Spark records the
+        batch done, and a run stopped in between replays that batch when started again (at-least-once)."""
+        log = server.home / "logs" / "jobs" / job / run_id / "output.log"
+        last = max(int(b) for b in re.findall(r"^BATCH (\d+) ", log.read_text(), re.MULTILINE))
+        wait_for(lambda: f"checkpoints/{job}/commits/{last}" in checkpoint_keys(), timeout=60,
+                 what=f"the commit of batch {last}", interval=0.5)
+
     first = glue.start_job_run(JobName=job)["JobRunId"]
     assert sorted(until_ids(first, 150)) == list(range(150))
+    committed(first)
     stop(first)
-    keys = [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(
-        Bucket=BUCKET, Prefix=f"checkpoints/{job}/") for o in page.get("Contents", [])]
+    keys = checkpoint_keys()
     parts = {key.split("/")[2] for key in keys}
     assert {"offsets", "commits", "state"} <= parts, keys
     # the state store's files, written by the executor tasks that ran the de-duplication

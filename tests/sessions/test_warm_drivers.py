@@ -55,6 +55,26 @@ def wait_warm(home: Path, exclude: set[int] = frozenset(), timeout: float = 120)
     raise AssertionError("no warm driver became ready")
 
 
+def wait_one_jvm(home: Path, timeout: float = 60) -> None:
+    """Wait until the pool keeps one warm JVM: spares left by earlier tests (a session's, a stopped run's) are
+    retired once the pool needs no more, and the next driver may otherwise attach to one of them."""
+    deadline = time.monotonic() + timeout
+    alive: set[int] = set()
+    while time.monotonic() < deadline:
+        alive = set()
+        for gateway in (home / "warm").glob("jvm-*/gateway"):
+            try:
+                pid = int(json.loads(gateway.read_text())["jvm_pid"])
+                os.kill(pid, 0)
+            except (OSError, ValueError, KeyError):
+                continue
+            alive.add(pid)
+        if len(alive) == 1:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the pool kept warm JVMs {sorted(alive)}, not one")
+
+
 def driver_pid(home: Path, table: str, key: str, value: str) -> int:
     with sqlite3.connect(home / "glueball.db") as db:
         return int(db.execute(f"SELECT driver_pid FROM {table} WHERE {key} = ?", (value,)).fetchone()[0])
@@ -164,6 +184,7 @@ def test_runs_one_after_another_share_a_warm_jvm_and_nothing_else(server: Server
                                                                              "ScriptLocation": str(script)})
     seen: list[dict[str, str]] = []
     pids: set[int] = set()
+    wait_one_jvm(server.home)
     for _ in range(2):
         warm = wait_warm(server.home, exclude=pids)
         pids.add(warm)
@@ -272,7 +293,8 @@ def test_warm_drivers_serve_their_servers_home_and_outlive_a_server_crash(tmp_pa
         assert driver_pid(home, "glue_job_run", "run_id", run_id) == second, "a warm job run"
         output = home / "logs" / "jobs" / "lasting-job" / run_id / "output.log"
         deadline = time.monotonic() + 60
-        while "started" not in output.read_text() and time.monotonic() < deadline:
+        # the run is RUNNING once its driver takes it, a moment before the driver opens the run's log
+        while not (output.exists() and "started" in output.read_text()) and time.monotonic() < deadline:
             time.sleep(0.1)
 
         server.kill()
