@@ -182,8 +182,9 @@ _IDENTITY_PROPERTIES = {"aws.accessKeyId": "AWS_ACCESS_KEY_ID", "aws.secretAcces
 
 
 def share_run_identity(jvm: Any, environ: Mapping[str, str] | None = None) -> None:
-    """Give the JVM's AWS clients (Iceberg's) this run's credentials and region, as system properties; those the
-    run has not are cleared (a warm JVM may hold the previous run's)."""
+    """Give the JVM's AWS clients (the AWS SDK's default chain reads system properties before the environment: the
+    MSK IAM login, S3A, Iceberg) this run's credentials and region, as system properties; those the run has not are
+    cleared (a warm JVM may hold the previous run's)."""
     env = os.environ if environ is None else environ
     system = jvm.java.lang.System
     for prop, variable in _IDENTITY_PROPERTIES.items():

@@ -106,7 +106,8 @@ def become(assignment: dict[str, Any]) -> int:
 
 def serve_the_run(before: dict[str, str]) -> None:
     """Give the SparkContext made ahead what belongs to the run this process now serves, not to the process that
-    started the pool: the run's object store behind ``s3://`` (its home), and its environment for the Python
+    started the pool: the run's object store behind ``s3://`` (its home), its AWS identity for the JVM's AWS
+    clients (:func:`glueball.runtime.lakeformats.share_run_identity`), and its environment for the Python
     workers Spark starts from now on (UDFs, Python data sources) - they inherit the JVM's environment, the
     server's, and get every variable the run's differs in (a run variable it lacks as empty)."""
     from pyspark import SparkContext
@@ -118,10 +119,13 @@ def serve_the_run(before: dict[str, str]) -> None:
 
     session = SparkSession.builder.getOrCreate()
     serve_this_home(session)
-    lakeformats.serve_run(session)  # its Iceberg catalogs reach the run's glueball, as the run
     context = SparkContext._active_spark_context
     if context is None:
         return
+    # the JVM's AWS clients (the MSK IAM login, S3A's and Iceberg's SDK) act as the run: the JVM's environment is
+    # the server's, and the AWS SDK reads its system properties first
+    lakeformats.share_run_identity(context._jvm)
+    lakeformats.serve_run(session)  # its Iceberg catalogs reach the run's glueball, as the run
     changed = {key: value for key, value in os.environ.items() if before.get(key) != value}
     lacking = {key: "" for key in (HOME, ENDPOINT, STORE, *RUN_VARIABLES) if key not in os.environ}
     context.environment.update({**lacking, **changed})

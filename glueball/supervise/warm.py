@@ -466,7 +466,15 @@ def _let_go(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+# the AWS SDK's environment credentials: a warm JVM outlives the run that takes it and cannot change its environment,
+# and some of its AWS clients (the MSK IAM login) read the environment before the system properties a run's
+# identity is given as (glueball.runtime.lakeformats.share_run_identity): the server's would sign for the run
+AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
+
+
 def driver_env(dropped: tuple[str, ...] = ()) -> dict[str, str]:
-    """The server's environment for a warm driver: without the variables of any run."""
-    return {k: v for k, v in os.environ.items() if k not in dropped and k != "PYSPARK_SUBMIT_ARGS"}
+    """The server's environment for a warm driver: without the variables of any run, nor AWS credentials (a run
+    that takes the driver brings its own, or the server's, as a cold driver gets them)."""
+    left_out = {*dropped, *AWS_CREDENTIAL_VARIABLES, "PYSPARK_SUBMIT_ARGS"}
+    return {k: v for k, v in os.environ.items() if k not in left_out}
 

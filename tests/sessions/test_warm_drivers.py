@@ -4,6 +4,7 @@ measure, stop and end as runs on cold drivers do, and share nothing but the JVM.
 
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import sqlite3
@@ -361,3 +362,61 @@ def test_a_warm_driver_serves_the_home_of_its_run_not_the_one_it_was_started_in(
     assert list((serves / "s3" / "lake" / "plain").glob("part-*.parquet")), "written to the run's object store"
     assert not (started_in / "s3").exists()
     assert f"worker home {serves}" in (tmp_path / "run" / "output.log").read_text()
+
+
+IDENTITY = """\
+import os
+from pyspark.sql import SparkSession
+from glueball.runtime.streaming.kafka import add_feature
+from glueball.runtime.streaming.kafka_connection import MSK_IAM_LOGIN_MODULE
+
+spark = SparkSession.builder.getOrCreate()
+add_feature(spark, "msk-iam", MSK_IAM_LOGIN_MODULE)  # as a job reading an MSK IAM connection loads it
+jvm = spark.sparkContext._jvm
+# the MSK IAM login's own credentials chain: environment variables first, then system properties, profiles...
+provider = jvm.software.amazon.msk.auth.iam.internals.MSKCredentialProvider(jvm.java.util.HashMap())
+print("msk", provider.resolveCredentials().accessKeyId())
+print("run", os.environ["AWS_ACCESS_KEY_ID"])
+print("jvm", jvm.java.lang.ProcessHandle.current().pid())
+"""
+
+
+def test_a_warm_jvm_signs_as_the_run_that_took_it_not_as_its_server(tmp_path: Path) -> None:
+    """A server started with AWS credentials exported: a warm JVM cannot change its environment, so it must not
+    start with them - the MSK IAM login reads the environment first and would sign every run's Kafka requests as
+    the server. Two runs on one warm JVM each sign as their own role session."""
+    from tests.iam.test_identity_server import TRUST_GLUE
+    from tests.iam.test_identity_server import client as iam_client
+
+    server = ServerProcess(tmp_path, warm_drivers=1, extra_args=("--auth", "iam"))
+    server.start({**os.environ, "AWS_ACCESS_KEY_ID": "AKIASERVERSOWNKEY000", "AWS_SECRET_ACCESS_KEY": "server"})
+    try:
+        profile = configparser.ConfigParser()
+        profile.read(tmp_path / "credentials")
+        root = (profile["glueball"]["aws_access_key_id"], profile["glueball"]["aws_secret_access_key"])
+        glue, iam = iam_client(server, "glue", *root), iam_client(server, "iam", *root)
+        iam.create_role(RoleName="KafkaReader", AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
+        iam.put_role_policy(RoleName="KafkaReader", PolicyName="glue", PolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "glue:*", "Resource": "*"}]}))
+        script = tmp_path / "identity.py"
+        script.write_text(IDENTITY)
+        glue.create_job(Name="msk-reader", Role="KafkaReader", GlueVersion="4.0",
+                        Command={"Name": "glueetl", "ScriptLocation": str(script)})
+        seen: list[dict[str, str]] = []
+        pids: set[int] = set()
+        for _ in range(2):
+            warm = wait_warm(tmp_path, exclude=pids)
+            pids.add(warm)
+            run_id = glue.start_job_run(JobName="msk-reader")["JobRunId"]
+            run = wait_run(glue, "msk-reader", run_id, ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT"))
+            assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
+            assert driver_pid(tmp_path, "glue_job_run", "run_id", run_id) == warm, "a warm run"
+            log = (tmp_path / "logs" / "jobs" / "msk-reader" / run_id / "output.log").read_text()
+            seen.append({k: v for k, _, v in (line.partition(" ") for line in log.splitlines())})
+        for printed_ in seen:
+            assert printed_["run"].startswith("ASIA"), printed_  # the role's session, for this run
+            assert printed_["msk"] == printed_["run"], printed_
+        assert seen[0]["run"] != seen[1]["run"], "each run its own session"
+        assert seen[0]["jvm"] == seen[1]["jvm"], "one warm JVM served both"
+    finally:
+        server.stop()
