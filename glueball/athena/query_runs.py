@@ -1,8 +1,9 @@
 """Running one query execution in an engine's Spark session, and writing its result where Athena writes it.
 
-The plan (:mod:`glueball.athena.plan`) says what to run. Before anything runs, the bytes the query would read
-(the files of the tables it reads) are checked against the workgroup's ``BytesScannedCutoffPerQuery``; that
-figure is also the query's ``DataScannedInBytes``. Then:
+The plan (:mod:`glueball.athena.plan`) says what to run. Before anything runs, the session forgets the tables and
+file listings of earlier queries (each query reads the files there are now, whoever wrote them), and the bytes the
+query would read (the files of the partitions it reads) are checked against the workgroup's
+``BytesScannedCutoffPerQuery``; that figure is also the query's ``DataScannedInBytes``. Then:
 
 - ``rows``: the statement's rows, every value as Athena prints it (timestamps ``2026-01-01 10:00:00.000``,
   maps and rows ``{k=v, ...}``, varbinary as hex), collected as Arrow and written by pyarrow's CSV writer in
@@ -49,6 +50,7 @@ def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | N
     statistics: dict[str, Any] = {}
     try:
         spark.sparkContext.setJobGroup(f"athena-{query_id}", f"Athena query {query_id}", interruptOnCancel=True)
+        forget_listings(spark)
         spark.catalog.setCurrentDatabase(query.get("Database") or "default")
         planned = time.monotonic()
         statistics["PlanningMillis"] = int((planned - begun) * 1000)
@@ -63,6 +65,14 @@ def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | N
         return "FAILED", failure.message, {"Statistics": statistics, "AthenaError": failure.wire()}
     finally:
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+
+
+def forget_listings(spark: Any) -> None:
+    """Drop the tables the engine's session keeps from earlier queries: Spark reuses a table's relation, with the
+    files it listed, until the table is refreshed; another writer (a Glue job, an upload) adds and removes files
+    meanwhile, and each Athena query reads the files there are when it runs. (The engine keeps no cache of
+    partitions' files either: ``spark.sql.hive.filesourcePartitionFileCacheSize`` is 0.)"""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
 
 
 # -- what each kind of plan does
@@ -194,21 +204,65 @@ def _chomp(value: str | None) -> str | None:
 
 def _check_cutoff(spark: Any, frame: Any, tables: list[str], query: dict[str, Any],
                   statistics: dict[str, Any]) -> None:
-    """``DataScannedInBytes``: the size of the files the query reads (its tables' files, before any pruning by
-    partition or column); past the workgroup's cutoff the query fails before it runs."""
-    files: list[str] = list(frame.inputFiles()) if frame is not None else []
+    """``DataScannedInBytes``: the size of the files the query reads (its tables' files, after pruning by partition
+    as Athena counts them, not by column); past the workgroup's cutoff the query fails before it runs."""
+    frames = [frame] if frame is not None else []
     for table in tables:
         try:
-            files += list(spark.table(table).inputFiles())
+            frames.append(spark.table(table))
         except Exception:  # noqa: BLE001 - a name that is no table (a CTE's) reads nothing counted here
             continue
-    scanned = sum(_size(spark, uri) for uri in dict.fromkeys(files))
+    scanned = _scanned(spark, frames)
     statistics["DataScannedInBytes"] = scanned
     cutoff = query.get("BytesScannedCutoff")
     if cutoff is not None and scanned > int(cutoff):
         raise Failed(Failure(ErrorCategory.USER, ErrorType.QUERY_REJECTED,
                              f"Query cancelled! : Bytes scanned limit was exceeded (the query reads {scanned} bytes; "
                              f"the workgroup's BytesScannedCutoffPerQuery is {cutoff})"))
+
+
+_FILE_RELATION = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
+_CATALOG_FILE_INDEX = "org.apache.spark.sql.execution.datasources.CatalogFileIndex"
+_HIVE_RELATION = "org.apache.spark.sql.catalyst.catalog.HiveTableRelation"
+
+
+def _scanned(spark: Any, frames: list[Any]) -> int:
+    """The bytes of the files ``frames`` read, each table's once, from the listing Spark made to plan them.
+
+    A table read through a file index (Parquet, ORC, a data source table) counts its index's files: those of the
+    partitions its filters leave, summed in the JVM from the listing planning made (one call, however many files).
+    A Hive table Spark reads as such (text, CSV, JSON SerDes) counts the files under its location. Other sources
+    (an in-line VALUES list, an Iceberg table) count nothing here."""
+    jvm = spark.sparkContext._jvm
+    counted: dict[str, int] = {}
+    for frame in frames:
+        leaves = frame._jdf.queryExecution().optimizedPlan().collectLeaves().iterator()
+        while leaves.hasNext():
+            leaf = leaves.next()
+            kind = leaf.getClass().getName()
+            if kind.endswith(".LogicalRelation") and leaf.relation().getClass().getName() == _FILE_RELATION:
+                index = leaf.relation().location()
+                if index.getClass().getName() == _CATALOG_FILE_INDEX:  # not pruned: its statistics are no size
+                    nothing = jvm.java.lang.Class.forName("scala.collection.immutable.Nil$").getField(
+                        "MODULE$").get(None)
+                    index = index.filterPartitions(nothing)
+                # a table read twice with the same partitions left counts once (a self-join's two sides)
+                key = " ".join(str(path.toString()) for path in _items(index.rootPaths()))
+                counted.setdefault(key, int(index.sizeInBytes()))
+            elif kind == _HIVE_RELATION:
+                location = leaf.tableMeta().storage().locationUri()
+                if location.isDefined():
+                    uri = str(location.get().toString())
+                    if uri not in counted:
+                        counted[uri] = _size(spark, uri)
+    return sum(counted.values())
+
+
+def _items(sequence: Any) -> list[Any]:
+    found, each = [], sequence.iterator()
+    while each.hasNext():
+        found.append(each.next())
+    return found
 
 
 def _size(spark: Any, uri: str) -> int:

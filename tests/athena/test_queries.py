@@ -162,6 +162,24 @@ def test_ctas_with_format_partitions_and_location_then_unload_to_parquet(athena_
         ["kind", "_col1"], ["even", "5"], ["odd", "5"]]
     assert select(athena, f"SHOW PARTITIONS default.{target}") == [["kind=even"], ["kind=odd"]]
 
+    # bytes scanned: the files of the partitions a query reads, as Athena counts them; a Hive (JSON) table's files
+    s3 = client(athena_server, "s3")
+
+    def size(uri: str) -> int:
+        bucket, key = uri.removeprefix("s3://").split("/", 1)
+        return int(s3.head_object(Bucket=bucket, Key=key)["ContentLength"])
+
+    def scanned(sql: str) -> int:
+        return int(succeeded(athena, sql)["Statistics"]["DataScannedInBytes"])
+
+    assert scanned(f"SELECT count(*) FROM default.{target}") == sum(size(f) for f in manifest)
+    even = sum(size(f) for f in manifest if "/kind=even/" in f)
+    assert 0 < even < sum(size(f) for f in manifest)
+    assert scanned(f"SELECT count(*) FROM default.{target} WHERE kind = 'even'") == even
+    json_files = [o for o in s3.list_objects_v2(Bucket="lake", Prefix=f"{source}/")["Contents"]
+                  if not o["Key"].rsplit("/", 1)[-1].startswith(("_", "."))]
+    assert scanned(f"SELECT count(*) FROM default.{source}") == sum(o["Size"] for o in json_files) > 0
+
     unloaded = succeeded(athena, f"UNLOAD (SELECT i FROM default.{source} WHERE i > 7) TO 's3://lake/{target}-unl/' "
                                  "WITH (format = 'PARQUET')")
     assert unloaded["SubstatementType"] == "UNLOAD"
@@ -222,3 +240,38 @@ def test_usage_is_counted_per_workgroup_and_tag(athena_server: ServerProcess, at
     assert groups["risk"]["EstimatedCost"] == pytest.approx(max(scanned, 10 * 1024 * 1024) / 1e12 * 5, abs=1e-6)
     by_kind = {g["Keys"]["kind"] for g in glueball.get_usage(GroupBy=["kind"])["Groups"]}
     assert "ATHENA_QUERY" in by_kind
+
+
+def test_each_query_reads_the_files_there_are_now(athena_server: ServerProcess, athena: Any) -> None:
+    """Athena lists a table's files for every query: files another writer (a Glue job, an upload) added since the
+    engine last read the table are read, and files removed are not - a listing kept from an earlier query would
+    answer with the old rows."""
+    s3 = client(athena_server, "s3")
+    plain, parted = unique("fresh"), unique("fresh_parts")
+    succeeded(athena, f"CREATE TABLE default.{plain} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{plain}/') AS SELECT i FROM UNNEST(sequence(1, 3)) AS t(i)")
+    succeeded(athena, f"CREATE TABLE default.{parted} WITH (format = 'PARQUET', partitioned_by = ARRAY['kind'], "
+                      f"external_location = 's3://lake/{parted}/') AS SELECT i, CASE WHEN i % 2 = 0 THEN 'even' "
+                      f"ELSE 'odd' END AS kind FROM UNNEST(sequence(1, 4)) AS t(i)")
+
+    def count(table: str) -> int:
+        return int(select(athena, f"SELECT count(*) FROM default.{table}")[1][0] or 0)
+
+    def data_keys(prefix: str) -> list[str]:
+        return [o["Key"] for o in s3.list_objects_v2(Bucket="lake", Prefix=prefix)["Contents"]
+                if o["Key"].endswith(".parquet")]
+
+    def rows_in(key: str) -> int:
+        return int(pyarrow.parquet.read_table(io.BytesIO(s3.get_object(Bucket="lake", Key=key)["Body"].read()))
+                   .num_rows)
+
+    assert (count(plain), count(parted)) == (3, 4)
+    first = next(k for k in data_keys(f"{plain}/") if rows_in(k))
+    s3.copy_object(Bucket="lake", Key=f"{plain}/added-later.parquet", CopySource={"Bucket": "lake", "Key": first})
+    even = next(k for k in data_keys(f"{parted}/kind=even/") if rows_in(k))
+    s3.copy_object(Bucket="lake", Key=f"{parted}/kind=even/added-later.parquet",
+                   CopySource={"Bucket": "lake", "Key": even})
+    assert (count(plain), count(parted)) == (3 + rows_in(first), 4 + rows_in(even))
+    s3.delete_object(Bucket="lake", Key=f"{plain}/added-later.parquet")
+    s3.delete_object(Bucket="lake", Key=f"{parted}/kind=even/added-later.parquet")
+    assert (count(plain), count(parted)) == (3, 4)
