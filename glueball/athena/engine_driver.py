@@ -29,9 +29,10 @@ IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"
 ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
 # CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table; and ANSI
-# semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL
+# semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL. No cache of
+# partitions' file listings across queries: each query lists the files there are (query_runs.forget_listings)
 ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
-               "spark.sql.ansi.enabled": "true"}
+               "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0"}
 
 
 class Engine:
