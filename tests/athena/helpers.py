@@ -20,8 +20,9 @@ def client(server: ServerProcess, service: str = "athena", access_key: str = "AK
                         config=botocore.config.Config(retries={"max_attempts": 1}))
 
 
-def wait_query(athena: Any, query_id: str, timeout: float = 300.0) -> dict[str, Any]:
-    """The query execution once it has ended (the first query waits for an engine's JVM to start)."""
+def wait_query(athena: Any, query_id: str, timeout: float = 300.0, interval: float = 0.1) -> dict[str, Any]:
+    """The query execution once it has ended (the first query waits for an engine's JVM to start), asked every
+    ``interval`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         execution: dict[str, Any] = athena.get_query_execution(QueryExecutionId=query_id)["QueryExecution"]
@@ -29,7 +30,7 @@ def wait_query(athena: Any, query_id: str, timeout: float = 300.0) -> dict[str, 
             return execution
         if time.monotonic() > deadline:
             raise AssertionError(f"query {query_id} still {execution['Status']['State']} after {timeout} s")
-        time.sleep(0.1)
+        time.sleep(interval)
 
 
 def run(athena: Any, sql: str, **request: Any) -> dict[str, Any]:
