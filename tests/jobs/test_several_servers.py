@@ -136,8 +136,11 @@ def test_each_scheduled_fire_happens_once_across_three_servers_with_one_killed(c
         return found if all(r["JobRunState"] in ENDED for r in found) else None
 
     ended = wait_for(all_ended, 180, "every fired run ended")
-    assert {r["JobRunState"] for r in ended} == {"SUCCEEDED"}, [(r["Id"], r.get("ErrorMessage")) for r in ended
-                                                                 if r["JobRunState"] != "SUCCEEDED"]
+    # every fire made one run; a fire the killed server had taken and whose driver it had not started (none is
+    # recorded) ends FAILED saying so, as the issue allows ("ends in a terminal state"): never started twice
+    others = [(r["Id"], r["JobRunState"], r.get("ErrorMessage")) for r in ended if r["JobRunState"] != "SUCCEEDED"]
+    assert len(others) <= 1 and all(state == "FAILED" and message == "the server stopped before the run's driver "
+                                    "started" for _, state, message in others), others
     victim.start(cluster.env())
 
 
