@@ -204,10 +204,15 @@ glue_context.forEachBatch(frame=unique_orders, batch_function=process, options={
 '''
 
 
+def _output(server: ServerProcess, job: str, run_id: str) -> str:
+    """What the run printed so far ("" before its driver opens its log)."""
+    log = server.home / "logs" / "jobs" / job / run_id / "output.log"
+    return log.read_text() if log.exists() else ""
+
+
 def _batches(server: ServerProcess, job: str, run_id: str) -> list[int]:
     """The ids each batch of the run printed, in order."""
-    log = server.home / "logs" / "jobs" / job / run_id / "output.log"
-    text = log.read_text() if log.exists() else ""
+    text = _output(server, job, run_id)
     return [int(i) for line in re.findall(r"^BATCH \d+ (.*)$", text, re.MULTILINE) for i in line.split(",") if i]
 
 
@@ -250,8 +255,7 @@ def test_a_streaming_job_keeps_its_checkpoint_and_state_in_the_object_store(
     def committed(run_id: str) -> None:
         """Waits for the commit of the last batch the run printed: the batch function runs before Spark records the
         batch done, and a run stopped in between replays that batch when started again (at-least-once)."""
-        log = server.home / "logs" / "jobs" / job / run_id / "output.log"
-        last = max(int(b) for b in re.findall(r"^BATCH (\d+) ", log.read_text(), re.MULTILINE))
+        last = max(int(b) for b in re.findall(r"^BATCH (\d+) ", _output(server, job, run_id), re.MULTILINE))
         wait_for(lambda: f"checkpoints/{job}/commits/{last}" in checkpoint_keys(), timeout=60,
                  what=f"the commit of batch {last}", interval=0.5)
 

@@ -166,15 +166,15 @@ if "--hang" in sys.argv:
 """
 
 
-def printed(home: Path, name: str, run_id: str, *, started: bool = True) -> dict[str, str]:
-    """What the run printed; ``started=False``: nothing yet when its log is not there yet (a RUNNING run's driver
-    may not have opened it)."""
+def printed(home: Path, name: str, run_id: str, *, started: bool = True,
+            keys: tuple[str, ...] = ("jvm", "views", "partitions", "marker", "hanging")) -> dict[str, str]:
+    """What the run printed (lines ``KEY value`` of ``keys``); ``started=False``: nothing yet when its log is not
+    there yet (a RUNNING run's driver may not have opened it)."""
     log = home / "logs" / "jobs" / name / run_id / "output.log"
     if not started and not log.exists():
         return {}
     lines = log.read_text().splitlines()
-    return {k: v for k, _, v in (line.partition(" ") for line in lines) if k in ("jvm", "views", "partitions",
-                                                                                  "marker", "hanging")}
+    return {k: v for k, _, v in (line.partition(" ") for line in lines) if k in keys}
 
 
 def test_runs_one_after_another_share_a_warm_jvm_and_nothing_else(server: ServerProcess, tmp_path: Path) -> None:
@@ -411,11 +411,10 @@ def test_a_warm_jvm_signs_as_the_run_that_took_it_not_as_its_server(tmp_path: Pa
             run = wait_run(glue, "msk-reader", run_id, ("SUCCEEDED", "FAILED", "ERROR", "TIMEOUT"))
             assert run["JobRunState"] == "SUCCEEDED", run.get("ErrorMessage")
             assert driver_pid(tmp_path, "glue_job_run", "run_id", run_id) == warm, "a warm run"
-            log = (tmp_path / "logs" / "jobs" / "msk-reader" / run_id / "output.log").read_text()
-            seen.append({k: v for k, _, v in (line.partition(" ") for line in log.splitlines())})
-        for printed_ in seen:
-            assert printed_["run"].startswith("ASIA"), printed_  # the role's session, for this run
-            assert printed_["msk"] == printed_["run"], printed_
+            seen.append(printed(tmp_path, "msk-reader", run_id, keys=("msk", "run", "jvm")))
+        for lines in seen:
+            assert lines["run"].startswith("ASIA"), lines  # the role's session, for this run
+            assert lines["msk"] == lines["run"], lines
         assert seen[0]["run"] != seen[1]["run"], "each run its own session"
         assert seen[0]["jvm"] == seen[1]["jvm"], "one warm JVM served both"
     finally:
