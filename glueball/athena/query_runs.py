@@ -82,8 +82,6 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     for statement in plan["Statements"][:-1]:
         spark.sql(statement).collect()
     frame = spark.sql(plan["Statements"][-1])
-    if plan.get("Header", True):
-        _check_cutoff(spark, frame, [], query, statistics)  # the frame's files: a Hive table's are its folder's
     renames = plan.get("Rename") or {}
     frame = frame.toDF(*[renames.get(name, name) for name in frame.columns])
     if plan.get("Keep"):
@@ -91,8 +89,11 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     columns = [resultfile.column_info(f.name, f.dataType.simpleString()) for f in frame.schema.fields]
     from pyspark.sql import functions
 
-    table = frame.select([_as_text(functions.col(f"`{f.name}`"), f.dataType).alias(f.name)
-                          for f in frame.schema.fields]).toArrow()
+    printed = frame.select([_as_text(functions.col(f"`{f.name}`"), f.dataType).alias(f.name)
+                            for f in frame.schema.fields])
+    if plan.get("Header", True):  # the frame's files (a Hive table's are its folder's), from the plan then run
+        _check_cutoff(spark, printed, [], query, statistics)
+    table = printed.toArrow()
     extension = "csv" if plan.get("Header", True) else "txt"
     target = f"{query['OutputLocation'].rstrip('/')}/{query['QueryExecutionId']}.{extension}"
     with _Written(target) as path:
