@@ -55,7 +55,7 @@ from glueball.objects.locations import LocationError, is_s3
 from glueball.store.claims import claim_runner
 from glueball.store.schema import JobRow, JobRunRow
 from glueball.store.scoped import Scope
-from glueball.supervise import outcome
+from glueball.supervise import fence, outcome
 from glueball.supervise.process import DriverProcess, host_name, process_start, signal_group, timeout_unit_seconds
 from glueball.supervise.supervisor import (
     NEVER_STARTED_MESSAGE,
@@ -120,8 +120,9 @@ class JobRunner:
                     DriverProcess(driver.host, driver.pid, driver.start).alive():
                 signal_group(driver.pid, signal.SIGTERM)
 
-    def adopt(self, scope: Scope, access_key: str | None, run: JobRun, driver: Driver) -> None:
-        """Watch a live driver that a stopped process launched (reconciliation)."""
+    def adopt(self, scope: Scope, access_key: str | None, run: JobRun, driver: Driver | None = None) -> None:
+        """Watch a live driver that a stopped process launched (reconciliation); without one, launch the run's
+        driver anew (a run whose launch was abandoned: it never ran)."""
         self._track(scope, access_key, run)
         self.supervisor.thread(f"job-run-{run.run_id[:12]}", self._run, run.run_id, driver)
 
@@ -200,6 +201,8 @@ class JobRunner:
                 return self._finish(scope, run, JobRunState.STOPPED, None, None, [])
             settings = self.settings
             try:
+                # numbered before anything else: a server that takes the run over decides whether this launch runs
+                generation = fence.begin(Path(run.log_dir)) if run.log_dir else None
                 credentials = None
                 if self.run_identity is not None:
                     credentials = self.run_identity(scope, str(run.spec.get("Role") or ""), run.run_id,
@@ -207,7 +210,7 @@ class JobRunner:
                 plan = plan_launch(run, settings.home, settings.endpoint or None,
                                    scope.region, access_key, settings.store_url, credentials,
                                    settings.allow_local_scripts, settings.object_store_url)
-                proc = spawn(plan, self.warm)
+                proc = spawn(plan, self.warm, generation)
             except (LaunchError, OSError) as exc:
                 return self._finish(scope, run, JobRunState.FAILED, str(exc), None, [])
             pid = proc.pid
@@ -320,8 +323,10 @@ def reconcile(store: Store, runner: JobRunner) -> list[str]:
     """At start-up: take over the runs whose watching process is gone; returns their run ids.
 
     A run whose driver was launched is watched again by this process: to its end while it runs, else settled at
-    once from the outcome record its keeper wrote (SUCCEEDED only for exit status 0). A run whose driver never
-    started ends FAILED, or STOPPED if it was stopping.
+    once from the outcome record its keeper wrote (SUCCEEDED only for exit status 0). A run whose launch was
+    abandoned (:mod:`glueball.supervise.fence`: its driver provably never ran) is launched again by this process;
+    one that was stopping ends STOPPED. A run whose driver's start cannot be decided here (launched on another
+    machine, or before its launch was numbered) ends FAILED.
     """
     with store.read() as session:
         rows = [(row, session.get(JobRow, row.job_id)) for row in active_runs(session)]
@@ -339,6 +344,9 @@ def reconcile(store: Store, runner: JobRunner) -> list[str]:
     def settle(orphan: Orphan[Any]) -> bool:
         row, job = orphan.item
         scope = Scope(job.account_id, job.region)
+        if orphan.abandoned:  # it never ran: run it now (a stopping run ends STOPPED before it launches)
+            runner.adopt(scope, row.access_key, to_run(row, job.name))
+            return True
         final = JobRunService(store, scope).finish(row.run_id, JobRunState.FAILED, NEVER_STARTED_MESSAGE,
                                                    max(0, math.ceil(time.time() - row.started_on)), None, None)
         if final is None:

@@ -272,17 +272,18 @@ def plan_launch(run: JobRun, home: Path, endpoint: str | None, region: str, acce
     return LaunchPlan(argv, env, directory, directory / "output.log", directory / "error.log", event_dirs, warm_shape)
 
 
-def spawn(plan: LaunchPlan, warm: WarmPool | None = None) -> subprocess.Popen[bytes]:
+def spawn(plan: LaunchPlan, warm: WarmPool | None = None, generation: int | None = None) -> subprocess.Popen[bytes]:
     """Start the driver under its keeper in its own session (process group), its output into the run's logs: a warm
     driver of the plan's shape when the pool has one ready (its event logs are then where that driver writes them).
-    Either way the keeper records how it ended in the run's folder (:mod:`glueball.supervise.outcome`)."""
+    Either way the keeper records how it ended in the run's folder (:mod:`glueball.supervise.outcome`); a cold
+    one claims launch ``generation`` of the folder first (:mod:`glueball.supervise.fence`)."""
     launch.pass_gate()
     if warm is not None and plan.warm_shape is not None:
         driver = warm.take(plan.warm_shape)
         if driver is not None:
             plan.event_dirs = [driver.events]
             return warm.assign(driver, plan.argv[1:], plan.env, plan.cwd, plan.output_log, plan.error_log)
-    return launch.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log)
+    return launch.spawn(plan.argv, plan.env, plan.cwd, plan.output_log, plan.error_log, generation=generation)
 
 
 def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:

@@ -1,4 +1,5 @@
-"""A driver's keeper: ``python -m glueball.supervise.keeper (--record DIR | --assigned FILE) -- ARGV...``.
+"""A driver's keeper: ``python -m glueball.supervise.keeper (--record DIR [--generation G] | --assigned FILE) --
+ARGV...``.
 
 Only a process's parent learns how it ended, and a server does not stay the parent of its drivers: it
 may be restarted while they run, and a server that adopts a driver cannot read its exit status. So
@@ -9,7 +10,9 @@ signal, and what the driver reported) before it exits itself the way its driver 
 code, or killed by the same signal). Whoever watches the run then reads the record, whether it
 launched the driver or adopted it after a restart.
 
-- ``--record DIR``: the run's folder, known at launch;
+- ``--record DIR``: the run's folder, known at launch; with ``--generation G`` the keeper first claims launch
+  ``G`` of that folder (:mod:`glueball.supervise.fence`) and, should a server that took the run over have
+  abandoned it, exits at once (status 0, nothing recorded) without starting the driver;
 - ``--assigned FILE --parent PID``: a warm driver (:mod:`glueball.runtime.warm_driver`), started by the
   pool of server ``PID`` before it has a run: once it has read a run's assignment it writes the run's
   folder into ``FILE`` (``$GLUEBALL_WARM_ASSIGNED``), and the record goes there - a driver that never
@@ -28,8 +31,11 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from glueball.supervise import fence
 from glueball.supervise.outcome import assignment_of, record_exit
 from glueball.supervise.process import die_with_parent
 
@@ -37,36 +43,76 @@ ASSIGNED_ENV = "GLUEBALL_WARM_ASSIGNED"  # where a warm driver names the folder 
 PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 IDLE_POLL_SECONDS = 0.5
 GRACE_SECONDS = 10.0
+# testing knob: a keeper waits while the file this names exists, before it claims its launch
+CLAIM_GATE_ENV = "GLUEBALL_CLAIM_GATE"
 
 
-def command(argv: list[str], record: Path | None = None, assigned: Path | None = None) -> list[str]:
-    """``argv`` run under a keeper recording into ``record`` (or the folder ``assigned`` will name: a warm driver,
-    which is this process's to assign)."""
-    where = ["--record", str(record)] if record is not None else ["--assigned", str(assigned), "--parent",
-                                                                   str(os.getpid())]
+def pass_gate(variable: str) -> None:
+    """Wait while the gate ``variable`` names (a testing knob: a file) is closed."""
+    gate = os.environ.get(variable)
+    while gate and Path(gate).exists():
+        time.sleep(0.05)
+
+
+def command(argv: list[str], record: Path | None = None, assigned: Path | None = None,
+            generation: int | None = None) -> list[str]:
+    """``argv`` run under a keeper recording into ``record`` (claiming its launch ``generation`` there first, when
+    given), or into the folder ``assigned`` will name (a warm driver, which is this process's to assign)."""
+    if record is not None:
+        where = ["--record", str(record), *(["--generation", str(generation)] if generation is not None else [])]
+    else:
+        where = ["--assigned", str(assigned), "--parent", str(os.getpid())]
     return [sys.executable, "-m", "glueball.supervise.keeper", *where, "--", *argv]
 
 
-USAGE = "usage: python -m glueball.supervise.keeper (--record DIR | --assigned FILE --parent PID) -- ARGV..."
+USAGE = ("usage: python -m glueball.supervise.keeper (--record DIR [--generation G] | --assigned FILE --parent PID) "
+         "-- ARGV...")
 
 
-def _parse(argv: list[str]) -> tuple[Path | None, Path | None, int, list[str]]:
+@dataclass(frozen=True)
+class Kept:
+    """What the keeper keeps: where it records (``record``, or the folder ``assigned`` names), the launch it claims
+    first (``generation``), the process that started it (``parent``) and the driver's command."""
+
+    record: Path | None
+    assigned: Path | None
+    parent: int
+    argv: list[str]
+    generation: int | None = None
+
+
+def _parse(argv: list[str]) -> Kept:
     if "--" not in argv:
         raise ValueError(USAGE)
     split = argv.index("--")
     options, driver = dict(zip(argv[:split:2], argv[1:split:2], strict=False)), argv[split + 1:]
-    if not driver or len(options) * 2 != split or set(options) not in ({"--record"}, {"--assigned", "--parent"}):
+    if not driver or len(options) * 2 != split or \
+            set(options) not in ({"--record"}, {"--record", "--generation"}, {"--assigned", "--parent"}):
         raise ValueError(USAGE)
     if "--record" in options:
-        return Path(options["--record"]), None, os.getppid(), driver
+        generation = options.get("--generation")
+        if generation is not None and not generation.isdigit():
+            raise ValueError(USAGE)
+        return Kept(Path(options["--record"]), None, os.getppid(), driver,
+                    int(generation) if generation is not None else None)
     if not options["--parent"].isdigit():
         raise ValueError(USAGE)
-    return None, Path(options["--assigned"]), int(options["--parent"]), driver
+    return Kept(None, Path(options["--assigned"]), int(options["--parent"]), driver)
 
 
-def keep(record: Path | None, assigned: Path | None, parent: int, argv: list[str]) -> int:
+ABANDONED = "glueball keeper: a server that took this run over abandoned this launch; the driver is not started"
+
+
+def keep(record: Path | None, assigned: Path | None, parent: int, argv: list[str],
+         generation: int | None = None) -> int:
     """Run ``argv`` as the kept driver; its exit status (negative: the signal that killed it). ``parent`` is the
-    process that started the keeper (for a warm driver: the pool's server)."""
+    process that started the keeper (for a warm driver: the pool's server). With ``generation``, the launch is
+    claimed first: an abandoned one ends here, status 0 and nothing recorded."""
+    if record is not None and generation is not None:
+        pass_gate(CLAIM_GATE_ENV)
+        if not fence.claim(record, generation):
+            print(ABANDONED, file=sys.stderr)
+            return 0
     child = subprocess.Popen(argv, preexec_fn=die_with_parent)  # safe: the keeper has no threads
 
     def pass_on(number: int, _frame: object) -> None:
@@ -122,11 +168,11 @@ def exit_as(returncode: int) -> None:
 
 def main(argv: list[str]) -> None:
     try:
-        record, assigned, parent, driver = _parse(argv)
+        kept = _parse(argv)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         sys.exit(2)
-    exit_as(keep(record, assigned, parent, driver))
+    exit_as(keep(kept.record, kept.assigned, kept.parent, kept.argv, kept.generation))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ at the end whatever the driver left in its group is killed.
 :func:`reconcile_orphans` settles, at start-up, the runs whose watching process is gone: each is
 claimed by compare-and-swap (so of two starting servers one takes it), then watched again - to its
 end when its driver still lives on this host, at once from the driver's outcome record when it ended
-meanwhile (:mod:`glueball.supervise.outcome`) - or, when its driver never started, settled by the kind.
+meanwhile (:mod:`glueball.supervise.outcome`) - or, when no driver is on record, its last launch is fenced
+(:mod:`glueball.supervise.fence`): watched when its keeper had claimed it, else abandoned, so that it never
+starts, and the run settled by the kind (which may launch it again: it provably never ran).
 """
 
 from __future__ import annotations
@@ -26,12 +28,19 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from glueball.supervise import outcome
-from glueball.supervise.process import DriverProcess, is_orphan, process_identity, signal_group, stale_seconds
+from glueball.supervise import fence, outcome
+from glueball.supervise.process import (
+    DriverProcess,
+    host_name,
+    is_orphan,
+    process_identity,
+    signal_group,
+    stale_seconds,
+)
 
 log = logging.getLogger("glueball.supervise")
 
@@ -210,13 +219,16 @@ def watch_driver(pid: int, proc: subprocess.Popen[bytes] | None, adopted: Driver
 
 @dataclass(frozen=True)
 class Orphan(Generic[T]):
-    """An unended run as stored: who watched it, its heartbeat, its driver, and the kind's own view of it."""
+    """An unended run as stored: who watched it, its heartbeat, its driver, and the kind's own view of it; its
+    folder, and whether its last launch was ``abandoned`` (fenced off by this process: its driver never ran)."""
 
     run_id: str
     runner: str | None
     heartbeat: float | None
     driver: DriverProcess | None
     item: T
+    folder: Path | None = None
+    abandoned: bool = False
 
 
 def orphan_of(run_id: str, row: Any, folder: str | Path | None, item: T) -> Orphan[T]:
@@ -226,7 +238,20 @@ def orphan_of(run_id: str, row: Any, folder: str | Path | None, item: T) -> Orph
     folder = Path(folder) if folder else None
     driver = DriverProcess(row.driver_host, row.driver_pid, row.driver_start) if row.driver_pid is not None \
         else outcome.read_driver(folder)
-    return Orphan(run_id, row.runner, row.heartbeat, driver, item)
+    return Orphan(run_id, row.runner, row.heartbeat, driver, item, folder)
+
+
+def _fenced(orphan: Orphan[T]) -> Orphan[T]:
+    """A claimed orphan with no driver on record, its last launch decided (:func:`glueball.supervise.fence.abandon`)
+    when its folder is on this machine: with the driver whose keeper had claimed it, or ``abandoned``. A run launched
+    on another machine is left as it is (its folder is not here to fence)."""
+    local = orphan.runner is None or orphan.runner.partition(":")[0] == host_name()
+    if orphan.driver is not None or orphan.folder is None or not local:
+        return orphan
+    claimed = fence.abandon(orphan.folder)
+    if claimed is not None:
+        return replace(orphan, driver=claimed)
+    return replace(orphan, abandoned=fence.unlaunched(orphan.folder))
 
 
 def reconcile_orphans(candidates: Iterable[Orphan[T]], claim: Callable[[Orphan[T]], bool],
@@ -235,16 +260,18 @@ def reconcile_orphans(candidates: Iterable[Orphan[T]], claim: Callable[[Orphan[T
     """Settle the runs whose watcher is gone; their run ids.
 
     Each orphan is first claimed (``claim``: a compare-and-swap of its runner to this process; False
-    when another process took it first). A claimed run whose driver was launched is watched again
-    (``adopt``): to its end when it still runs on this host, else settled at once from the outcome record
-    its keeper wrote (:mod:`glueball.supervise.outcome`); a run whose driver never started is settled by the
-    kind (``settle``: True when it ended it now).
+    when another process took it first). A claimed run with no driver on record has its last launch fenced
+    (:func:`_fenced`). A run whose driver was launched is watched again (``adopt``): to its end when it still
+    runs on this host, else settled at once from the outcome record its keeper wrote
+    (:mod:`glueball.supervise.outcome`); a run whose driver never started is settled by the kind (``settle``:
+    True when it ended it, or launched it again, now).
     """
     settled: list[str] = []
     now = time.time()
     for orphan in candidates:
         if not is_orphan(orphan.runner, orphan.heartbeat, now) or not claim(orphan):
             continue
+        orphan = _fenced(orphan)
         if orphan.driver is not None:
             adopt(orphan)
             settled.append(orphan.run_id)

@@ -36,6 +36,8 @@ STEP = '''
 import os, pathlib, sys, time
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 work = pathlib.Path(args["--work"])
+with open(work / "starts", "a") as starts:  # one line per start of the driver: a run's driver starts once
+    starts.write(f"{os.getpid()}\\n")
 (work / "pid.tmp").write_text(str(os.getpid()))
 os.replace(work / "pid.tmp", work / "pid")
 deadline = time.time() + 300  # a test that failed leaves no driver waiting for ever
@@ -102,6 +104,10 @@ class Runs:
         wait_for(record.exists, 60, f"the outcome record of {run_id}")
         return dict(json.loads(record.read_text()))
 
+    def starts(self, name: str) -> int:
+        path = self.work(name) / "starts"
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
     def go(self, name: str) -> None:
         (self.work(name) / "go").write_text("")
 
@@ -145,15 +151,17 @@ def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Pat
         server.start()
     try:
         runs = Runs(server, tmp_path)
-        # before start: the server dies while the run is STARTING, its driver not launched
+        # before start: the server dies while the run is STARTING, its driver not launched; the next server
+        # abandons that launch (it can never start now) and launches the run itself: it runs, once
         before = runs.start("before")
         assert runs.run(before)["JobRunState"] == "STARTING"
         server.kill()
         gate.unlink()
         server.start()
-        ended = runs.run(before)
-        assert (ended["JobRunState"], ended["ErrorMessage"]) == ("FAILED", NEVER_STARTED)
-        assert not (runs.work("before") / "pid").exists(), "it never ran"
+        runs.pid("before")
+        runs.go("before")
+        runs.succeeded_with_output("before", before)
+        assert runs.starts("before") == 1
 
         names = ("ok", "fails", "killed_unwatched", "killed_adopted", "live")
         ids = {name: runs.start(name, fail=name == "fails") for name in names}
@@ -196,7 +204,7 @@ def test_kill_9_of_the_server_at_every_moment_of_a_run(store: str, tmp_path: Pat
         server.start()
         runs.succeeded_with_output("live", ids["live"])
         every = {r["Id"]: r["JobRunState"] for r in runs.glue.get_job_runs(JobName=runs.job)["JobRuns"]}
-        assert every == {before: "FAILED", ids["ok"]: "SUCCEEDED", ids["fails"]: "FAILED",
+        assert every == {before: "SUCCEEDED", ids["ok"]: "SUCCEEDED", ids["fails"]: "FAILED",
                          ids["killed_unwatched"]: "FAILED", ids["killed_adopted"]: "FAILED",
                          ids["live"]: "SUCCEEDED"}
     finally:
@@ -228,6 +236,68 @@ def test_kill_9_of_the_server_between_launching_a_driver_and_recording_it(store:
         assert os.path.exists(f"/proc/{pids['live']}")
         runs.go("live")
         runs.succeeded_with_output("live", ids["live"])
+    finally:
+        server.stop()
+
+
+def keepers_of(folder: Path) -> dict[int, str]:
+    """The keepers running for a run's folder: pid -> the launch (generation) each was started for."""
+    found: dict[int, str] = {}
+    for proc in Path("/proc").iterdir():
+        try:
+            words = (proc / "cmdline").read_bytes().decode().split("\0")
+        except (OSError, ValueError):
+            continue
+        if "glueball.supervise.keeper" in words and str(folder) in words and "--generation" in words:
+            found[int(proc.name)] = words[words.index("--generation") + 1]
+    return found
+
+
+def test_kill_9_of_the_server_between_starting_a_keeper_and_noting_it(store: str, tmp_path: Path) -> None:
+    """The server started a driver's keeper and died before noting it anywhere. The next server decides, once,
+    whether that launch runs: a keeper that had claimed it is adopted (its driver runs on, watched); one that had
+    not gets its launch abandoned - it ends without starting the driver - and the run is launched anew. Either
+    way the driver starts exactly once."""
+    (tmp_path / "home").mkdir()
+    server = ServerProcess(tmp_path / "home", store)
+    spawned, claim = tmp_path / "spawned-gate", tmp_path / "claim-gate"
+    spawned.write_text("")
+    with ScopedEnviron({"GLUEBALL_SPAWNED_GATE": str(spawned)}):  # the server holds after starting each keeper
+        server.start()
+    try:
+        runs = Runs(server, tmp_path)
+        claimed = runs.start("claimed")
+        runs.pid("claimed")  # its keeper claimed the launch and started the driver
+        assert runs.run(claimed)["JobRunState"] == "STARTING"
+        assert not (runs.folder(claimed) / "driver.json").exists()
+        server.kill()
+        spawned.unlink()
+        server.start()
+        assert runs.wait(claimed, ("RUNNING",))["JobRunState"] == "RUNNING"  # adopted, not launched again
+        runs.go("claimed")
+        runs.succeeded_with_output("claimed", claimed)
+        assert runs.starts("claimed") == 1
+        server.stop()
+
+        spawned.write_text("")
+        claim.write_text("")
+        with ScopedEnviron({"GLUEBALL_SPAWNED_GATE": str(spawned), "GLUEBALL_CLAIM_GATE": str(claim)}):
+            server.start()  # its keepers wait before they claim their launch
+        held = runs.start("held")
+        folder = runs.folder(held)
+        first = wait_for(lambda: keepers_of(folder), 60, "the keeper of the held run")
+        assert list(first.values()) == ["1"] and runs.starts("held") == 0
+        server.kill()
+        spawned.unlink()
+        server.start()  # without gates: it abandons launch 1 and launches 2, which runs
+        runs.pid("held")
+        assert json.loads((folder / "launch.1.json").read_text())["Abandoned"] is True
+        claim.unlink()  # the first keeper goes on: it finds its launch abandoned and ends, starting nothing
+        wait_for(lambda: not set(first) & set(keepers_of(folder)), 60, "the abandoned keeper gone")
+        runs.go("held")
+        runs.succeeded_with_output("held", held)
+        assert runs.starts("held") == 1
+        assert "abandoned this launch" in (folder / "error.log").read_text()
     finally:
         server.stop()
 

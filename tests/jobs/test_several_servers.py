@@ -136,11 +136,10 @@ def test_each_scheduled_fire_happens_once_across_three_servers_with_one_killed(c
         return found if all(r["JobRunState"] in ENDED for r in found) else None
 
     ended = wait_for(all_ended, 180, "every fired run ended")
-    # every fire made one run; a fire the killed server had taken and whose driver it had not started (none is
-    # recorded) ends FAILED saying so, as the issue allows ("ends in a terminal state"): never started twice
+    # every fire made one run, and each ran: one the killed server had taken but not launched (or launched without
+    # noting it yet) is decided by the server that takes it over - watched, or launched anew (glueball.supervise.fence)
     others = [(r["Id"], r["JobRunState"], r.get("ErrorMessage")) for r in ended if r["JobRunState"] != "SUCCEEDED"]
-    assert len(others) <= 1 and all(state == "FAILED" and message == "the server stopped before the run's driver "
-                                    "started" for _, state, message in others), others
+    assert not others, others
     victim.start(cluster.env())
 
 

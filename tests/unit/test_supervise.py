@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -261,7 +262,9 @@ def test_an_installation_is_wired_with_the_clock_it_is_given(tmp_path: Path) -> 
 
 def test_a_keeper_refuses_a_command_line_it_does_not_know() -> None:
     for argv in ([], ["--record", "/tmp"], ["--record", "/tmp", "--"], ["--bogus", "x", "--", "true"],
-                 ["--assigned", "/tmp/a", "--parent", "x", "--", "true"], ["--assigned", "/tmp/a", "--", "true"]):
+                 ["--assigned", "/tmp/a", "--parent", "x", "--", "true"], ["--assigned", "/tmp/a", "--", "true"],
+                 ["--record", "/tmp", "--generation", "x", "--", "true"],
+                 ["--assigned", "/tmp/a", "--parent", "1", "--generation", "1", "--", "true"]):
         done = subprocess.run([sys.executable, "-m", "glueball.supervise.keeper", *argv], capture_output=True,
                               text=True)
         assert done.returncode == 2 and done.stderr.startswith("usage: python -m glueball.supervise.keeper"), argv
@@ -289,3 +292,61 @@ def test_an_orphans_driver_is_the_stored_one_else_the_one_its_folder_noted_at_la
     stored = SimpleNamespace(runner="h:1:b", heartbeat=1.0, driver_host="h", driver_pid=7, driver_start=9)
     found = orphan_of("stored", stored, tmp_path, "x")
     assert (found.driver, found.runner, found.heartbeat) == (DriverProcess("h", 7, 9), "h:1:b", 1.0)
+
+
+def test_a_launch_is_run_by_its_keeper_or_abandoned_by_a_taker_never_both(tmp_path: Path) -> None:
+    from glueball.supervise import fence
+
+    assert fence.abandon(tmp_path / "none") is None and fence.unlaunched(tmp_path / "none"), "nothing begun"
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "output.log").write_text("")
+    assert fence.abandon(tmp_path / "old") is None and not fence.unlaunched(tmp_path / "old"), \
+        "something was launched there without numbering it: not provably unlaunched"
+    first = fence.begin(tmp_path)
+    assert (first, fence.begin(tmp_path)) == (1, 2), "numbered one after the other"
+    # the keeper claims first: a taker finds it claimed, and is given the keeper to watch
+    assert fence.claim(tmp_path, 2) and fence.claim(tmp_path, 2), "a keeper's own claim holds"
+    claimed = fence.abandon(tmp_path)
+    assert claimed is not None and (claimed.host, claimed.pid) == (host_name(), os.getpid())
+    assert not fence.unlaunched(tmp_path)
+    # the taker abandons first: the keeper's claim fails, the launch never runs, the next one is numbered after it
+    assert fence.begin(tmp_path) == 3
+    assert fence.abandon(tmp_path) is None and fence.unlaunched(tmp_path)
+    assert not fence.claim(tmp_path, 3)
+    assert fence.abandon(tmp_path) is None, "abandoned again by a later taker: still nobody's"
+    assert fence.begin(tmp_path) == 4
+
+
+def test_a_keeper_whose_launch_was_abandoned_starts_nothing_and_records_nothing(tmp_path: Path) -> None:
+    from glueball.supervise import fence
+
+    generation = fence.begin(tmp_path)
+    assert fence.abandon(tmp_path) is None
+    marker = tmp_path / "ran"
+    done = subprocess.run([sys.executable, "-m", "glueball.supervise.keeper", "--record", str(tmp_path),
+                           "--generation", str(generation), "--", sys.executable, "-c",
+                           f"open({str(marker)!r}, 'w').write('x')"], capture_output=True, text=True)
+    assert done.returncode == 0 and "abandoned this launch" in done.stderr
+    assert not marker.exists() and outcome.read(tmp_path) is None
+    # a launch of its own runs: numbered by spawn, claimed by the keeper before its driver starts
+    proc = _driver(tmp_path, f"open({str(marker)!r}, 'w').write('x')")
+    assert proc.wait(30) == 0 and marker.exists()
+    claim = json.loads((tmp_path / f"launch.{generation + 1}.json").read_text())
+    assert claim["Pid"] == proc.pid
+
+
+def test_reconciliation_fences_an_unnoted_launch_on_this_machine_only(tmp_path: Path) -> None:
+    from glueball.supervise import fence
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    for folder in (here, there):
+        folder.mkdir()
+        fence.begin(folder)
+    elsewhere = "another-host:1:boot"
+    candidates = [Orphan("here", None, None, None, "a", here), Orphan("there", elsewhere, 0.0, None, "b", there)]
+    settled: list[tuple[str, bool]] = []
+    reconcile_orphans(candidates, lambda o: True, lambda o: None,
+                      lambda o: settled.append((o.item, o.abandoned)) or True, "test run")
+    assert settled == [("a", True), ("b", False)]
+    assert json.loads((here / "launch.1.json").read_text())["Abandoned"] is True
+    assert not (there / "launch.1.json").exists(), "another machine's folder is not fenced from here"
