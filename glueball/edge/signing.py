@@ -371,21 +371,16 @@ def _derived_key(secret: str, date: str, region: str, service: str) -> bytes:
 
 def canonical_request(request: WireRequest, signed: Signed, s3_style: bool = False) -> str:
     """The canonical request of ``request`` as its client built it to sign."""
-    headers = []
+    lines = [request.method.upper(), canonical_uri(request.path, s3_style),
+             canonical_query(request.query, signed.presigned)]
     sent = request.headers  # names lower-cased, as the signed names are
     for name in signed.signed_headers:
         value = sent.get(name)
         if value is None:
             raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"The header {name!r} is signed but not sent")
-        headers.append(f"{name}:{' '.join(value.split())}\n")
-    return "\n".join([
-        request.method.upper(),
-        canonical_uri(request.path, s3_style),
-        canonical_query(request.query, signed.presigned),
-        "".join(headers),
-        ";".join(signed.signed_headers),
-        _payload_hash(request, signed, s3_style),
-    ])
+        lines.append(f"{name}:{' '.join(value.split())}")
+    lines += ("", ";".join(signed.signed_headers), _payload_hash(request, signed, s3_style))  # "" ends the headers
+    return "\n".join(lines)
 
 
 def canonical_uri(path: str, s3_style: bool) -> str:
