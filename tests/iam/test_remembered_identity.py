@@ -22,6 +22,7 @@ from glueball.config import Settings
 from glueball.edge.inprocess import answer_in_process
 from glueball.edge.router import Edge
 from glueball.edge.sigv4 import AccountDirectory
+from glueball.iam.actions import _glue_ask, glue_ask
 
 READ = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "glue:GetDatabase", "Resource": "*"}]}
 
@@ -156,3 +157,27 @@ def test_the_edge_keeps_each_source_address_its_own_caller() -> None:
     _sts(edge, "AKIDKEPT", "secret", "10.0.0.1").get_caller_identity()
     _sts(edge, "AKIDKEPT", "secret", "10.0.0.2").get_caller_identity()
     assert [c.source_ip for c in callers] == ["10.0.0.1", "10.0.0.2"]
+
+
+@pytest.mark.parametrize("operation,request_", [
+    ("GetTable", {"DatabaseName": "sales", "Name": "orders"}),
+    ("GetTable", {"CatalogId": "111122223333", "DatabaseName": "sales", "Name": "orders"}),
+    ("GetDatabase", {"Name": "sales"}),
+    ("GetTables", {"DatabaseName": "sales"}),
+    ("GetCrawler", {"Name": "nightly"}),
+    ("GetDatabases", {}),
+    ("GetPartitions", {"DatabaseName": "sales", "TableName": "orders"}),
+])
+def test_a_question_asked_by_name_is_the_question_made_in_full(operation: str, request_: dict[str, str]) -> None:
+    """Requests that name resources only by DatabaseName, Name and TableName have their question remembered
+    per name; it is the one made from the whole request."""
+    for _ in range(2):
+        assert glue_ask(operation, request_, "111122223333", "us-east-1") == \
+            _glue_ask(operation, request_, "111122223333", "us-east-1")
+
+
+def test_a_request_with_other_members_is_asked_in_full() -> None:
+    tagged = glue_ask("CreateDatabase", {"DatabaseInput": {"Name": "d"}, "Tags": {"team": "bi"}}, "111122223333",
+                      "us-east-1")
+    assert tagged.resources[-1].endswith(":database/d")
+    assert tagged.context["aws:RequestTag/team"] == "bi"
