@@ -60,6 +60,19 @@ Guard = Callable[[Caller, str, Request], Caller | None]
 KeyLookup = Callable[[str], KeyHolder | None]
 
 
+_KNOWN_KEYS = 10000
+
+
+@dataclass(frozen=True, slots=True)
+class _KnownKey:
+    """What the edge keeps of one access key between its requests: the holder the key lookup answered (the
+    entry stands while the lookup answers this very object), the key to verify with and the caller."""
+
+    holder: KeyHolder
+    key: SecretKey
+    caller: Caller
+
+
 @dataclass
 class _Mounted:
     handler: Handler
@@ -111,6 +124,7 @@ class Edge:
         self._default: Service | None = None
         self._by_path: Service | None = None  # unsigned requests that are neither JSON nor form posts (S3)
         self._by_prefix: list[tuple[PlainJsonProtocol, Service]] = []  # path-routed JSON services
+        self._known: dict[str, _KnownKey] = {}  # access key -> what verifies its requests and who they are for
 
     # -- wiring (the composition root)
 
@@ -316,19 +330,37 @@ class Edge:
         try:
             signed = read_signature(request)
             holder = self.keys(signed.access_key)
-            key = None
-            if holder is not None and holder.active:
-                key = SecretKey(holder.secret, holder.session_token, holder.expires_at)
-            verify(request, signed, key, dt.datetime.now(dt.UTC), s3_style=service.name == "s3",
-                   spooled=request.spooled)
+            known = self._known.get(signed.access_key) if holder is not None else None
+            region = signed.region or self.region
+            if known is None or known.holder is not holder or known.caller.region != region or \
+                    known.caller.source_ip != request.source_ip:
+                known = self._remember(signed.access_key, holder, region, request.source_ip)
+            # the signature of every request is computed and compared: only what the key's holder says is kept
+            verify(request, signed, known.key if known is not None else None, dt.datetime.now(dt.UTC),
+                   s3_style=service.name == "s3", spooled=request.spooled)
         except SignatureFailure as failure:
             # the log names the key id and why, never a secret
             key_id = scope.access_key if scope is not None else "-"
             log.warning("refused %s request signed with key %s: %s", service.name, key_id, failure)
             raise service.protocol.auth_error(failure.kind.value, failure.message) from None
-        assert holder is not None
-        return Caller(signed.access_key, holder.principal.account_id, signed.region or self.region, holder.principal,
-                      request.source_ip, holder.session_tags, holder.restrictions, holder.run_id)
+        assert known is not None
+        return known.caller
+
+    def _remember(self, access_key: str, holder: KeyHolder | None, region: str,
+                  source_ip: str | None) -> _KnownKey | None:
+        """The server's key and the caller of ``holder`` (None: not a key to verify with), remembered for the
+        requests that follow while the key lookup answers the same holder (a holder changes with the key, its
+        principal or its policies, and the lookup's memory is its own to keep fresh)."""
+        if holder is None or not holder.active:
+            self._known.pop(access_key, None)
+            return None
+        known = _KnownKey(holder, SecretKey(holder.secret, holder.session_token, holder.expires_at),
+                          Caller(access_key, holder.principal.account_id, region, holder.principal, source_ip,
+                                 holder.session_tags, holder.restrictions, holder.run_id))
+        if len(self._known) >= _KNOWN_KEYS:  # keys come from requests: bounded
+            self._known.clear()
+        self._known[access_key] = known
+        return known
 
     def _basic_caller(self, request: WireRequest, service: Service) -> Caller:
         """The caller of a path-routed request with ``--auth iam``: HTTP Basic with an access key and its secret."""

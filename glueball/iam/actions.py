@@ -16,8 +16,10 @@ IAM: the user, group, role or policy the request names (``iam:CreateUser`` on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote
 
@@ -33,6 +35,9 @@ class Ask:
     context: Mapping[str, str | list[str] | None] = field(default_factory=dict)
 
 
+_NO_KEYS: Mapping[str, str | list[str] | None] = MappingProxyType({})  # shared by asks: never changed
+
+
 def _tag_context(tags: Mapping[str, str] | None) -> dict[str, str | list[str] | None]:
     if not tags:
         return {}
@@ -41,8 +46,29 @@ def _tag_context(tags: Mapping[str, str] | None) -> dict[str, str | list[str] | 
     return context
 
 
+# the members of a request that names at most a database, a table or one other resource by name: its question
+# depends on them alone (with the operation, account and region), so it is made once per name
+_BY_NAME = frozenset({"CatalogId", "DatabaseName", "Name", "TableName"})
+
+
 def glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
     """The action, resources and request keys of a Glue ``operation``."""
+    if len(request) <= len(_BY_NAME) and _BY_NAME.issuperset(request):
+        database, name, table = request.get("DatabaseName"), request.get("Name"), request.get("TableName")
+        if (database is None or type(database) is str) and (name is None or type(name) is str) and (
+                table is None or type(table) is str):
+            return _ask_by_name(operation, account_id, region, database, name, table)
+    return _glue_ask(operation, request, account_id, region)
+
+
+@functools.lru_cache(maxsize=4096)
+def _ask_by_name(operation: str, account_id: str, region: str, database: str | None, name: str | None,
+                 table: str | None) -> Ask:
+    named = {"DatabaseName": database, "Name": name, "TableName": table}
+    return _glue_ask(operation, {k: v for k, v in named.items() if v is not None}, account_id, region)
+
+
+def _glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
     base = f"arn:aws:glue:{region}:{account_id}"
     catalog = f"{base}:catalog"
     resources: list[str] = []
@@ -70,7 +96,8 @@ def glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region
     resources += _registry_resources(base, request)
     if "ResourceArn" in request:
         resources.append(str(request["ResourceArn"]))
-    return Ask(f"glue:{operation}", tuple(dict.fromkeys(resources)) or ("*",), _tag_context(request.get("Tags")))
+    tags = request.get("Tags")
+    return Ask(f"glue:{operation}", tuple(dict.fromkeys(resources)) or ("*",), _tag_context(tags) if tags else _NO_KEYS)
 
 
 def _registry_resources(base: str, request: Mapping[str, Any]) -> list[str]:

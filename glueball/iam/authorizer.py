@@ -85,8 +85,15 @@ class Authorizer:
         principal = caller.who
         identity_policies = self.identities.policies(principal)
         restrictions = caller.restrictions if isinstance(caller.restrictions, Policy) else None
-        policies = (*identity_policies, *resource_policies, *((restrictions,) if restrictions else ()))
-        if any(p.decided_per_request for p in policies):
+        policies = identity_policies
+        if resource_policies or restrictions:
+            policies = (*identity_policies, *resource_policies, *((restrictions,) if restrictions else ()))
+        per_request = False
+        for policy in policies:
+            if policy.decided_per_request:
+                per_request = True
+                break
+        if per_request:
             outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
         else:
             extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items())
@@ -136,7 +143,7 @@ class Authorizer:
         another account's catalog (``CatalogId``) that both sides allow is served in that account."""
         catalog = str(request.get("CatalogId") or caller.account_id)
         ask = glue_ask(operation, request, catalog, caller.region)
-        names = connection_names(operation, request)
+        names = connection_names(operation, request) if "Connections" in request or "JobUpdate" in request else []
         if names and self.network is not None:
             ask = Ask(ask.action, ask.resources, {**ask.context, **self.network(catalog, caller.region, names)})
         on_catalog = self.resource_policies.evaluated(catalog, caller.region) if self.resource_policies else ()
