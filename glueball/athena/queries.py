@@ -117,7 +117,9 @@ class QueryService:
         context = request.get("QueryExecutionContext") or {}
         parameters = [str(p) for p in request.get("ExecutionParameters") or []]
         query_id = str(uuid.uuid4())
+        translating = time.monotonic()
         state, plan, failure = self._plan(text, parameters, workgroup.name, location, query_id)
+        preprocessed = int((time.monotonic() - translating) * 1000)  # parsed, translated, planned for the engine
         now = time.time()
         row = AthenaQueryRow(
             account_id=self.scope.account_id, region=self.scope.region, query_id=query_id, workgroup=workgroup.name,
@@ -127,6 +129,7 @@ class QueryService:
             plan=plan.to_json(), bytes_cutoff=workgroup.bytes_cutoff, access_key=access_key,
             error=failure.wire() if failure else None, state_reason=failure.message if failure else None,
             completed=now if state in ENDED else None, started=now if state in ENDED else None,
+            statistics={"PreProcessingMillis": preprocessed},
             result={"Extension": plan.extension} if state is QueryState.SUCCEEDED else None)
         with self.store.write() as db:
             db.add(row)
@@ -282,9 +285,13 @@ class QueryService:
                               f"{engine_end}", retryable=True)
             values, reason, ended_at = {}, failure.message, time.time()
         with self.store.write() as db:
-            current = db.scalar(select(AthenaQueryRow.state).where(AthenaQueryRow.query_id == query_id))
-            if current is None or not may_move(QueryState(current), state):
+            found = db.execute(select(AthenaQueryRow.state, AthenaQueryRow.statistics).where(
+                AthenaQueryRow.query_id == query_id)).first()
+            if found is None or not may_move(QueryState(found.state), state):
                 return False
+            current = found.state
+            if values.get("statistics") is not None:  # the engine's figures beside the service's own
+                values["statistics"] = {**(found.statistics or {}), **values["statistics"]}
             return bool(changed(db, update(AthenaQueryRow).where(
                 AthenaQueryRow.query_id == query_id, AthenaQueryRow.state == current).values(
                 state=state, completed=ended_at, error=failure.wire() if failure else None, state_reason=reason,
