@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from glueball.supervise.outcome import write_durably
+from glueball.supervise.outcome import read_json, sync_folder, write_durably
 from glueball.supervise.process import DriverProcess, host_name, process_identity, process_start
 
 LAUNCHING = "launching.json"
@@ -40,14 +40,6 @@ SUFFIX = ".json"
 
 def _claim_path(directory: Path, generation: int) -> Path:
     return directory / f"{PREFIX}{generation}{SUFFIX}"
-
-
-def _read(path: Path) -> dict[str, Any] | None:
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return body if isinstance(body, dict) else None
 
 
 def _generations(directory: Path) -> list[int]:
@@ -61,7 +53,7 @@ def _generations(directory: Path) -> list[int]:
 
 def begin(directory: Path) -> int:
     """Number a launch about to be made in ``directory`` and note it durably; its generation (for the keeper)."""
-    launching = _read(directory / LAUNCHING) or {}
+    launching = read_json(directory / LAUNCHING) or {}
     noted = launching.get("Generation")
     generation = 1 + max([*_generations(directory), noted if isinstance(noted, int) else 0])
     write_durably(directory / LAUNCHING, {"Generation": generation, "By": process_identity(), "At": time.time()})
@@ -79,14 +71,10 @@ def _create(path: Path, body: dict[str, Any]) -> dict[str, Any] | None:
     try:
         os.link(temporary, path)
     except FileExistsError:
-        return _read(path) or {}
+        return read_json(path) or {}
     finally:
         temporary.unlink(missing_ok=True)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    sync_folder(path.parent)
     return None
 
 
@@ -110,7 +98,7 @@ def abandon(directory: Path) -> DriverProcess | None:
     """For a server taking over a run whose driver is not on record: abandon the run's last launch, so that its
     driver never starts. The keeper that had claimed it already (its driver started: watch it), or None when the
     launch can no longer run (or none was begun)."""
-    launching = _read(directory / LAUNCHING)
+    launching = read_json(directory / LAUNCHING)
     generation = launching.get("Generation") if launching else None
     if not isinstance(generation, int):
         return None
@@ -124,9 +112,9 @@ def unlaunched(directory: Path) -> bool:
     """After :func:`abandon` found no claim: whether no driver of the folder's run can be running - its last launch
     was abandoned, or none was begun and the folder is empty (every launch, of this version or an earlier one,
     writes its notes and opens its logs there before it starts a process)."""
-    launching = _read(directory / LAUNCHING)
+    launching = read_json(directory / LAUNCHING)
     if launching is not None:
-        held = _read(_claim_path(directory, launching.get("Generation", 0))) if isinstance(
+        held = read_json(_claim_path(directory, launching.get("Generation", 0))) if isinstance(
             launching.get("Generation"), int) else None
         return bool(held and held.get("Abandoned"))
     try:

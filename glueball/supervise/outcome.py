@@ -51,14 +51,20 @@ def write_durably(path: Path, body: dict[str, Any]) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(temporary, path)
-    folder = os.open(path.parent, os.O_RDONLY)
+    sync_folder(path.parent)
+
+
+def sync_folder(directory: Path) -> None:
+    """Make the names just written in ``directory`` survive a crash of the machine."""
+    folder = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(folder)
     finally:
         os.close(folder)
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None when there is none (missing, unreadable, not an object)."""
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -140,7 +146,7 @@ def report(status: str, message: str | None = None, directory: Path | None = Non
 def record_exit(directory: Path, pid: int, returncode: int) -> Outcome:
     """The keeper's record of its driver's end (``returncode`` as :class:`subprocess.Popen` has it), the
     driver's report folded in."""
-    said = _read_json(directory / REPORT) or {}
+    said = read_json(directory / REPORT) or {}
     details = said.get("Details")
     outcome = Outcome(pid, returncode if returncode >= 0 else None, -returncode if returncode < 0 else None,
                       said.get("Status"), said.get("Message"), details if isinstance(details, dict) else {},
@@ -160,7 +166,7 @@ def read(directory: Path | None, name: str = RECORD) -> Outcome | None:
     """The run's record, or None when there is none (yet)."""
     if directory is None:
         return None
-    body = _read_json(directory / name)
+    body = read_json(directory / name)
     return _of_json(body) if body is not None else None
 
 
@@ -226,7 +232,7 @@ def event_dirs(directory: Path | None) -> list[Path]:
     """Where the driver of the run of ``directory`` wrote its Spark event logs."""
     if directory is None:
         return []
-    body = _read_json(directory / DRIVER) or {}
+    body = read_json(directory / DRIVER) or {}
     events = body.get("Events")
     return [directory / "events", *([Path(events)] if isinstance(events, str) else [])]
 
@@ -238,14 +244,14 @@ def note_assignment(path: Path, folder: Path) -> None:
 
 def assignment_of(path: Path) -> Path | None:
     """The run folder :func:`note_assignment` wrote to ``path``; None while the driver has no run."""
-    body = _read_json(path)
+    body = read_json(path)
     folder = body.get("Folder") if body is not None else None
     return Path(folder) if isinstance(folder, str) and folder else None
 
 
 def read_driver(directory: Path | None) -> DriverProcess | None:
     """The process noted by :func:`write_driver`, or None."""
-    body = _read_json(directory / DRIVER) if directory is not None else None
+    body = read_json(directory / DRIVER) if directory is not None else None
     if body is None or not isinstance(body.get("Pid"), int):
         return None
     start = body.get("Start")
