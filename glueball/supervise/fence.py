@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,32 +95,32 @@ def _claimant(body: dict[str, Any]) -> DriverProcess | None:
     return DriverProcess(str(body.get("Host")), pid, start if isinstance(start, int) else None)
 
 
-def abandon(directory: Path) -> DriverProcess | None:
+@dataclass(frozen=True)
+class Decided:
+    """A run's last launch as a server taking the run over left it: claimed by the keeper ``claimant`` (its driver
+    started: watch it), or not: ``never_ran`` when no driver of the run can be running - the launch is abandoned,
+    or none was begun and the folder is empty (every launch, of this version or an earlier one, writes its notes
+    and opens its logs there before it starts a process) - and False when that cannot be told."""
+
+    claimant: DriverProcess | None = None
+    never_ran: bool = False
+
+
+def abandon(directory: Path) -> Decided:
     """For a server taking over a run whose driver is not on record: abandon the run's last launch, so that its
-    driver never starts. The keeper that had claimed it already (its driver started: watch it), or None when the
-    launch can no longer run (or none was begun)."""
+    driver never starts - unless its keeper had claimed it already."""
     launching = read_json(directory / LAUNCHING)
     generation = launching.get("Generation") if launching else None
     if not isinstance(generation, int):
-        return None
+        try:
+            return Decided(never_ran=not any(directory.iterdir()))
+        except FileNotFoundError:
+            return Decided(never_ran=True)
+        except OSError:
+            return Decided()
     held = _create(_claim_path(directory, generation), {"Abandoned": True, "By": process_identity(),
                                                         "At": time.time()})
-    return None if held is None else _claimant(held)
-
-
-
-def unlaunched(directory: Path) -> bool:
-    """After :func:`abandon` found no claim: whether no driver of the folder's run can be running - its last launch
-    was abandoned, or none was begun and the folder is empty (every launch, of this version or an earlier one,
-    writes its notes and opens its logs there before it starts a process)."""
-    launching = read_json(directory / LAUNCHING)
-    if launching is not None:
-        held = read_json(_claim_path(directory, launching.get("Generation", 0))) if isinstance(
-            launching.get("Generation"), int) else None
-        return bool(held and held.get("Abandoned"))
-    try:
-        return not any(directory.iterdir())
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
+    if held is None:
+        return Decided(never_ran=True)
+    claimant = _claimant(held)
+    return Decided(claimant) if claimant is not None else Decided(never_ran=bool(held.get("Abandoned")))

@@ -103,17 +103,16 @@ def _parse(argv: list[str]) -> Kept:
 ABANDONED = "glueball keeper: a server that took this run over abandoned this launch; the driver is not started"
 
 
-def keep(record: Path | None, assigned: Path | None, parent: int, argv: list[str],
-         generation: int | None = None) -> int:
-    """Run ``argv`` as the kept driver; its exit status (negative: the signal that killed it). ``parent`` is the
-    process that started the keeper (for a warm driver: the pool's server). With ``generation``, the launch is
-    claimed first: an abandoned one ends here, status 0 and nothing recorded."""
-    if record is not None and generation is not None:
+def keep(kept: Kept) -> int:
+    """Run the kept driver; its exit status (negative: the signal that killed it). With a ``generation``, the launch
+    is claimed first: an abandoned one ends here, status 0 and nothing recorded."""
+    record, assigned, parent = kept.record, kept.assigned, kept.parent
+    if record is not None and kept.generation is not None:
         pass_gate(CLAIM_GATE_ENV)
-        if not fence.claim(record, generation):
+        if not fence.claim(record, kept.generation):
             print(ABANDONED, file=sys.stderr)
             return 0
-    child = subprocess.Popen(argv, preexec_fn=die_with_parent)  # safe: the keeper has no threads
+    child = subprocess.Popen(kept.argv, preexec_fn=die_with_parent)  # safe: the keeper has no threads
 
     def pass_on(number: int, _frame: object) -> None:
         if child.returncode is None:
@@ -172,7 +171,7 @@ def main(argv: list[str]) -> None:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         sys.exit(2)
-    exit_as(keep(kept.record, kept.assigned, kept.parent, kept.argv, kept.generation))
+    exit_as(keep(kept))
 
 
 if __name__ == "__main__":

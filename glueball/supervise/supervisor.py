@@ -243,15 +243,14 @@ def orphan_of(run_id: str, row: Any, folder: str | Path | None, item: T) -> Orph
 
 def _fenced(orphan: Orphan[T]) -> Orphan[T]:
     """A claimed orphan with no driver on record, its last launch decided (:func:`glueball.supervise.fence.abandon`)
-    when its folder is on this machine: with the driver whose keeper had claimed it, or ``abandoned``. A run launched
-    on another machine is left as it is (its folder is not here to fence)."""
+    when its folder is on this machine: with the driver whose keeper had claimed it, or ``abandoned`` when its
+    driver provably never ran. A run launched on another machine is left as it is (its folder is not here to
+    fence)."""
     local = orphan.runner is None or orphan.runner.partition(":")[0] == host_name()
     if orphan.driver is not None or orphan.folder is None or not local:
         return orphan
-    claimed = fence.abandon(orphan.folder)
-    if claimed is not None:
-        return replace(orphan, driver=claimed)
-    return replace(orphan, abandoned=fence.unlaunched(orphan.folder))
+    decided = fence.abandon(orphan.folder)
+    return replace(orphan, driver=decided.claimant, abandoned=decided.never_ran)
 
 
 def reconcile_orphans(candidates: Iterable[Orphan[T]], claim: Callable[[Orphan[T]], bool],

@@ -297,23 +297,24 @@ def test_an_orphans_driver_is_the_stored_one_else_the_one_its_folder_noted_at_la
 def test_a_launch_is_run_by_its_keeper_or_abandoned_by_a_taker_never_both(tmp_path: Path) -> None:
     from glueball.supervise import fence
 
-    assert fence.abandon(tmp_path / "none") is None and fence.unlaunched(tmp_path / "none"), "nothing begun"
+    assert fence.abandon(tmp_path / "none") == fence.Decided(None, never_ran=True), "nothing begun"
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "output.log").write_text("")
-    assert fence.abandon(tmp_path / "old") is None and not fence.unlaunched(tmp_path / "old"), \
+    assert fence.abandon(tmp_path / "old") == fence.Decided(None, never_ran=False), \
         "something was launched there without numbering it: not provably unlaunched"
     first = fence.begin(tmp_path)
     assert (first, fence.begin(tmp_path)) == (1, 2), "numbered one after the other"
     # the keeper claims first: a taker finds it claimed, and is given the keeper to watch
     assert fence.claim(tmp_path, 2) and fence.claim(tmp_path, 2), "a keeper's own claim holds"
     claimed = fence.abandon(tmp_path)
-    assert claimed is not None and (claimed.host, claimed.pid) == (host_name(), os.getpid())
-    assert not fence.unlaunched(tmp_path)
+    assert claimed.claimant is not None and (claimed.claimant.host, claimed.claimant.pid) == (host_name(), os.getpid())
+    assert not claimed.never_ran
     # the taker abandons first: the keeper's claim fails, the launch never runs, the next one is numbered after it
     assert fence.begin(tmp_path) == 3
-    assert fence.abandon(tmp_path) is None and fence.unlaunched(tmp_path)
+    assert fence.abandon(tmp_path) == fence.Decided(None, never_ran=True)
     assert not fence.claim(tmp_path, 3)
-    assert fence.abandon(tmp_path) is None, "abandoned again by a later taker: still nobody's"
+    assert fence.abandon(tmp_path) == fence.Decided(None, never_ran=True), \
+        "abandoned again by a later taker: still nobody's"
     assert fence.begin(tmp_path) == 4
 
 
@@ -321,7 +322,7 @@ def test_a_keeper_whose_launch_was_abandoned_starts_nothing_and_records_nothing(
     from glueball.supervise import fence
 
     generation = fence.begin(tmp_path)
-    assert fence.abandon(tmp_path) is None
+    assert fence.abandon(tmp_path).claimant is None
     marker = tmp_path / "ran"
     done = subprocess.run([sys.executable, "-m", "glueball.supervise.keeper", "--record", str(tmp_path),
                            "--generation", str(generation), "--", sys.executable, "-c",
