@@ -554,7 +554,6 @@ class Glueball:
             return embedded_client(self, service, key, self.settings.region, secret, token)
 
         return ConsoleNeeds(client, self.settings.auth == "iam", self.settings.home, self.edge.implemented,
-                            lambda crawler, crawl_id: log_path(self.settings.home, crawler, crawl_id),
                             self.settings.region)
 
     def asgi(self) -> Any:

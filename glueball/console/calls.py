@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -24,8 +25,10 @@ from glueball.console.signin import Credentials
 
 # (service, access key, secret, session token) -> a boto3 client answered by the installation in-process
 ClientFactory = Callable[[str, str | None, str | None, str | None], Any]
-SERVICES = ("glue", "glueball", "sts", "athena")  # what the console's pages call
-LOG_PIECE = 256 * 1024  # the most of a log one request returns
+SERVICES = ("glue", "glueball", "sts", "athena", "logs")  # what the console's pages call
+LOG_PIECE = 256 * 1024  # about the most of a crawl's log one request returns
+LOG_EVENTS = 2000  # the most lines of a job run's log one request returns
+CRAWLER_GROUP = "/aws-glue/crawlers"  # Glue's crawlers' log group, a stream per crawler
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,6 @@ class ConsoleNeeds:
     enforced: bool  # --auth iam: every page needs a sign-in
     home: Path  # GLUEBALL_HOME: the sign-ins live under it
     implemented: Callable[[str], frozenset[str]]  # the operations a service answers (which pages exist)
-    crawl_log: Callable[[str, str], Path]  # (crawler, crawl id) -> its log file
     region: str = "us-east-1"  # the region the console's calls are made in (resource ARNs name it)
 
 
@@ -111,33 +113,58 @@ class Calls:
         result: dict[str, Any] = jsonable(answer)
         return result
 
-    def job_log(self, who: Credentials | None, job: str, run_id: str, which: str, offset: int) -> dict[str, Any]:
-        """A piece of a job run's output or error log from ``offset``: allowed when ``who`` may read the
-        run's metrics (``Glueball.GetJobRunMetrics`` names the log files)."""
+    def job_log(self, who: Credentials | None, job: str, run_id: str, which: str, token: str) -> dict[str, Any]:
+        """What follows ``token`` (from the start: empty) of a job run's output or error log stream, read from
+        CloudWatch Logs as ``who``: its log group is the one ``Glueball.GetJobRunMetrics`` names (the job's
+        ``--custom-logGroup-prefix`` applies), its stream the run id. Whichever server answers (they share the
+        store), the lines are the same: not a file of the host that ran the driver."""
         if which not in ("output", "error"):
             raise CallError("InvalidInputException", f"log must be output or error, not {which!r}")
         metrics = self.call(who, "glueball", "GetJobRunMetrics", {"JobName": job, "RunId": run_id})
-        named = metrics.get("OutputLog" if which == "output" else "ErrorLog")
-        piece = read_piece(Path(named) if named else None, offset)
-        return {**piece, "JobRunState": metrics.get("JobRunState")}
+        group = (metrics.get("LogGroups") or {}).get("Output" if which == "output" else "Error")
+        request: dict[str, Any] = {"logGroupName": group, "logStreamName": run_id, "startFromHead": True,
+                                   "limit": LOG_EVENTS}
+        if token:
+            request["nextToken"] = token
+        piece = self._events("GetLogEvents", request, who)
+        if piece is None:
+            return {"Text": "", "Next": token, "Exists": False, "JobRunState": metrics.get("JobRunState")}
+        text = "".join(event["message"] + "\n" for event in piece.get("events") or [])
+        return {"Text": text, "Next": piece.get("nextForwardToken") or token, "Exists": True,
+                "JobRunState": metrics.get("JobRunState")}
 
     def crawl_log(self, who: Credentials | None, crawler: str, crawl_id: str) -> dict[str, Any]:
-        """A crawl's log: allowed when ``who`` may list the crawler's crawls (``ListCrawls``)."""
+        """A crawl's log: allowed when ``who`` may list the crawler's crawls (``ListCrawls``); its lines are the
+        events of the crawler's stream in ``/aws-glue/crawlers`` that name the crawl (each line does), read from
+        CloudWatch Logs as ``who``."""
         found = self.call(who, "glue", "ListCrawls", {"CrawlerName": crawler, "Filters": [
             {"FieldName": "CRAWL_ID", "FilterOperator": "EQ", "FieldValue": crawl_id}]})
         if not found.get("Crawls"):
             raise CallError("EntityNotFoundException", f"Crawler {crawler} has no crawl {crawl_id}", 400)
-        return read_piece(self.needs.crawl_log(crawler, crawl_id), 0)
+        request: dict[str, Any] = {"logGroupName": CRAWLER_GROUP, "logStreamNames": [crawler],
+                                   "filterPattern": json.dumps(f"[{crawl_id}]")}
+        lines: list[str] = []
+        size = 0
+        while size < LOG_PIECE:
+            piece = self._events("FilterLogEvents", request, who)
+            if piece is None:
+                return {"Text": "", "Exists": False}
+            for event in piece.get("events") or []:
+                lines.append(event["message"] + "\n")
+                size += len(lines[-1])
+            if not piece.get("nextToken"):
+                break
+            request["nextToken"] = piece["nextToken"]
+        return {"Text": "".join(lines), "Exists": True}
+
+    def _events(self, operation: str, request: dict[str, Any], who: Credentials | None = None
+                ) -> dict[str, Any] | None:
+        """A CloudWatch Logs read as ``who``; None when its group or stream does not exist (yet)."""
+        try:
+            return self.call(who, "logs", operation, request)
+        except CallError as err:
+            if err.code == "ResourceNotFoundException":
+                return None
+            raise
 
 
-def read_piece(path: Path | None, offset: int) -> dict[str, Any]:
-    """Up to :data:`LOG_PIECE` bytes of a log file from ``offset`` (the end: the next offset to ask for)."""
-    if path is None or not path.is_file():
-        return {"Text": "", "Offset": offset, "End": offset, "Exists": False}
-    size = path.stat().st_size
-    start = max(0, min(offset, size))
-    with path.open("rb") as handle:
-        handle.seek(start)
-        data = handle.read(LOG_PIECE)
-    return {"Text": data.decode("utf-8", errors="replace"), "Offset": start, "End": start + len(data),
-            "Size": size, "Exists": True}

@@ -112,11 +112,8 @@ class Console:
                 return _error(400, "InvalidInput", "A call names Service and Operation (strings) and Params (object)")
             return _json(200, self.calls.call(who, service, operation, arguments))
         if route == "job-log" and method == "GET":
-            offset = params.get("offset", "0")
-            if not offset.isdigit():
-                return _error(400, "InvalidInput", f"offset must be a byte offset, not {offset!r}")
             return _json(200, self.calls.job_log(who, params.get("job", ""), params.get("run", ""),
-                                                 params.get("log", "output"), int(offset)))
+                                                 params.get("log", "output"), params.get("token", "")))
         if route == "crawl-log" and method == "GET":
             return _json(200, self.calls.crawl_log(who, params.get("crawler", ""), params.get("crawl", "")))
         return _error(404, "NotFound", f"No console operation {method} {route}")

@@ -32,6 +32,21 @@ SESSION_GROUP_PREFIX = "/aws-glue/sessions"
 DATA_QUALITY_GROUP_PREFIX = "/aws-glue/data-quality"
 
 
+def job_arguments(spec: dict[str, Any], arguments: dict[str, Any] | None) -> dict[str, str]:
+    """A run's arguments as its driver got them: the job's defaults, the run's, the non-overridable ones."""
+    return {**(spec.get("DefaultArguments") or {}), **(arguments or {}), **(spec.get("NonOverridableArguments") or {})}
+
+
+def job_log_groups(arguments: dict[str, str]) -> tuple[str, str, str | None]:
+    """The output and error log groups of a job run with ``arguments``, and its continuous-logging group."""
+    prefix = (arguments.get("--custom-logGroup-prefix") or JOB_GROUP_PREFIX).rstrip("/")
+    continuous = None
+    if str(arguments.get("--enable-continuous-cloudwatch-log", "")).lower() == "true":
+        continuous = arguments.get("--continuous-log-logGroup") or CONTINUOUS_GROUP
+    return f"{prefix}/output", f"{prefix}/error", continuous
+
+
+
 @dataclass(frozen=True)
 class LogFile:
     """One file whose lines are the events of one stream."""

@@ -18,18 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import or_, select
 
 from glueball.logs.models import (
-    CONTINUOUS_GROUP,
     CRAWLER_GROUP,
     DATA_QUALITY_GROUP_PREFIX,
-    JOB_GROUP_PREFIX,
     SESSION_GROUP_PREFIX,
     LogFile,
     RunLogs,
+    job_arguments,
+    job_log_groups,
 )
 from glueball.store.engine import Store
 from glueball.store.schema import CrawlerRow, CrawlRow, DataQualityRunRow, JobRow, JobRunRow
@@ -37,20 +36,6 @@ from glueball.store.session_tables import GlueSessionRow
 
 OUTPUT_LOG, ERROR_LOG, EVENTS_DIR = "output.log", "error.log", "events"
 CrawlLogPath = Callable[[str, str], Path]
-
-
-def job_arguments(spec: dict[str, Any], arguments: dict[str, Any] | None) -> dict[str, str]:
-    """A run's arguments as its driver got them: the job's defaults, the run's, the non-overridable ones."""
-    return {**(spec.get("DefaultArguments") or {}), **(arguments or {}), **(spec.get("NonOverridableArguments") or {})}
-
-
-def job_log_groups(arguments: dict[str, str]) -> tuple[str, str, str | None]:
-    """The output and error log groups of a job run with ``arguments``, and its continuous-logging group."""
-    prefix = (arguments.get("--custom-logGroup-prefix") or JOB_GROUP_PREFIX).rstrip("/")
-    continuous = None
-    if str(arguments.get("--enable-continuous-cloudwatch-log", "")).lower() == "true":
-        continuous = arguments.get("--continuous-log-logGroup") or CONTINUOUS_GROUP
-    return f"{prefix}/output", f"{prefix}/error", continuous
 
 
 def _pair(prefix: str, stream: str, directory: Path) -> tuple[LogFile, LogFile]:

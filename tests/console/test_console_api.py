@@ -22,7 +22,7 @@ from glueball.config import Settings
 from glueball.console.signin import COOKIE
 from glueball.console.web import Console, mounted
 from glueball.demo.pipeline import serve_console
-from tests.helpers import free_port
+from tests.helpers import free_port, wait_for
 
 CSRF = {"x-glueball-console": "1"}
 
@@ -72,7 +72,7 @@ def test_calls_answer_as_the_api_and_refuse_what_it_refuses(open_console: tuple[
     assert error(console, "POST", "/api/call", call("glue", "GetTable", {"DatabaseName": "x"}))[:2] == (
         400, "ParamValidationError")
     assert error(console, "POST", "/api/call", call("s3", "ListBuckets")) == (
-        400, "UnknownService", "The console calls glue, glueball, sts, athena, not 's3'")
+        400, "UnknownService", "The console calls glue, glueball, sts, athena, logs, not 's3'")
     assert error(console, "POST", "/api/call", call("glue", "DropEverything")) == (
         400, "UnknownOperation", "glue has no operation 'DropEverything'")
 
@@ -87,8 +87,6 @@ def test_malformed_console_requests_are_refused_with_the_reason(open_console: tu
     assert error(console, "POST", "/api/call", [1, 2]) == (400, "InvalidInput", "The request body is a JSON object")
     assert error(console, "POST", "/api/call", {"Service": "glue"}) == (
         400, "InvalidInput", "A call names Service and Operation (strings) and Params (object)")
-    assert error(console, "GET", "/api/job-log", query="job=j&run=r&offset=-1") == (
-        400, "InvalidInput", "offset must be a byte offset, not '-1'")
     assert error(console, "GET", "/api/job-log", query="job=j&run=r&log=secrets") == (
         400, "InvalidInputException", "log must be output or error, not 'secrets'")
     assert error(console, "GET", "/api/job-log", query="job=nojob&run=jr_1")[1] == "EntityNotFoundException"
@@ -104,6 +102,49 @@ def test_a_crawls_log_needs_that_crawl(open_console: tuple[Glueball, Console]) -
                                          Targets={"S3Targets": [{"Path": "s3://nowhere/"}]})
     assert error(console, "GET", "/api/crawl-log", query="crawler=console-crawler&crawl=c-1") == (
         400, "EntityNotFoundException", "Crawler console-crawler has no crawl c-1")
+
+
+def test_a_job_runs_log_is_read_from_cloudwatch_logs_not_from_the_drivers_host(
+        open_console: tuple[Glueball, Console], tmp_path: Path) -> None:
+    """Any server behind a load balancer shows a run's log: the console reads the run's log streams (in the
+    store every server shares), not the files on the disk of the host that ran its driver."""
+    glue, console = open_console
+    script = tmp_path / "chatty.py"
+    script.write_text("import sys\nfor i in range(2500):\n    print(f'line {i}')\nprint('oops', file=sys.stderr)\n")
+    client = embedded_client(glue)
+    client.create_job(Name="console-chatty", Role="r", Command={"Name": "pythonshell", "ScriptLocation": str(script)},
+                      DefaultArguments={"--custom-logGroup-prefix": "/team/etl"})
+    run_id = client.start_job_run(JobName="console-chatty")["JobRunId"]
+    wait_for(lambda: client.get_job_run(JobName="console-chatty", RunId=run_id)["JobRun"]["JobRunState"]
+             == "SUCCEEDED", 120, "the run")
+    asked = f"job=console-chatty&run={run_id}"
+    status, _, first = answer(console, "GET", "/api/job-log", query=asked + "&log=output")
+    assert status == 200 and first["Exists"] and first["JobRunState"] == "SUCCEEDED"
+    assert first["Text"].splitlines() == [f"line {i}" for i in range(2000)]  # a page of 2,000 lines
+    for folder in (glue.settings.home / "runs").rglob("output.log"):  # the host's files gone: the log is not
+        folder.unlink()
+    _, _, second = answer(console, "GET", "/api/job-log", query=asked + f"&log=output&token={first['Next']}")
+    assert second["Text"].splitlines() == [f"line {i}" for i in range(2000, 2500)]
+    _, _, third = answer(console, "GET", "/api/job-log", query=asked + f"&log=output&token={second['Next']}")
+    assert third["Text"] == "" and third["Next"] == second["Next"]  # the end, until more comes
+    _, _, errors = answer(console, "GET", "/api/job-log", query=asked + "&log=error")
+    assert "oops" in errors["Text"]
+    # the groups the job named (--custom-logGroup-prefix), as GetJobRunMetrics says
+    _, _, named = answer(console, "POST", "/api/call", call("glueball", "GetJobRunMetrics",
+                                                            {"JobName": "console-chatty", "RunId": run_id}))
+    assert named["LogGroups"] == {"Output": "/team/etl/output", "Error": "/team/etl/error"}
+    assert error(console, "GET", "/api/job-log", query=asked + "&token=not-a-token")[:2] == (
+        400, "InvalidParameterException")
+
+
+def test_a_run_without_log_lines_yet_has_an_empty_log(open_console: tuple[Glueball, Console]) -> None:
+    glue, console = open_console
+    client = embedded_client(glue)
+    client.create_job(Name="console-quiet", Role="r", Command={"Name": "pythonshell", "ScriptLocation": "/dev/null"},
+                      DefaultArguments={"--custom-logGroup-prefix": "/never/written"})
+    run_id = client.start_job_run(JobName="console-quiet")["JobRunId"]
+    _, _, piece = answer(console, "GET", "/api/job-log", query=f"job=console-quiet&run={run_id}")
+    assert piece["Text"] == "" and piece["Exists"] is False and piece["Next"] == ""
 
 
 def test_the_page_lists_the_pages_whose_operations_are_served(open_console: tuple[Glueball, Console]) -> None:

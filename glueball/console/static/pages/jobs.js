@@ -86,16 +86,17 @@
     }, runs);
   }
 
-  /** A log that grows: asks for what follows the last offset while the run has not ended. */
+  /** A log stream that grows (CloudWatch Logs): asks for what follows the last token while the run has not
+   * ended, or while lines still come. */
   function tail(name, runId, which, holder) {
     const pre = h("pre", {class: "log", id: `log-${which}`});
     holder.append(h("h3", {}, which === "output" ? "Output log" : "Error log"), pre);
-    let offset = 0;
+    let token = "";
     every(2000, async () => {
       const piece = await Console.api(`job-log?job=${encodeURIComponent(name)}&run=${encodeURIComponent(runId)}` +
-        `&log=${which}&offset=${offset}`);
+        `&log=${which}&token=${encodeURIComponent(token)}`);
       if (piece.Text) pre.append(piece.Text);
-      offset = piece.End;
+      token = piece.Next;
       return !ENDED.includes(piece.JobRunState) || piece.Text.length > 0;
     }, pre);
   }
