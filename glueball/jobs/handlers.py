@@ -202,9 +202,10 @@ def metrics_wire(run: JobRun) -> dict[str, Any]:
     if directory is not None:
         wire.update({"LogDirectory": str(directory), "OutputLog": str(directory / "output.log"),
                      "ErrorLog": str(directory / "error.log")})
-        streaming = stream_summary(read_stream_metrics(directory))
-        if streaming is not None:
-            wire["StreamingMetrics"] = streaming
+    # kept on the run by the server watching it; a run of an older server (none kept): its folder, if here
+    streaming = run.streaming or (stream_summary(read_stream_metrics(directory)) if directory else None)
+    if streaming is not None:
+        wire["StreamingMetrics"] = streaming
     return wire
 
 

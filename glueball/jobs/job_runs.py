@@ -52,6 +52,7 @@ from glueball.jobs.service import JobRunService, beat
 from glueball.jobs.store import active_runs, to_run
 from glueball.objects.access import installation_objects
 from glueball.objects.locations import LocationError, is_s3
+from glueball.runtime.streaming.metrics import StreamTally, read_stream_metrics, stream_summary
 from glueball.store.claims import claim_runner
 from glueball.store.schema import JobRow, JobRunRow
 from glueball.store.scoped import Scope
@@ -222,8 +223,14 @@ class JobRunner:
             if service.state(run.run_id) is JobRunState.STARTING:  # launched by a server that died before it
                 service.mark_running(run.run_id, adopted.host or host_name(), pid, adopted.start)  # said so
         stop = self.supervisor.track(run.run_id)
+        batches = _StreamSummary(service, run)
+
+        def stopping() -> bool:  # asked every half second: also the moment to keep a streaming run's batches
+            batches()
+            return service.state(run.run_id) in (JobRunState.STOPPING, None)
+
         ending = watch_driver(pid, proc, recorded, run.started_on + run.timeout_minutes * timeout_unit_seconds(),
-                              stop, lambda: service.state(run.run_id) in (JobRunState.STOPPING, None))
+                              stop, stopping)
         folder = Path(run.log_dir) if run.log_dir else None
         end = outcome.ended(folder, ending.code, pid, recorded.host if recorded else None)
         if ending.timed_out:
@@ -268,6 +275,9 @@ class JobRunner:
         if dpu_seconds is None:
             dpu_seconds = round(execution_time * float(run.spec.get("MaxCapacity") or 0.0), 3)
         service = JobRunService(self.store, scope)
+        streaming = stream_summary(read_stream_metrics(run.log_dir))  # the batches up to the very end
+        if streaming is not None:
+            service.keep_streaming(run.run_id, streaming)
         final = service.finish(run.run_id, state, message, execution_time, dpu_seconds, metrics.to_json(), ended_at)
         if run.log_dir:
             try:
@@ -289,6 +299,23 @@ class JobRunner:
             except GlueError:  # the job was deleted meanwhile
                 return None
         return None
+
+
+class _StreamSummary:
+    """Keeps a streaming run's batch summary on the run as its driver appends batches to its folder (which only
+    the driver's host has), so that every server's ``GetJobRunMetrics`` shows the same."""
+
+    def __init__(self, service: JobRunService, run: JobRun) -> None:
+        self.service = service
+        self.run_id = run.run_id
+        self.folder = run.log_dir
+        self.tally = StreamTally()
+
+    def __call__(self) -> None:
+        if self.folder and self.tally.read(self.folder):
+            summary = self.tally.summary()
+            if summary is not None:
+                self.service.keep_streaming(self.run_id, summary)
 
 
 def _spark_metrics(run: JobRun, event_dirs: list[Path]) -> tuple[RunMetrics, float | None] | None:

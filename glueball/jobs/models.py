@@ -150,6 +150,7 @@ class JobRun:
     execution_time: int = 0
     dpu_seconds: float | None = None
     metrics: RunMetrics = field(default_factory=RunMetrics)
+    streaming: dict[str, Any] | None = None  # a streaming run's batch summary, as its watcher last kept it
     log_dir: str | None = None
     driver_pid: int | None = None
     workflow_run_id: str | None = None

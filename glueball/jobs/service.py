@@ -554,6 +554,12 @@ class JobRunService:
             row = run_row(session, run_id)
             return JobRunState(row.state) if row is not None else None
 
+    def keep_streaming(self, run_id: str, summary: dict[str, Any]) -> None:
+        """Keep a streaming run's batch summary on the run (every server then shows the same)."""
+        with self.store.write() as session:
+            session.execute(update(JobRunRow).where(JobRunRow.run_id == run_id).values(streaming=summary)
+                            .execution_options(synchronize_session=False))
+
     def state(self, run_id: str) -> JobRunState | None:
         with self.store.read() as session:
             row = run_row(session, run_id)

@@ -64,6 +64,7 @@ def to_run(row: JobRunRow, job_name: str) -> JobRun:
         execution_time=row.execution_time or 0,
         dpu_seconds=row.dpu_seconds,
         metrics=RunMetrics.from_json(row.metrics),
+        streaming=row.streaming,
         log_dir=row.log_dir,
         driver_pid=row.driver_pid,
         workflow_run_id=row.workflow_run_id,

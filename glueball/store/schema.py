@@ -314,6 +314,7 @@ class JobRunRow(Base):
     dpu_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     # rows/bytes read and written, from the run's Spark event log (glueball extension, not a Glue member)
     metrics: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    streaming: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)  # a streaming run's batches
     # who watches the run (host:pid:boot id) with its heartbeat, and its driver process (pid, start ticks)
     runner: Mapped[str | None] = mapped_column(String(255), nullable=True)
     heartbeat: Mapped[float | None] = mapped_column(Float, nullable=True)

@@ -14,12 +14,14 @@ a ``StreamingQueryListener`` on the driver):
   record (Kafka timestamp, Kinesis arrival time) — Glue's ``glue.driver.streaming.maxConsumerLagInMs``.
 
 Inside a job run (``GLUEBALL_JOB_LOG_DIR`` set by the job launcher) each record is one JSON line of
-``metrics-stream.jsonl`` in the run's log directory; ``Glueball.GetJobRunMetrics`` and
-``glueball jobs runs`` show them (``stream_summary``). Any ``BatchRunner`` keeps them in ``metrics`` too.
+``metrics-stream.jsonl`` in the run's log directory. The server watching the run (on the driver's host) keeps
+their summary (``StreamTally``) on the run in the store as batches come, so ``Glueball.GetJobRunMetrics`` and
+``glueball jobs runs`` show the same through every server. Any ``BatchRunner`` keeps them in ``metrics`` too.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import threading
@@ -34,7 +36,7 @@ log = logging.getLogger("glueball.runtime.streaming")
 METRICS_FILE = "metrics-stream.jsonl"
 RECENT = 10
 
-__all__ = ["METRICS_FILE", "StreamMetrics", "batch_metrics", "consumer_lag", "read_stream_metrics",
+__all__ = ["METRICS_FILE", "StreamMetrics", "StreamTally", "batch_metrics", "consumer_lag", "read_stream_metrics",
            "stream_summary"]
 
 
@@ -171,7 +173,51 @@ def read_stream_metrics(directory: str | Path | None) -> list[dict[str, Any]]:
 
 def stream_summary(batches: list[dict[str, Any]]) -> dict[str, Any] | None:
     """What ``GetJobRunMetrics`` shows: batch and row counts, the latest batch, and the recent ones."""
-    if not batches:
-        return None
-    return {"Batches": len(batches), "InputRows": sum(int(b.get("numInputRows") or 0) for b in batches),
-            "LastBatch": batches[-1], "RecentBatches": batches[-RECENT:]}
+    tally = StreamTally()
+    for batch in batches:
+        tally.add(batch)
+    return tally.summary()
+
+
+class StreamTally:
+    """A run's :func:`stream_summary` kept up to date from its growing ``metrics-stream.jsonl``: :meth:`read`
+    parses only the complete lines appended since the last call, so a long-running stream costs its new
+    batches, not its whole history."""
+
+    def __init__(self) -> None:
+        self.batches = 0
+        self.input_rows = 0
+        self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT)
+        self.position = 0
+
+    def add(self, batch: dict[str, Any]) -> None:
+        self.batches += 1
+        self.input_rows += int(batch.get("numInputRows") or 0)
+        self.recent.append(batch)
+
+    def read(self, directory: str | Path) -> bool:
+        """Take in the batches appended to the run's file since the last call; whether there were any."""
+        path = Path(directory) / METRICS_FILE
+        try:
+            with path.open("rb") as handle:
+                handle.seek(self.position)
+                data = handle.read()
+        except OSError:  # not written yet (or gone)
+            return False
+        cut = data.rfind(b"\n") + 1  # a line still being written waits for its newline
+        before = self.batches
+        for line in data[:cut].splitlines():
+            try:
+                batch = json.loads(line)
+            except ValueError:  # not a batch record
+                continue
+            if isinstance(batch, dict):
+                self.add(batch)
+        self.position += cut
+        return self.batches > before
+
+    def summary(self) -> dict[str, Any] | None:
+        if not self.batches:
+            return None
+        return {"Batches": self.batches, "InputRows": self.input_rows, "LastBatch": self.recent[-1],
+                "RecentBatches": list(self.recent)}
