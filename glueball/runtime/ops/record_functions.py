@@ -11,10 +11,12 @@ columns converted when first read), as before.
 
 **Filter** computes, per row, a status: NULL (kept), ``""`` (dropped) or the error message of a record
 whose function raised. As upstream, a ``KeyError``, ``ValueError`` or ``TypeError`` drops the record; any
-other exception makes it an error record. The kept rows and the error records derive *lazily* from the
-one tagged frame: every action re-runs the filter, and ``errorsCount()``/``stageErrorsCount()`` (or a
-threshold check) run it again, as Glue's lazy error counting does. An error record's ``error_input`` is
-the whole record as JSON, made by a second UDF over every column of the failed rows only.
+other exception makes it an error record. The kept rows are the input ``where`` that status is NULL (the
+plan of a hand-written ``where(udf(...))``); the error records are the rows whose status is a message, a
+plan made only when they are first asked for. Both are lazy: every action re-runs the filter, and
+``errorsCount()``/``stageErrorsCount()`` (or a threshold check) run it again, as Glue's lazy error counting
+does. An error record's ``error_input`` is the whole record as JSON, made by a second UDF over every
+column of the failed rows only.
 
 **Map** gets, per row, the returned record as JSON text or an error message; the failed rows keep their
 whole input beside it (a struct, NULL for the others) for their ``error_input``. That frame is
@@ -35,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa  # at module level: PySpark reads the Arrow UDFs' type hints (pa.Array) at run time
 
 from glueball.runtime.dynamicrecord import BatchRecords, DynamicRecord, error_text, plain_records, record_to_json
-from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.errors import GlueRuntimeError, LazyErrors
 from glueball.runtime.ops.field_reads import fields_read
 
 if TYPE_CHECKING:
@@ -135,7 +137,6 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
     (``error_stage`` "Filter", ``error_message`` the exception text, ``error_input`` the record as JSON,
     ``error_source`` the transformation context). The result has the input's schema.
     """
-    from pyspark.sql import functions as F
 
     df = frame._df
     schema, sent, narrowed = _sent(df, f)
@@ -152,9 +153,10 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
                 found.append(error_text(exc))
         return pa.array(found, pa.string())
 
-    tagged = df.withColumn(_STATUS, _arrow_udf(statuses, "string")(*sent))
-    kept = tagged.where(F.col(_STATUS).isNull()).drop(_STATUS)
-    errors = _error_frame(tagged, _STATUS, _whole_row(df), df.schema, "Filter", transformation_ctx)
+    status = _arrow_udf(statuses, "string")(*sent)
+    kept = df.where(status.isNull())  # one plan step, as a hand-written ``where(udf(...))``
+    errors = LazyErrors(lambda: _error_frame(df.withColumn(_STATUS, status), _STATUS, _whole_row(df), df.schema,
+                                             "Filter", transformation_ctx))
     return frame.derive(kept, stage_errors=errors, transformation_ctx=transformation_ctx,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
 
@@ -205,7 +207,8 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
         F.when(message.isNotNull(), _whole_row(df)).alias(_ROW)).persist(StorageLevel.MEMORY_AND_DISK)
     texts = tagged.where(F.col(_ERR_MESSAGE).isNull()).select("value")
     records = _restore_types(_frame_from_json(frame.glue_ctx, texts), df.schema)
-    errors = _error_frame(tagged, _ERR_MESSAGE, F.col(_ROW), df.schema, "Map", transformation_ctx)
+    errors = LazyErrors(lambda: _error_frame(tagged, _ERR_MESSAGE, F.col(_ROW), df.schema, "Map",
+                                             transformation_ctx))
     return frame.derive(records, stage_errors=errors, transformation_ctx=transformation_ctx,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
 
