@@ -1,7 +1,7 @@
 """The DynamicFrame pipeline against hand-written DataFrame code doing the same work, in one run.
 
     .venv/bin/python bench/runtime.py [--rows 5000000] [--json-rows 1000000] [--raw-rows 3000000] [--repeat 3]
-        [--only-raw] [--raw-cases csv,json,unmapped]
+        [--only-raw] [--raw-cases csv,json,unmapped,map]
 
 Pipeline: read Parquet orders (N rows) and customers, ApplyMapping (renames and
 casts incl. string -> timestamp), join, drop a field, write Parquet partitioned by
@@ -9,8 +9,9 @@ region. The DataFrame side writes the same with select/cast/join/partitionBy.
 Also: reading mixed-type JSON with choice inference against spark.read.json; and
 the same pipeline from raw CSV (``withHeader``) and JSON-lines files (issue 18),
 with and without a Filter lambda (against a DataFrame Python-UDF filter), and the
-unmapped case (read CSV, write Parquet with the inferred types). Each pair also
-reports the JVM's peak heap (driver and executors share it in local mode).
+unmapped case (read CSV, write Parquet with the inferred types); with ``--raw-cases
+map``, the CSV pipeline with a Map lambda against a Python-UDF ``withColumn`` (issue
+34). Each pair also reports the JVM's peak heap (driver and executors share it in local mode).
 Runs alternate and the best of each is compared; nothing here is asserted.
 """
 
@@ -58,7 +59,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only-raw", action="store_true", help="run only the raw CSV/JSON section")
     parser.add_argument("--raw-cases", default="csv,json,unmapped",
-                        help="raw cases to run, comma-separated: csv, json, unmapped")
+                        help="raw cases to run, comma-separated: csv, json, unmapped, map")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="glueball-bench-"))

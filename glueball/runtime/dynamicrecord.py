@@ -15,7 +15,7 @@ import base64
 import datetime as dt
 import decimal
 import json
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
@@ -169,21 +169,23 @@ class _Columns(dict[str, list[Any]]):
         return column
 
 
-def plain_records(batch: Any, schema: StructType) -> list[DynamicRecord]:
-    """The rows of an Arrow batch of ``schema``'s fields (in its order) as ``DynamicRecord`` dicts of those
-    fields, built column by column: what a function that reads only these fields is handed."""
+def plain_records(columns: Sequence[Any], schema: StructType) -> Iterator[DynamicRecord]:
+    """The rows of Arrow arrays of ``schema``'s fields (in its order) as ``DynamicRecord`` dicts of those
+    fields: what a function that reads only these fields is handed.
+
+    The columns become Python values column by column; the records are made one at a time as they are
+    asked for, so a batch's records are never all alive at once (a record the function does not keep is
+    freed before the next is made)."""
     names = schema.fieldNames()
-    columns = []
-    for index, field in enumerate(schema.fields):
+    values = []
+    for array, field in zip(columns, schema.fields, strict=True):
         convert = _value_converter(field.dataType, is_choice_field(field), by_name=True)
-        raw = batch.column(index).to_pylist()
-        columns.append(raw if convert is _identity else [convert(v) for v in raw])
-    if not names:
-        return [DynamicRecord() for _ in range(batch.num_rows)]
+        raw = array.to_pylist()
+        values.append(raw if convert is _identity else [convert(v) for v in raw])
     if len(names) == 1:
         name = names[0]
-        return [DynamicRecord({name: value}) for value in columns[0]]
-    return [DynamicRecord(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+        return (DynamicRecord({name: value}) for value in values[0])
+    return (DynamicRecord(zip(names, row, strict=True)) for row in zip(*values, strict=True))
 
 
 class BatchRecords:

@@ -11,10 +11,12 @@ columns converted when first read), as before.
 
 **Filter** computes, per row, a status: NULL (kept), ``""`` (dropped) or the error message of a record
 whose function raised. As upstream, a ``KeyError``, ``ValueError`` or ``TypeError`` drops the record; any
-other exception makes it an error record. The kept rows and the error records derive *lazily* from the
-one tagged frame: every action re-runs the filter, and ``errorsCount()``/``stageErrorsCount()`` (or a
-threshold check) run it again, as Glue's lazy error counting does. An error record's ``error_input`` is
-the whole record as JSON, made by a second UDF over every column of the failed rows only.
+other exception makes it an error record. The kept rows are the input ``where`` that status is NULL (the
+plan of a hand-written ``where(udf(...))``); the error records are the rows whose status is a message, a
+plan made only when they are first asked for. Both are lazy: every action re-runs the filter, and
+``errorsCount()``/``stageErrorsCount()`` (or a threshold check) run it again, as Glue's lazy error counting
+does. An error record's ``error_input`` is the whole record as JSON, made by a second UDF over every
+column of the failed rows only.
 
 **Map** gets, per row, the returned record as JSON text or an error message; the failed rows keep their
 whole input beside it (a struct, NULL for the others) for their ``error_input``. That frame is
@@ -29,13 +31,13 @@ batches of whole rows (``mapInArrow``), its yielded records read back as Map's a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa  # at module level: PySpark reads the Arrow UDFs' type hints (pa.Array) at run time
 
-from glueball.runtime.dynamicrecord import BatchRecords, error_text, plain_records, record_to_json
-from glueball.runtime.errors import GlueRuntimeError
+from glueball.runtime.dynamicrecord import BatchRecords, DynamicRecord, error_text, plain_records, record_to_json
+from glueball.runtime.errors import GlueRuntimeError, LazyErrors
 from glueball.runtime.ops.field_reads import fields_read
 
 if TYPE_CHECKING:
@@ -57,13 +59,13 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _arrow_udf(function: Callable[[pa.Array], pa.Array], return_type: str) -> Callable[[Column], Column]:
+def _arrow_udf(function: Callable[..., pa.Array], return_type: str) -> Callable[..., Column]:
     """A scalar Arrow UDF of ``function``, a function of ``pyarrow.Array`` to ``pyarrow.Array`` (PySpark tells
     the UDF's kind from those hints)."""
     from pyspark.sql import functions as F
 
     make: Any = F.arrow_udf  # the stubs know only the functionType form, which PySpark warns against
-    made: Callable[[Column], Column] = make(function, return_type)
+    made: Callable[..., Column] = make(function, return_type)
     return made
 
 
@@ -73,30 +75,37 @@ def _whole_row(df: DataFrame) -> Column:
     return F.struct(*[F.col(_quote(name)) for name in df.columns])
 
 
-def _sent(df: DataFrame, f: Callable[..., Any]) -> tuple[StructType, Column, bool]:
-    """The schema of the fields ``f`` is sent, those fields as one struct column, and whether they are only
-    the fields it reads (``False``: every field, its reads unknown)."""
+def _sent(df: DataFrame, f: Callable[..., Any]) -> tuple[StructType, list[Column], bool]:
+    """The schema of the fields ``f`` is sent, those fields as the UDF's arguments (one column each: no struct
+    to build per row in the JVM and to take apart in Python), and whether they are only the fields it reads
+    (``False``: every field, its reads unknown)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
 
     reads = fields_read(f)
-    if reads is None:
-        return df.schema, _whole_row(df), False
-    fields = [field for field in df.schema.fields if field.name in reads]
-    if not fields:  # reads no field at all: a struct needs a member
-        return StructType([]), F.struct(F.lit(None).cast("boolean").alias("__glueball_none__")), True
-    return StructType(fields), F.struct(*[F.col(_quote(field.name)) for field in fields]), True
+    fields = df.schema.fields if reads is None else [field for field in df.schema.fields if field.name in reads]
+    columns = [F.col(_quote(field.name)) for field in fields]
+    if not columns:  # a UDF needs an argument: it tells Python how many rows a batch has
+        columns = [F.lit(None).cast("boolean")]
+    return StructType(fields), columns, reads is not None
 
 
-def _records(schema: StructType, narrowed: bool) -> Callable[[Any], Sequence[Any]]:
-    """How a UDF's struct input becomes the records handed to the function (runs on executors)."""
+def _records(schema: StructType, narrowed: bool) -> Callable[..., Iterable[Any]]:
+    """How a UDF's input columns become the records handed to the function, one by one (runs on executors)."""
+    names = schema.fieldNames()
 
-    def records(array: pa.Array) -> Sequence[Any]:
-        batch = pa.RecordBatch.from_struct_array(array)
-        if narrowed:
-            return plain_records(batch, schema)
+    def records(*arrays: pa.Array) -> Iterable[Any]:
+        if narrowed and names:
+            return plain_records(arrays, schema)
+        if narrowed:  # reads no field at all
+            return (DynamicRecord() for _ in range(len(arrays[0])))
+        if names:
+            batch = pa.RecordBatch.from_arrays(list(arrays), schema=pa.schema(
+                [pa.field(name, array.type) for name, array in zip(names, arrays, strict=True)]))
+        else:
+            batch = pa.RecordBatch.from_struct_array(pa.array([{}] * len(arrays[0]), pa.struct([])))
         whole = BatchRecords(batch, schema)
-        return [whole.record(row) for row in range(len(whole))]
+        return (whole.record(row) for row in range(len(whole)))
 
     return records
 
@@ -128,15 +137,14 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
     (``error_stage`` "Filter", ``error_message`` the exception text, ``error_input`` the record as JSON,
     ``error_source`` the transformation context). The result has the input's schema.
     """
-    from pyspark.sql import functions as F
 
     df = frame._df
     schema, sent, narrowed = _sent(df, f)
     records_of = _records(schema, narrowed)
 
-    def statuses(array: pa.Array) -> pa.Array:
+    def statuses(*arrays: pa.Array) -> pa.Array:
         found: list[str | None] = []
-        for record in records_of(array):
+        for record in records_of(*arrays):
             try:
                 found.append(None if f(record) else _DROPPED)
             except (KeyError, ValueError, TypeError):
@@ -145,9 +153,10 @@ def filter_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_
                 found.append(error_text(exc))
         return pa.array(found, pa.string())
 
-    tagged = df.withColumn(_STATUS, _arrow_udf(statuses, "string")(sent))
-    kept = tagged.where(F.col(_STATUS).isNull()).drop(_STATUS)
-    errors = _error_frame(tagged, _STATUS, _whole_row(df), df.schema, "Filter", transformation_ctx)
+    status = _arrow_udf(statuses, "string")(*sent)
+    kept = df.where(status.isNull())  # one plan step, as a hand-written ``where(udf(...))``
+    errors = LazyErrors(lambda: _error_frame(df.withColumn(_STATUS, status), _STATUS, _whole_row(df), df.schema,
+                                             "Filter", transformation_ctx))
     return frame.derive(kept, stage_errors=errors, transformation_ctx=transformation_ctx,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
 
@@ -178,10 +187,10 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     schema, sent, narrowed = _sent(df, f)
     records_of = _records(schema, narrowed)
 
-    def results(array: pa.Array) -> pa.Array:
+    def results(*arrays: pa.Array) -> pa.Array:
         texts: list[str | None] = []
         messages: list[str | None] = []
-        for record in records_of(array):
+        for record in records_of(*arrays):
             try:
                 texts.append(_result_text(f(record)))
                 messages.append(None)
@@ -191,14 +200,15 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
         return pa.StructArray.from_arrays([pa.array(texts, pa.string()), pa.array(messages, pa.string())],
                                           names=["value", "message"])
 
-    result = _arrow_udf(results, "value string, message string")(sent)
+    result = _arrow_udf(results, "value string, message string")(*sent)
     message = F.col(f"{_RESULT}.message")
     tagged = df.withColumn(_RESULT, result).select(
         F.col(f"{_RESULT}.value").alias("value"), message.alias(_ERR_MESSAGE),
         F.when(message.isNotNull(), _whole_row(df)).alias(_ROW)).persist(StorageLevel.MEMORY_AND_DISK)
     texts = tagged.where(F.col(_ERR_MESSAGE).isNull()).select("value")
     records = _restore_types(_frame_from_json(frame.glue_ctx, texts), df.schema)
-    errors = _error_frame(tagged, _ERR_MESSAGE, F.col(_ROW), df.schema, "Map", transformation_ctx)
+    errors = LazyErrors(lambda: _error_frame(tagged, _ERR_MESSAGE, F.col(_ROW), df.schema, "Map",
+                                             transformation_ctx))
     return frame.derive(records, stage_errors=errors, transformation_ctx=transformation_ctx,
                         stage_threshold=stage_threshold, total_threshold=total_threshold)
 
