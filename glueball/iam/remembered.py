@@ -27,6 +27,10 @@ class Remembered(Generic[K, V]):
 
     def get(self, key: K, make: Callable[[], V], keep: Callable[[V], bool] | None = None) -> V:
         """The value of ``key``; a new one is remembered unless ``keep`` says no."""
+        generation = self.generation()  # read before making: a change during it is not missed
+        found = self._values.get(key)
+        if found is not None and found[2] == generation and time.monotonic() - found[1] < SECONDS:
+            return found[0]  # (what entry() answers, without making a pair: the edge asks this per request)
         return self.entry(key, make, keep)[0]
 
     def entry(self, key: K, make: Callable[[], V], keep: Callable[[V], bool] | None = None) -> tuple[V, float]:
