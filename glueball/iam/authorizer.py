@@ -16,7 +16,17 @@ from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
-from glueball.iam.actions import Ask, athena_ask, cloudwatch_ask, databrew_ask, glue_ask, iam_ask, logs_ask, s3_asks
+from glueball.iam.actions import (
+    Ask,
+    asked_by_name,
+    athena_ask,
+    cloudwatch_ask,
+    databrew_ask,
+    glue_ask,
+    iam_ask,
+    logs_ask,
+    s3_asks,
+)
 from glueball.iam.credentials import Identities
 from glueball.iam.errors import (
     CloudWatchAccessDenied,
@@ -85,19 +95,21 @@ class Authorizer:
         self._check(self.memory(caller), caller, ask, resource_account, deny, resource_policies)
 
     def _check(self, memory: CallerMemory, caller: Caller, ask: Ask, resource_account: str,
-               deny: Callable[[str], ServiceError], resource_policies: tuple[Policy, ...] = ()) -> None:
+               deny: Callable[[str], ServiceError], resource_policies: tuple[Policy, ...] = ()) -> bool:
+        """:meth:`check`; True when the decision is remembered in ``memory``."""
         extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items())
                       ) if ask.context else ()
         # the caller (its principal, session tags, source address and session policy) is the memory's own
         question = (ask.action, ask.resources, resource_account, extra)
         kept = memory.decisions.get(question)
         if kept is not None and kept[1] == resource_policies:
-            outcome = kept[0]
+            outcome, remembered = kept[0], True
         else:
-            outcome = self._outcome(caller, ask, resource_account, resource_policies, memory, question)
+            outcome, remembered = self._outcome(caller, ask, resource_account, resource_policies, memory, question)
         if not outcome.allowed:
             raise deny(f"User: {caller.who.arn} is not authorized to perform: {ask.action} on resource: "
                        f"{outcome.resource} {outcome.reason}")
+        return remembered
 
     def memory(self, caller: Caller) -> CallerMemory:
         """What this authorizer keeps of ``caller`` (this very object), made anew after an IAM change of this
@@ -109,7 +121,7 @@ class Authorizer:
         return memory
 
     def _outcome(self, caller: Caller, ask: Ask, resource_account: str, resource_policies: tuple[Policy, ...],
-                 memory: CallerMemory, question: tuple[Any, ...]) -> Outcome:
+                 memory: CallerMemory, question: tuple[Any, ...]) -> tuple[Outcome, bool]:
         """The decision on ``question``, remembered in ``memory`` (and for other callers of the same principal)
         unless a policy makes it for one request only."""
         principal = caller.who
@@ -123,7 +135,7 @@ class Authorizer:
         if resource_policies or restrictions:
             policies = (*identity_policies, *resource_policies, *((restrictions,) if restrictions else ()))
         if any(policy.decided_per_request for policy in policies):
-            return self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
+            return self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies), False
         # a session policy is one parsed object per text (stored_policy): it names itself in the question
         shared = (principal.arn, caller.session_tags, caller.source_ip, restrictions, *question)
         outcome, decided_with = self._decisions.get(shared, lambda: (self._decide(
@@ -132,7 +144,7 @@ class Authorizer:
         if decided_with != policies:
             outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
         memory.keep(question, outcome, resource_policies)
-        return outcome
+        return outcome, True
 
     def _decide(self, caller: Caller, ask: Ask, resource_account: str, identity_policies: tuple[Policy, ...],
                 resource_policies: tuple[Policy, ...], policies: tuple[Policy, ...]) -> Outcome:
@@ -166,11 +178,17 @@ class Authorizer:
         """A Glue request: its action on its resources, with the catalog's resource policy. A request for
         another account's catalog (``CatalogId``) that both sides allow is served in that account."""
         catalog = str(request.get("CatalogId") or caller.account_id)
+        memory = self.memory(caller)
+        # a request naming its resources by name alone (GetTable, GetDatabase ...) that this caller was allowed,
+        # with a decision the memory keeps: allowed again (it names no role to pass and no connection)
+        named = asked_by_name(request)
+        by_name = (operation, catalog, *named) if named is not None else None
+        if by_name is not None and by_name in memory.allowed_by_name:
+            return replace(caller, account_id=catalog) if catalog != caller.account_id else None
         ask = glue_ask(operation, request, catalog, caller.region)
         names = connection_names(operation, request) if "Connections" in request or "JobUpdate" in request else []
         if names and self.network is not None:
             ask = Ask(ask.action, ask.resources, {**ask.context, **self.network(catalog, caller.region, names)})
-        memory = self.memory(caller)
         on_catalog: tuple[Policy, ...] = ()
         if self.resource_policies is not None:
             found = memory.catalogs.get((catalog, caller.region))
@@ -179,7 +197,9 @@ class Authorizer:
                 memory.catalogs[(catalog, caller.region)] = found
                 memory.read(read)
             on_catalog = found
-        self._check(memory, caller, ask, catalog, AccessDeniedException, on_catalog)
+        remembered = self._check(memory, caller, ask, catalog, AccessDeniedException, on_catalog)
+        if by_name is not None and remembered:
+            memory.allow_by_name(by_name)
         role = passed_role(operation, request)
         if role is not None:
             arn = self.role_arn(caller.account_id, role)

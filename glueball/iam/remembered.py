@@ -61,7 +61,7 @@ class CallerMemory:
     by other processes): the same bounds as :class:`Remembered`, checked once per request rather than once per
     value."""
 
-    __slots__ = ("catalogs", "decisions", "generation", "identity_policies", "made")
+    __slots__ = ("allowed_by_name", "catalogs", "decisions", "generation", "identity_policies", "made")
 
     def __init__(self, generation: int) -> None:
         self.generation = generation  # read before anything is looked up: a change meanwhile is not missed
@@ -69,6 +69,8 @@ class CallerMemory:
         self.identity_policies: tuple[Any, ...] | None = None
         self.catalogs: dict[tuple[str, str], tuple[Any, ...]] = {}
         self.decisions: dict[tuple[Any, ...], tuple[Any, tuple[Any, ...]]] = {}
+        # Glue requests by name (operation, catalog, database, name, table) allowed with a decision kept here
+        self.allowed_by_name: set[tuple[str | None, ...]] = set()
 
     def read(self, made: float) -> None:
         """Something kept here was read at ``made`` (a remembered value, perhaps older than this memory): the
@@ -83,4 +85,10 @@ class CallerMemory:
     def keep(self, question: tuple[Any, ...], outcome: Any, resource_policies: tuple[Any, ...]) -> None:
         if len(self.decisions) >= LIMIT:  # questions come from requests: bounded
             self.decisions.clear()
+            self.allowed_by_name.clear()
         self.decisions[question] = (outcome, resource_policies)
+
+    def allow_by_name(self, named: tuple[str | None, ...]) -> None:
+        if len(self.allowed_by_name) >= LIMIT:
+            self.allowed_by_name.clear()
+        self.allowed_by_name.add(named)

@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 
 from glueball.api.identity import Caller
 from glueball.app import Glueball, embedded_client
-from glueball.config import Settings
+from glueball.config import DEFAULT_ACCOUNT_ID, Settings
 from glueball.iam import remembered
 from glueball.iam.remembered import CallerMemory
 
@@ -116,3 +116,35 @@ def test_the_memory_ends_with_a_generation_a_second_or_an_older_read(clock: Cloc
     fresh.read(clock.now + 5)  # a later read does not make it last longer
     clock.now += remembered.SECONDS
     assert not fresh.current(7)
+
+
+def _memories(glue: Glueball) -> list[CallerMemory]:
+    """The memories the authorizer keeps with the callers the edge keeps."""
+    found = [known.caller.memo.get(glue.authorizer) for known in glue.edge._known.values()]
+    return [memory for memory in found if isinstance(memory, CallerMemory)]
+
+
+def test_a_request_by_name_is_answered_from_the_memory_only_when_its_decision_is_kept(
+        clock: Clock, two_processes: tuple[Glueball, Glueball, tuple[str, str]]) -> None:
+    first, _, root = two_processes
+    iam = embedded_client(first, "iam", root[0], secret=root[1])
+    timed = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "glue:GetDatabase", "Resource": "*",
+                                                     "Condition": {"DateGreaterThan": {"aws:CurrentTime":
+                                                                                       "2020-01-01T00:00:00Z"}}}]}
+    for name, policy in (("plain", READ), ("timed", timed)):
+        iam.create_user(UserName=name)
+        iam.put_user_policy(UserName=name, PolicyName="read", PolicyDocument=json.dumps(policy))
+    keys = {name: iam.create_access_key(UserName=name)["AccessKey"] for name in ("plain", "timed")}
+    clients = {name: embedded_client(first, "glue", key["AccessKeyId"], secret=key["SecretAccessKey"])
+               for name, key in keys.items()}
+    for _ in range(2):
+        assert allowed(clients["plain"]) and allowed(clients["timed"])
+        with pytest.raises(ClientError):  # refused: never kept as allowed
+            clients["plain"].get_table(DatabaseName="kept", Name="t")
+    by_name = {m.identity_policies[0].statements[0].conditions != (): m.allowed_by_name for m in _memories(first)
+               if m.identity_policies}
+    assert by_name[False] == {("GetDatabase", DEFAULT_ACCOUNT_ID, None, "kept", None)}  # the plain user's
+    assert by_name[True] == set()  # a decision that reads the time is made for each request
+    iam.put_user_policy(UserName="plain", PolicyName="deny", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "glue:*", "Resource": "*"}]}))
+    assert not allowed(clients["plain"])  # the change ends the memory: the next request is decided afresh
