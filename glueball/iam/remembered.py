@@ -54,6 +54,9 @@ class Remembered(Generic[K, V]):
             self._values.clear()
 
 
+_LOWERING = threading.Lock()
+
+
 class CallerMemory:
     """What the authorizer worked out for one caller object (kept in its ``memo``): the caller's identity-based
     policies, the resource policies of the catalogs it reached, and its decisions that may be remembered. It
@@ -75,8 +78,9 @@ class CallerMemory:
     def read(self, made: float) -> None:
         """Something kept here was read at ``made`` (a remembered value, perhaps older than this memory): the
         memory holds no longer than it would."""
-        if made < self.made:
-            self.made = made
+        with _LOWERING:  # two requests of one caller may read at once: the earlier read must win
+            if made < self.made:
+                self.made = made
 
     def current(self, generation: int) -> bool:
         """Whether what is kept still holds when this process's IAM generation is ``generation``."""
