@@ -53,6 +53,9 @@ class Caller:
     session_tags: tuple[tuple[str, str], ...] = field(default=())
     restrictions: object = None  # what else narrows the caller's rights (KeyHolder.restrictions)
     run_id: str | None = None  # the caller is the driver of this run (credentials the server gave it)
+    # what identity enforcement works out about this very object, kept with it (the edge keeps one caller per key
+    # holder, made anew when IAM changes): never compared or copied, a caller made by replace() starts empty
+    memo: dict[object, object] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @property
     def who(self) -> Principal:

@@ -93,6 +93,7 @@ class Service:
     spool: Path | None = None  # uploads to this service are written here as they arrive
     open_enums: frozenset[str] = frozenset()  # enum shapes the service does not enforce (edge.validation)
     signed_paths: bool = False  # a path service whose requests may be SigV4-signed (not only HTTP Basic)
+    by_path: bool = False  # a path-routed plain JSON service (add_path_service): HTTP Basic with --auth iam
 
     def qualified(self, operation: str) -> str:
         return f"{self.label}.{operation}"
@@ -200,7 +201,7 @@ class Edge:
         ``signed``: its requests may also be SigV4-signed (whatever signing name their credential scope gives, as
         Iceberg's REST clients sign with ``rest.signing-name``); such a request is verified as any signed one."""
         protocol = protocol or PlainJsonProtocol(prefix, content_type)
-        service = Service(name, protocol, None, name, guard, signed_paths=signed)
+        service = Service(name, protocol, None, name, guard, signed_paths=signed, by_path=True)
         self.services[name] = service
         self._by_prefix.append((protocol, service))
         return service
@@ -324,8 +325,7 @@ class Edge:
         """Who the request is for: with ``keys``, the verified signer; else the access key's account."""
         if self.keys is None:
             return self.accounts.caller(scope, self.region, request.source_ip)
-        if isinstance(service.protocol, PlainJsonProtocol) and not (service.signed_paths and scope is not None
-                                                                    and scope.service != "s3"):
+        if service.by_path and not (service.signed_paths and scope is not None and scope.service != "s3"):
             return self._basic_caller(request, service)
         try:
             signed = read_signature(request)

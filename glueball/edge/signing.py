@@ -109,7 +109,7 @@ def read_signature(request: WireRequest) -> Signed:
         SignatureFailure: MISSING when the request carries no signature, MALFORMED when it cannot
             be read.
     """
-    authorization = request.header("authorization")
+    authorization = request.headers.get("authorization")  # names lower-cased
     if authorization is not None:
         return _from_header(request, authorization)
     query = dict(parse_qsl(request.query, keep_blank_values=True))
@@ -138,10 +138,11 @@ _USUAL_HEADER = re.compile(r"AWS4-HMAC-SHA256 Credential=([^,\s]+), ?SignedHeade
 def _from_header(request: WireRequest, authorization: str) -> Signed:
     usual = _USUAL_HEADER.fullmatch(authorization)
     if usual is not None:
-        stamp = request.header("x-amz-date") or request.header("date")
+        sent = request.headers  # names lower-cased
+        stamp = sent.get("x-amz-date") or sent.get("date")
         if stamp:
-            return _signed(usual.group(1), usual.group(2), usual.group(3), stamp,
-                           request.header("x-amz-security-token"), presigned=False)
+            credential, names, signature = usual.groups()
+            return _signed(credential, names, signature, stamp, sent.get("x-amz-security-token"), False)
     algorithm, _, rest = authorization.strip().partition(" ")
     if algorithm != ALGORITHM:
         raise SignatureFailure(FailureKind.MALFORMED,
@@ -182,6 +183,16 @@ def _from_query(query: dict[str, str]) -> Signed:
 
 def _signed(credential: str, headers: str, signature: str, stamp: str, token: str | None,
             presigned: bool) -> Signed:
+    key, date, region, service, names, scope, request_time, text = _read_scope(credential, headers, stamp)
+    return Signed(key, date, region, service, names, signature.lower(), request_time, token, presigned, None, 4,
+                  text, scope)
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_scope(credential: str, headers: str, stamp: str) -> tuple[str, str, str, str, tuple[str, ...], str,
+                                                                     dt.datetime, str]:
+    """:func:`_credential` and :func:`_request_time` of one request's texts, which must name the same day (what a
+    client sends for a second: read once, a failure raised again each time)."""
     key, date, region, service, names, scope = _credential(credential, headers)
     request_time, text = _request_time(stamp)
     day = text[:8]
@@ -189,8 +200,7 @@ def _signed(credential: str, headers: str, signature: str, stamp: str, token: st
         raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"Date in Credential scope does not match YYYYMMDD from "
                                f"ISO-8601 version of date from HTTP: '{date}' != "
                                f"'{day}', from '{stamp}'.")
-    return Signed(key, date, region, service, names, signature.lower(), request_time, token, presigned,
-                  stamp=text, scope=scope)
+    return key, date, region, service, names, scope, request_time, text
 
 
 # a client sends the same credential and signed headers request after request, and the same request time for
@@ -276,13 +286,15 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
                                f"({now.strftime(_TIME)} {'-' if earlier else '+'} 5 min.)")
     canonical = canonical_request(request, signed, s3_style)
     stamp = signed.stamp
-    derived = signing_key(key.secret, signed)
-    expected = _signature(derived, ALGORITHM, stamp, signed.scope, hashlib.sha256(canonical.encode()).hexdigest())
+    mac = _day_mac(key.secret, signed.date, signed.region, signed.service)
+    expected = _signature(mac, ALGORITHM, stamp, signed.scope, _sha256_hex(canonical.encode()))
     if not hmac.compare_digest(expected, signed.signature):
         raise SignatureFailure(FailureKind.BAD_SIGNATURE, _MISMATCH)
+    if spooled is None:
+        return
     declared = request.header("x-amz-content-sha256") or ""
-    if spooled is not None and declared.startswith(SIGNED_CHUNKS):
-        _verify_chunks(spooled, signed, stamp, derived, declared.endswith("-TRAILER"))
+    if declared.startswith(SIGNED_CHUNKS):
+        _verify_chunks(spooled, signed, stamp, mac, declared.endswith("-TRAILER"))
 
 
 # the sub-resources and response overrides a Signature Version 2 string to sign includes (S3 Developer Guide)
@@ -319,14 +331,14 @@ SIGNED_CHUNKS = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
 _EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
-def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, derived: bytes, trailer: bool) -> None:
+def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, mac: _Mac, trailer: bool) -> None:
     """Each chunk signs ``AWS4-HMAC-SHA256-PAYLOAD``, the time, the scope, the previous signature, the
     empty string's hash and the chunk's hash; a signed trailer signs the trailing headers the same way."""
     previous = signed.signature
     if not spooled.chunks:
         raise SignatureFailure(FailureKind.BAD_SIGNATURE, "The aws-chunked body carries no chunk signatures")
     for number, (signature, chunk_hash) in enumerate(spooled.chunks, 1):
-        expected = _signature(derived, "AWS4-HMAC-SHA256-PAYLOAD", stamp, signed.scope, previous, _EMPTY_SHA256,
+        expected = _signature(mac, "AWS4-HMAC-SHA256-PAYLOAD", stamp, signed.scope, previous, _EMPTY_SHA256,
                               chunk_hash)
         if not hmac.compare_digest(expected, signature.lower()):
             raise SignatureFailure(FailureKind.BAD_SIGNATURE, f"The signature of chunk {number} of the aws-chunked "
@@ -335,34 +347,56 @@ def _verify_chunks(spooled: SpooledBody, signed: Signed, stamp: str, derived: by
     if trailer:
         headers = [(n, v) for n, v in spooled.trailers if n != "x-amz-trailer-signature"]
         given = dict(spooled.trailers).get("x-amz-trailer-signature", "")
-        expected = _signature(derived, "AWS4-HMAC-SHA256-TRAILER", stamp, signed.scope, previous,
+        expected = _signature(mac, "AWS4-HMAC-SHA256-TRAILER", stamp, signed.scope, previous,
                               hashlib.sha256("".join(f"{n}:{v}\n" for n, v in headers).encode()).hexdigest())
         if not hmac.compare_digest(expected, given.lower()):
             raise SignatureFailure(FailureKind.BAD_SIGNATURE, "The trailer signature of the aws-chunked body does "
                                    "not match what was computed")
 
 
-def _signature(derived: bytes, *lines: str) -> str:
-    """The hex HMAC-SHA256, with the day's signing key, of a string to sign made of ``lines``."""
-    mac = _keyed(derived).copy()
-    mac.update("\n".join(lines).encode())
-    return mac.hexdigest()
+def _signature(mac: _Mac, *lines: str) -> str:
+    """The hex HMAC-SHA256, with the day's signing key (``mac``), of a string to sign made of ``lines``."""
+    return mac.hexdigest("\n".join(lines).encode())
+
+
+class _Mac:
+    """HMAC-SHA256 with one key, as RFC 2104 defines it: SHA-256 of the key's outer pad and of the SHA-256 of
+    its inner pad and the message. The two pads are hashed once, and their SHA-256 states copied for each
+    message: OpenSSL 3 looks its algorithm up again for a one-shot HMAC, and copying an HMAC object copies
+    three digest states and its provider's, each of which costs more than the two copies here."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > _BLOCK:  # longer keys are hashed first (the derived keys are 32 bytes: never)
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(_BLOCK, b"\0")
+        self._inner = hashlib.sha256(key.translate(_INNER_PAD))
+        self._outer = hashlib.sha256(key.translate(_OUTER_PAD))
+
+    def hexdigest(self, message: bytes) -> str:
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.hexdigest()
+
+
+_BLOCK = 64  # SHA-256's block size in bytes
+_INNER_PAD = bytes(b ^ 0x36 for b in range(256))  # each key byte XOR 0x36, as a bytes.translate table
+_OUTER_PAD = bytes(b ^ 0x5C for b in range(256))
 
 
 @functools.lru_cache(maxsize=1024)
-def _keyed(derived: bytes) -> hmac.HMAC:
-    """An HMAC-SHA256 set up with ``derived`` and given nothing yet, copied for each string to sign: OpenSSL 3's
-    one-shot HMAC looks its algorithm up again at every call, which costs more than the MAC itself."""
-    return hmac.new(derived, digestmod=hashlib.sha256)
+def _day_mac(secret: str, date: str, region: str, service: str) -> _Mac:
+    """The MAC of the day's signing key of one secret for one region and service (the same for every request
+    signed with it that day)."""
+    return _Mac(signing_key(secret, date, region, service))
 
 
-def signing_key(secret: str, signed: Signed) -> bytes:
-    return _derived_key(secret, signed.date, signed.region, signed.service)
-
-
-@functools.lru_cache(maxsize=1024)
-def _derived_key(secret: str, date: str, region: str, service: str) -> bytes:
-    """The day's key of one secret for one region and service (the same for every request of that day)."""
+def signing_key(secret: str, date: str, region: str, service: str) -> bytes:
+    """The day's signing key: HMAC-SHA256 chained over ``AWS4<secret>``, the date, region, service and
+    ``aws4_request``."""
     key = ("AWS4" + secret).encode()
     for part in (date, region, service, "aws4_request"):
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
@@ -421,7 +455,7 @@ def canonical_query(query: str, presigned: bool) -> str:
 
 
 def _payload_hash(request: WireRequest, signed: Signed, s3_style: bool) -> str:
-    declared = request.header("x-amz-content-sha256")
+    declared = request.headers.get("x-amz-content-sha256")  # names lower-cased
     if declared is not None:
         if re.fullmatch(r"[0-9a-f]{64}", declared) and declared != body_sha256(request):
             raise SignatureFailure(FailureKind.CONTENT_HASH,
@@ -436,7 +470,18 @@ def body_sha256(request: WireRequest) -> str:
     """The hex SHA-256 of the request's body (computed on arrival for a spooled one)."""
     if request.spooled is not None:
         return request.spooled.sha256
-    return hashlib.sha256(request.body).hexdigest()
+    return _sha256_hex(request.body)
+
+
+_SHA256 = hashlib.sha256()  # never updated: copied for each digest
+
+
+def _sha256_hex(data: bytes) -> str:
+    """The hex SHA-256 of ``data``, from a copy of a fresh state (OpenSSL 3 looks the algorithm up again for each
+    new one)."""
+    digest = _SHA256.copy()
+    digest.update(data)
+    return digest.hexdigest()
 
 
 KeyLookup = Callable[[str], SecretKey | None]

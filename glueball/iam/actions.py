@@ -51,13 +51,23 @@ def _tag_context(tags: Mapping[str, str] | None) -> dict[str, str | list[str] | 
 _BY_NAME = frozenset({"CatalogId", "DatabaseName", "Name", "TableName"})
 
 
-def glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
-    """The action, resources and request keys of a Glue ``operation``."""
+def asked_by_name(request: Mapping[str, Any]) -> tuple[str | None, str | None, str | None] | None:
+    """The ``DatabaseName``, ``Name`` and ``TableName`` of a request that names its resources by them alone (with
+    perhaps a ``CatalogId``): its question is theirs, the operation's, the account's and the region's. None for
+    any other request."""
     if len(request) <= len(_BY_NAME) and _BY_NAME.issuperset(request):
         database, name, table = request.get("DatabaseName"), request.get("Name"), request.get("TableName")
         if (database is None or type(database) is str) and (name is None or type(name) is str) and (
                 table is None or type(table) is str):
-            return _ask_by_name(operation, account_id, region, database, name, table)
+            return database, name, table
+    return None
+
+
+def glue_ask(operation: str, request: Mapping[str, Any], account_id: str, region: str) -> Ask:
+    """The action, resources and request keys of a Glue ``operation``."""
+    named = asked_by_name(request)
+    if named is not None:
+        return _ask_by_name(operation, account_id, region, *named)
     return _glue_ask(operation, request, account_id, region)
 
 

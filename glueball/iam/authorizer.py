@@ -16,7 +16,17 @@ from typing import Any
 
 from glueball.api.identity import Caller, PrincipalKind
 from glueball.errors import AccessDeniedException, ServiceError
-from glueball.iam.actions import Ask, athena_ask, cloudwatch_ask, databrew_ask, glue_ask, iam_ask, logs_ask, s3_asks
+from glueball.iam.actions import (
+    Ask,
+    asked_by_name,
+    athena_ask,
+    cloudwatch_ask,
+    databrew_ask,
+    glue_ask,
+    iam_ask,
+    logs_ask,
+    s3_asks,
+)
 from glueball.iam.credentials import Identities
 from glueball.iam.errors import (
     CloudWatchAccessDenied,
@@ -28,7 +38,7 @@ from glueball.iam.errors import (
 from glueball.iam.evaluation import Decision, Outcome, Request, authorize, context_of
 from glueball.iam.models import Kind
 from glueball.iam.policy import Policy
-from glueball.iam.remembered import Remembered
+from glueball.iam.remembered import CallerMemory, Remembered
 from glueball.iam.resource_policies import ResourcePolicies
 from glueball.iam.service import IamService
 
@@ -82,33 +92,59 @@ class Authorizer:
               resource_policies: tuple[Policy, ...] = ()) -> None:
         """Raise ``deny(message)`` unless ``caller`` may do ``ask`` in ``resource_account`` (whose resource
         policies are ``resource_policies``)."""
+        self._check(self.memory(caller), caller, ask, resource_account, deny, resource_policies)
+
+    def _check(self, memory: CallerMemory, caller: Caller, ask: Ask, resource_account: str,
+               deny: Callable[[str], ServiceError], resource_policies: tuple[Policy, ...] = ()) -> bool:
+        """:meth:`check`; True when the decision is remembered in ``memory``."""
+        extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items())
+                      ) if ask.context else ()
+        # the caller (its principal, session tags, source address and session policy) is the memory's own
+        question = (ask.action, ask.resources, resource_account, extra)
+        kept = memory.decisions.get(question)
+        if kept is not None and kept[1] == resource_policies:
+            outcome, remembered = kept[0], True
+        else:
+            outcome, remembered = self._outcome(caller, ask, resource_account, resource_policies, memory, question)
+        if not outcome.allowed:
+            raise deny(f"User: {caller.who.arn} is not authorized to perform: {ask.action} on resource: "
+                       f"{outcome.resource} {outcome.reason}")
+        return remembered
+
+    def memory(self, caller: Caller) -> CallerMemory:
+        """What this authorizer keeps of ``caller`` (this very object), made anew after an IAM change of this
+        process or a second."""
+        generation = self.iam.generation
+        memory = caller.memo.get(self)
+        if not isinstance(memory, CallerMemory) or not memory.current(generation):
+            memory = caller.memo[self] = CallerMemory(generation)
+        return memory
+
+    def _outcome(self, caller: Caller, ask: Ask, resource_account: str, resource_policies: tuple[Policy, ...],
+                 memory: CallerMemory, question: tuple[Any, ...]) -> tuple[Outcome, bool]:
+        """The decision on ``question``, remembered in ``memory`` (and for other callers of the same principal)
+        unless a policy makes it for one request only."""
         principal = caller.who
-        identity_policies = self.identities.policies(principal)
+        identity_policies = memory.identity_policies
+        if identity_policies is None:
+            identity_policies, read = self.identities.policies_read(principal)
+            memory.identity_policies = identity_policies
+            memory.read(read)
         restrictions = caller.restrictions if isinstance(caller.restrictions, Policy) else None
         policies = identity_policies
         if resource_policies or restrictions:
             policies = (*identity_policies, *resource_policies, *((restrictions,) if restrictions else ()))
-        per_request = False
-        for policy in policies:
-            if policy.decided_per_request:
-                per_request = True
-                break
-        if per_request:
+        if any(policy.decided_per_request for policy in policies):
+            return self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies), False
+        # a session policy is one parsed object per text (stored_policy): it names itself in the question
+        shared = (principal.arn, caller.session_tags, caller.source_ip, restrictions, *question)
+        outcome, decided_with = self._decisions.get(shared, lambda: (self._decide(
+            caller, ask, resource_account, identity_policies, resource_policies, policies), policies))
+        # remembered with other policy objects (changed since; a Policy equals only itself): decide afresh
+        if decided_with != policies:
             outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
-        else:
-            extra = tuple(sorted((k, v if isinstance(v, str | None) else tuple(v)) for k, v in ask.context.items())
-                          ) if ask.context else ()
-            # a session policy is one parsed object per text (stored_policy): it names itself in the question
-            question = (principal.arn, caller.session_tags, caller.source_ip, restrictions, ask.action, ask.resources,
-                        resource_account, extra)
-            outcome, decided_with = self._decisions.get(question, lambda: (self._decide(
-                caller, ask, resource_account, identity_policies, resource_policies, policies), policies))
-            # remembered with other policy objects (changed since; a Policy equals only itself): decide afresh
-            if decided_with != policies:
-                outcome = self._decide(caller, ask, resource_account, identity_policies, resource_policies, policies)
-        if not outcome.allowed:
-            raise deny(f"User: {principal.arn} is not authorized to perform: {ask.action} on resource: "
-                       f"{outcome.resource} {outcome.reason}")
+        memory.keep(question, outcome, resource_policies)
+        return outcome, True
 
     def _decide(self, caller: Caller, ask: Ask, resource_account: str, identity_policies: tuple[Policy, ...],
                 resource_policies: tuple[Policy, ...], policies: tuple[Policy, ...]) -> Outcome:
@@ -142,12 +178,28 @@ class Authorizer:
         """A Glue request: its action on its resources, with the catalog's resource policy. A request for
         another account's catalog (``CatalogId``) that both sides allow is served in that account."""
         catalog = str(request.get("CatalogId") or caller.account_id)
+        memory = self.memory(caller)
+        # a request naming its resources by name alone (GetTable, GetDatabase ...) that this caller was allowed,
+        # with a decision the memory keeps: allowed again (it names no role to pass and no connection)
+        named = asked_by_name(request)
+        by_name = (operation, catalog, *named) if named is not None else None
+        if by_name is not None and by_name in memory.allowed_by_name:
+            return replace(caller, account_id=catalog) if catalog != caller.account_id else None
         ask = glue_ask(operation, request, catalog, caller.region)
         names = connection_names(operation, request) if "Connections" in request or "JobUpdate" in request else []
         if names and self.network is not None:
             ask = Ask(ask.action, ask.resources, {**ask.context, **self.network(catalog, caller.region, names)})
-        on_catalog = self.resource_policies.evaluated(catalog, caller.region) if self.resource_policies else ()
-        self.check(caller, ask, catalog, AccessDeniedException, on_catalog)
+        on_catalog: tuple[Policy, ...] = ()
+        if self.resource_policies is not None:
+            found = memory.catalogs.get((catalog, caller.region))
+            if found is None:
+                found, read = self.resource_policies.evaluated_read(catalog, caller.region)
+                memory.catalogs[(catalog, caller.region)] = found
+                memory.read(read)
+            on_catalog = found
+        remembered = self._check(memory, caller, ask, catalog, AccessDeniedException, on_catalog)
+        if by_name is not None and remembered:
+            memory.allow_by_name(by_name)
         role = passed_role(operation, request)
         if role is not None:
             arn = self.role_arn(caller.account_id, role)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -119,9 +120,14 @@ class Identities:
 
     def policies(self, principal: Principal) -> tuple[Policy, ...]:
         """The identity-based policies of ``principal`` (none for a root user, who needs none)."""
+        return self.policies_read(principal)[0]
+
+    def policies_read(self, principal: Principal) -> tuple[tuple[Policy, ...], float]:
+        """:meth:`policies`, and when they were read (``time.monotonic()``; remembered ones may be older)."""
         if principal.kind in (PrincipalKind.ROOT, PrincipalKind.SERVICE):
-            return ()
-        return self._load(principal).policies
+            return (), time.monotonic()
+        known, made = self._known.entry(principal.arn, lambda: self._read_known(principal))
+        return known.policies, made
 
     def context(self, principal: Principal, session_tags: Sequence[tuple[str, str]] = (),
                 source_ip: str | None = None, timed: bool = True) -> Mapping[str, tuple[str, ...]]:

@@ -116,5 +116,9 @@ class ResourcePolicies:
 
     def evaluated(self, account_id: str, region: str) -> tuple[Policy, ...]:
         """The catalog's resource policy, parsed, for evaluation (cached for a second per process)."""
-        return self._parsed.get((account_id, region), lambda: tuple(
+        return self.evaluated_read(account_id, region)[0]
+
+    def evaluated_read(self, account_id: str, region: str) -> tuple[tuple[Policy, ...], float]:
+        """:meth:`evaluated`, and when it was read (``time.monotonic()``; a remembered one may be older)."""
+        return self._parsed.entry((account_id, region), lambda: tuple(
             stored_policy(p.policy, PolicyKind.RESOURCE) for p in self.listing(account_id, region)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import hmac
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -238,3 +239,16 @@ def test_broken_chunk_framing_is_named(tmp_path: Path) -> None:
         unfinished.finish()
     unfinished.discard()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("key", [b"", b"k", bytes(range(32)), bytes(range(64)), bytes(range(65)), b"\xff" * 200])
+@pytest.mark.parametrize("message", [b"", b"AWS4-HMAC-SHA256\n20130524T000000Z", bytes(range(256)) * 3])
+def test_the_mac_from_copied_pad_states_is_hmac_sha256(key: bytes, message: bytes) -> None:
+    """Signatures are computed with SHA-256 states that absorbed the key's pads once (copied per message):
+    the same MAC as the standard library's HMAC, for keys shorter than, as long as and longer than a block."""
+    from glueball.edge.signing import _Mac, _sha256_hex
+
+    assert _Mac(key).hexdigest(message) == hmac.new(key, message, hashlib.sha256).hexdigest()
+    mac = _Mac(key)
+    assert [mac.hexdigest(message) for _ in range(2)] == [hmac.new(key, message, hashlib.sha256).hexdigest()] * 2
+    assert _sha256_hex(message) == hashlib.sha256(message).hexdigest() == _sha256_hex(message)
