@@ -360,31 +360,20 @@ def _signature(mac: _Mac, *lines: str) -> str:
 
 
 class _Mac:
-    """HMAC-SHA256 with one key, as RFC 2104 defines it: SHA-256 of the key's outer pad and of the SHA-256 of
-    its inner pad and the message. The two pads are hashed once, and their SHA-256 states copied for each
-    message: OpenSSL 3 looks its algorithm up again for a one-shot HMAC, and copying an HMAC object copies
-    three digest states and its provider's, each of which costs more than the two copies here."""
+    """HMAC-SHA256 with one key: the standard library's HMAC keyed once and copied for each message (OpenSSL 3's
+    one-shot HMAC looks its algorithm up again at every call, which costs more than the MAC itself). Computing
+    HMAC from two copied SHA-256 states by hand saves about half a microsecond more per request; not worth a
+    hand-written MAC."""
 
-    __slots__ = ("_inner", "_outer")
+    __slots__ = ("_keyed",)
 
     def __init__(self, key: bytes) -> None:
-        if len(key) > _BLOCK:  # longer keys are hashed first (the derived keys are 32 bytes: never)
-            key = hashlib.sha256(key).digest()
-        key = key.ljust(_BLOCK, b"\0")
-        self._inner = hashlib.sha256(key.translate(_INNER_PAD))
-        self._outer = hashlib.sha256(key.translate(_OUTER_PAD))
+        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
 
     def hexdigest(self, message: bytes) -> str:
-        inner = self._inner.copy()
-        inner.update(message)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.hexdigest()
-
-
-_BLOCK = 64  # SHA-256's block size in bytes
-_INNER_PAD = bytes(b ^ 0x36 for b in range(256))  # each key byte XOR 0x36, as a bytes.translate table
-_OUTER_PAD = bytes(b ^ 0x5C for b in range(256))
+        mac = self._keyed.copy()
+        mac.update(message)
+        return mac.hexdigest()
 
 
 @functools.lru_cache(maxsize=1024)

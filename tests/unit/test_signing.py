@@ -243,9 +243,9 @@ def test_broken_chunk_framing_is_named(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("key", [b"", b"k", bytes(range(32)), bytes(range(64)), bytes(range(65)), b"\xff" * 200])
 @pytest.mark.parametrize("message", [b"", b"AWS4-HMAC-SHA256\n20130524T000000Z", bytes(range(256)) * 3])
-def test_the_mac_from_copied_pad_states_is_hmac_sha256(key: bytes, message: bytes) -> None:
-    """Signatures are computed with SHA-256 states that absorbed the key's pads once (copied per message):
-    the same MAC as the standard library's HMAC, for keys shorter than, as long as and longer than a block."""
+def test_the_day_keys_mac_copied_per_message_is_hmac_sha256(key: bytes, message: bytes) -> None:
+    """Signatures are computed with an HMAC keyed once and copied per message: the same MAC as a one-shot
+    HMAC, each time, for keys shorter than, as long as and longer than a block."""
     from glueball.edge.signing import _Mac, _sha256_hex
 
     assert _Mac(key).hexdigest(message) == hmac.new(key, message, hashlib.sha256).hexdigest()
