@@ -29,6 +29,7 @@ from typing import Any
 from glueball.athena import resultfile
 from glueball.athena.models import ErrorCategory, ErrorType, Failure
 from glueball.objects.locations import local_path, object_store_root
+from glueball.runtime import hivecatalog
 
 
 class Cancelled(Exception):
@@ -45,8 +46,14 @@ def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | N
     """Run ``query`` (TakeQuery's ``Query``); its outcome: status, message and the details of its record
     (``Statistics``, ``Result``, ``AthenaError``). ``cancelled()`` says whether it was stopped meanwhile."""
     plan = json.loads(query["Plan"])
-    query_id = query["QueryExecutionId"]
     begun = time.monotonic()
+    with hivecatalog.remembering():  # the query's catalog reads, each asked of the catalog once
+        return _run(spark, plan, query, cancelled, begun)
+
+
+def _run(spark: Any, plan: dict[str, Any], query: dict[str, Any], cancelled: Any,
+         begun: float) -> tuple[str, str | None, dict[str, Any]]:
+    query_id = query["QueryExecutionId"]
     statistics: dict[str, Any] = {}
     try:
         spark.sparkContext.setJobGroup(f"athena-{query_id}", f"Athena query {query_id}", interruptOnCancel=True)
