@@ -49,6 +49,12 @@ _TAKE_POLL_SECONDS = 0.05
 # store) is seen that late; one made in this process wakes it at once
 _WATCH_POLL_SECONDS = 0.2
 _changes = 0  # how many times _arrivals was notified: a wait that began after the last change misses none
+# GetQueryExecution of a query still QUEUED or RUNNING answers once its state changes or after this long: a client
+# that asks again and again (every 10 ms, say) learns of the end as soon as it comes, with a fraction of the
+# requests, whose work would otherwise take the engine's CPU on a small machine. At most _HOLDERS requests wait so
+# at once (each holds one of the server's request threads); any more answer at once.
+HOLD_SECONDS = 0.05
+_holders = threading.BoundedSemaphore(2)
 
 
 def _changed() -> None:
@@ -207,6 +213,29 @@ class QueryService:
         """Raises: InvalidRequestException: no such query execution in this account and region."""
         with self.store.read() as db:
             return _query(self._row(db, query_id))
+
+    def get_when_changed(self, query_id: str) -> QueryExecution:
+        """GetQueryExecution: the query as it is; when it is still QUEUED or RUNNING, as it is once its state has
+        changed (an end in this server process is seen at once) or after :data:`HOLD_SECONDS`, whichever comes
+        first. An ended query, or one asked while others already wait, is answered at once.
+
+        Raises: InvalidRequestException: no such query execution in this account and region."""
+        seen = _changes
+        found = self.get(query_id)
+        if found.state not in (QueryState.QUEUED, QueryState.RUNNING) or not _holders.acquire(blocking=False):
+            return found
+        try:
+            deadline = time.monotonic() + HOLD_SECONDS
+            while True:
+                left = deadline - time.monotonic()
+                if left > 0:
+                    _wait_change(seen, left)
+                seen = _changes
+                now = self.get(query_id)
+                if now.state is not found.state or time.monotonic() >= deadline:
+                    return now
+        finally:
+            _holders.release()
 
     def _row(self, db: Session, query_id: str) -> AthenaQueryRow:
         row = db.scalar(select(AthenaQueryRow).where(
