@@ -3,8 +3,8 @@ driver when there is one).
 
 It starts Spark once (the Data Catalog as its metastore, as every driver's), then asks the server for queries
 (``Glueball.TakeQuery``, a long poll) and runs each in its main thread (:mod:`glueball.athena.query_runs`) as the
-caller that started it (:func:`glueball.runtime.client.act_as`). While one runs, a thread asks five times a
-second whether it is being stopped and, if so, cancels its Spark jobs. Each query's outcome is written as a
+caller that started it (:func:`glueball.runtime.client.act_as`). While one runs, a thread waits on the server
+(a long poll) for it to be stopped and, if it is, cancels its Spark jobs. Each query's outcome is written as a
 durable record in the query's folder (:func:`glueball.supervise.outcome.record`) *before* the server is told
 (``Glueball.FinishQuery``): a server that dies in between finds the record when it settles the query.
 
@@ -25,6 +25,7 @@ from typing import Any
 from glueball.supervise import outcome
 
 POLL_SECONDS = 10.0
+CANCEL_SECONDS = 0.2  # a stopped query's Spark jobs are cancelled again this often until its statement returns
 IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"))
 ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
@@ -92,18 +93,23 @@ class Engine:
         self._tell(query_id)
 
     def _watch(self, query_id: str, cancelled: threading.Event, done: threading.Event) -> None:
-        """Cancel the query's Spark jobs once it is being stopped, and again each turn until it has ended:
-        cancelJobGroup cancels the jobs running now, not one its statement submits later (a stop that comes while
-        Spark still plans)."""
-        while not done.wait(0.2):
+        """Wait for the query to be stopped (the server answers when it is, or when the query has ended), then
+        cancel its Spark jobs, and again each turn until it has ended: cancelJobGroup cancels the jobs running
+        now, not one its statement submits later (a stop that comes while Spark still plans). One request per
+        query while it runs, where a poll would take the server's and this driver's time from the query."""
+        while not done.is_set() and not cancelled.is_set():
             try:
-                if not cancelled.is_set() and \
-                        self.client.take_query(EngineId=self.engine_id, RunningId=query_id).get("Cancel"):
+                if self.client.take_query(EngineId=self.engine_id, RunningId=query_id,
+                                          WaitSeconds=POLL_SECONDS).get("Cancel"):
                     cancelled.set()
-                if cancelled.is_set():
-                    self.spark.sparkContext.cancelJobGroup(f"athena-{query_id}")
-            except Exception:  # noqa: BLE001 - the server is away: the query goes on
-                continue
+            except Exception:  # noqa: BLE001 - the server is away: the query goes on; ask again a little later
+                done.wait(CANCEL_SECONDS)
+        while cancelled.is_set() and not done.is_set():
+            try:
+                self.spark.sparkContext.cancelJobGroup(f"athena-{query_id}")
+            except Exception:  # noqa: BLE001 - Spark is stopping: nothing left to cancel
+                pass
+            done.wait(CANCEL_SECONDS)
 
     def _tell(self, query_id: str) -> None:
         since = time.monotonic()

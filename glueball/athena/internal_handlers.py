@@ -23,7 +23,7 @@ def _service(needs: AthenaNeeds, caller: Caller) -> QueryService:
 def take_query(needs: AthenaNeeds, caller: Caller, request: Request) -> Response:
     """The next queued query for the engine (any account's: an engine serves the installation), with the plan,
     where to write, and the credentials of the caller that started it; or, with ``RunningId``, whether that
-    query is being stopped."""
+    query is being stopped (with ``WaitSeconds``, once it is or has ended, or after that long)."""
     engine_id = request.get("EngineId")
     wait = request.get("WaitSeconds", 0.0)
     if not isinstance(engine_id, str) or not engine_id:
@@ -34,8 +34,8 @@ def take_query(needs: AthenaNeeds, caller: Caller, request: Request) -> Response
         return {"EngineEnded": True}
     service = _service(needs, caller)
     running = request.get("RunningId")
-    if running is not None:
-        return {"Cancel": service.cancelling(str(running))}
+    if running is not None:  # asked with WaitSeconds, answered once the query is stopped or ends (or then)
+        return {"Cancel": service.cancelling(str(running), float(wait))}
     while True:
         query = service.take(engine_id, float(wait))
         if query is None:

@@ -43,8 +43,31 @@ from glueball.store.scoped import Scope
 from glueball.supervise import outcome
 
 MAX_QUEUED_ENV = "GLUEBALL_ATHENA_MAX_QUEUED"
-_arrivals = threading.Condition()  # queries queued (or cancelled) in this process wake a waiting engine at once
+_arrivals = threading.Condition()  # queries queued, stopped or ended in this process wake a waiting engine at once
 _TAKE_POLL_SECONDS = 0.05
+# how often a wait for a running query's stop looks at the store: a stop made by another server process (a shared
+# store) is seen that late; one made in this process wakes it at once
+_WATCH_POLL_SECONDS = 0.2
+_changes = 0  # how many times _arrivals was notified: a wait that began after the last change misses none
+# GetQueryExecution of a query still QUEUED or RUNNING answers once its state changes or after this long: a client
+# that asks again and again (every 10 ms, say) learns of the end as soon as it comes, with a fraction of the
+# requests, whose work would otherwise take the engine's CPU on a small machine. At most _HOLDERS requests wait so
+# at once (each holds one of the server's request threads); any more answer at once.
+HOLD_SECONDS = 0.05
+_holders = threading.BoundedSemaphore(2)
+
+
+def _changed() -> None:
+    global _changes
+    with _arrivals:
+        _changes += 1
+        _arrivals.notify_all()
+
+
+def _wait_change(seen: int, seconds: float) -> None:
+    """Wait until ``_arrivals`` is notified after ``seen`` (a value of ``_changes``) or ``seconds`` pass."""
+    with _arrivals:
+        _arrivals.wait_for(lambda: _changes != seen, seconds)
 
 
 def query_folder(home: Path, query_id: str) -> Path:
@@ -134,8 +157,7 @@ class QueryService:
         with self.store.write() as db:
             db.add(row)
         if state is QueryState.QUEUED:
-            with _arrivals:
-                _arrivals.notify_all()
+            _changed()
         return query_id, state is QueryState.QUEUED
 
     def _plan(self, text: str, parameters: list[str], workgroup: str, location: str,
@@ -192,6 +214,29 @@ class QueryService:
         with self.store.read() as db:
             return _query(self._row(db, query_id))
 
+    def get_when_changed(self, query_id: str) -> QueryExecution:
+        """GetQueryExecution: the query as it is; when it is still QUEUED or RUNNING, as it is once its state has
+        changed (an end in this server process is seen at once) or after :data:`HOLD_SECONDS`, whichever comes
+        first. An ended query, or one asked while others already wait, is answered at once.
+
+        Raises: InvalidRequestException: no such query execution in this account and region."""
+        seen = _changes
+        found = self.get(query_id)
+        if found.state not in (QueryState.QUEUED, QueryState.RUNNING) or not _holders.acquire(blocking=False):
+            return found
+        try:
+            deadline = time.monotonic() + HOLD_SECONDS
+            while True:
+                left = deadline - time.monotonic()
+                if left > 0:
+                    _wait_change(seen, left)
+                seen = _changes
+                now = self.get(query_id)
+                if now.state is not found.state or time.monotonic() >= deadline:
+                    return now
+        finally:
+            _holders.release()
+
     def _row(self, db: Session, query_id: str) -> AthenaQueryRow:
         row = db.scalar(select(AthenaQueryRow).where(
             AthenaQueryRow.account_id == self.scope.account_id, AthenaQueryRow.region == self.scope.region,
@@ -233,8 +278,7 @@ class QueryService:
                     state=QueryState.CANCELLED, completed=time.time(), state_reason="Query cancelled by user"))
             if row.state in (QueryState.QUEUED, QueryState.RUNNING):
                 changed(db, update(AthenaQueryRow).where(AthenaQueryRow.id == row.id).values(cancel_requested=True))
-        with _arrivals:
-            _arrivals.notify_all()
+        _changed()
 
     # -- the engine's side
 
@@ -243,6 +287,7 @@ class QueryService:
         (an engine serves the installation). Looks with reads; takes by compare-and-swap."""
         deadline = time.monotonic() + wait_seconds
         while True:
+            seen = _changes
             with self.store.read() as db:
                 waiting = db.scalar(select(AthenaQueryRow.id).where(AthenaQueryRow.state == QueryState.QUEUED)
                                     .order_by(AthenaQueryRow.id).limit(1))
@@ -256,12 +301,24 @@ class QueryService:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            with _arrivals:
-                _arrivals.wait(min(left, _TAKE_POLL_SECONDS))
+            _wait_change(seen, min(left, _TAKE_POLL_SECONDS))
 
-    def cancelling(self, query_id: str) -> bool:
-        with self.store.read() as db:
-            return bool(db.scalar(select(AthenaQueryRow.cancel_requested).where(AthenaQueryRow.query_id == query_id)))
+    def cancelling(self, query_id: str, wait_seconds: float = 0.0) -> bool:
+        """For an engine: whether ``query_id`` is being stopped; with ``wait_seconds``, the answer once it is, once
+        the query has ended (False), or after that long (False): the engine's watch of a running query is one
+        request, not a poll."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            seen = _changes
+            with self.store.read() as db:
+                found = db.execute(select(AthenaQueryRow.cancel_requested, AthenaQueryRow.state).where(
+                    AthenaQueryRow.query_id == query_id)).first()
+            if found is None or found.cancel_requested or found.state != QueryState.RUNNING:
+                return bool(found is not None and found.cancel_requested)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            _wait_change(seen, min(left, _WATCH_POLL_SECONDS))
 
     def settle(self, query_id: str, engine_end: str | None = None) -> bool:
         """Move a RUNNING query to what its outcome record says (SUCCEEDED with its statistics and result, FAILED
@@ -292,10 +349,13 @@ class QueryService:
             current = found.state
             if values.get("statistics") is not None:  # the engine's figures beside the service's own
                 values["statistics"] = {**(found.statistics or {}), **values["statistics"]}
-            return bool(changed(db, update(AthenaQueryRow).where(
+            moved = bool(changed(db, update(AthenaQueryRow).where(
                 AthenaQueryRow.query_id == query_id, AthenaQueryRow.state == current).values(
                 state=state, completed=ended_at, error=failure.wire() if failure else None, state_reason=reason,
                 **values)))
+        if moved:
+            _changed()  # the engine's watch of the query ends with it
+        return moved
 
     def running_on(self, engine_id: str) -> list[str]:
         with self.store.read() as db:

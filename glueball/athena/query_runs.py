@@ -29,6 +29,7 @@ from typing import Any
 from glueball.athena import resultfile
 from glueball.athena.models import ErrorCategory, ErrorType, Failure
 from glueball.objects.locations import local_path, object_store_root
+from glueball.runtime import hivecatalog
 
 
 class Cancelled(Exception):
@@ -45,8 +46,14 @@ def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | N
     """Run ``query`` (TakeQuery's ``Query``); its outcome: status, message and the details of its record
     (``Statistics``, ``Result``, ``AthenaError``). ``cancelled()`` says whether it was stopped meanwhile."""
     plan = json.loads(query["Plan"])
-    query_id = query["QueryExecutionId"]
     begun = time.monotonic()
+    with hivecatalog.remembering():  # the query's catalog reads, each asked of the catalog once
+        return _run(spark, plan, query, cancelled, begun)
+
+
+def _run(spark: Any, plan: dict[str, Any], query: dict[str, Any], cancelled: Any,
+         begun: float) -> tuple[str, str | None, dict[str, Any]]:
+    query_id = query["QueryExecutionId"]
     statistics: dict[str, Any] = {}
     try:
         spark.sparkContext.setJobGroup(f"athena-{query_id}", f"Athena query {query_id}", interruptOnCancel=True)
@@ -96,10 +103,8 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     if plan.get("Keep"):
         named = [pair for kept in plan["Keep"] for pair in named if pair[1] == kept]
     columns = [resultfile.column_info(name, field.dataType.simpleString()) for field, name in named]
-    from pyspark.sql import functions
-
-    printed = frame.select([_as_text(functions.col(f"`{field.name}`"), field.dataType).alias(name)
-                            for field, name in named])
+    printed = frame.selectExpr(*[f"{_as_text(_quoted(field.name), field.dataType)} AS {_quoted(name)}"
+                                 for field, name in named])
     if plan.get("Header", True):  # the frame's files (a Hive table's are its folder's), from the plan then run
         _check_cutoff(spark, printed, [], query, statistics)
     statistics["PlanningMillis"] = _since(begun)
@@ -187,29 +192,40 @@ def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
 # -- values as Athena prints them
 
 
-def _as_text(column: Any, data_type: Any) -> Any:
-    from pyspark.sql import functions
+def _as_text(expression: str, data_type: Any, depth: int = 0) -> str:
+    """Spark SQL that prints ``expression`` (of ``data_type``) as Athena prints its value: text, NULL kept; the
+    result's projection is one ``selectExpr`` (a call into the JVM per column piece would cost more than the
+    projection's analysis). ``depth`` names the lambda variables of nested maps and arrays apart."""
     from pyspark.sql import types as t
 
     if isinstance(data_type, t.TimestampType | t.TimestampNTZType):
-        return functions.date_format(column, "yyyy-MM-dd HH:mm:ss.SSS")
+        return f"date_format({expression}, 'yyyy-MM-dd HH:mm:ss.SSS')"
     if isinstance(data_type, t.BinaryType):
-        return functions.lower(functions.hex(column))
+        return f"lower(hex({expression}))"
     if isinstance(data_type, t.MapType):
-        entries = functions.transform(functions.map_entries(column), lambda e: functions.concat(
-            _as_text(e["key"], data_type.keyType), functions.lit("="),
-            functions.coalesce(_as_text(e["value"], data_type.valueType), functions.lit("null"))))
-        return functions.concat(functions.lit("{"), functions.array_join(entries, ", "), functions.lit("}"))
+        entry = f"entry_{depth}"
+        key = _as_text(f"{entry}.key", data_type.keyType, depth + 1)
+        value = _as_text(f"{entry}.value", data_type.valueType, depth + 1)
+        return (f"concat('{{', array_join(transform(map_entries({expression}), {entry} -> concat({key}, '=', "
+                f"coalesce({value}, 'null'))), ', '), '}}')")
     if isinstance(data_type, t.StructType):
-        parts = [functions.concat(functions.lit(f"{f.name}="), functions.coalesce(
-            _as_text(column[f.name], f.dataType), functions.lit("null"))) for f in data_type.fields]
-        return functions.when(column.isNull(), functions.lit(None)).otherwise(
-            functions.concat(functions.lit("{"), functions.concat_ws(", ", *parts), functions.lit("}")))
+        parts = "".join(f", concat({_literal(f.name + '=')}, coalesce("
+                        f"{_as_text(f'{expression}.{_quoted(f.name)}', f.dataType, depth + 1)}, 'null'))"
+                        for f in data_type.fields)
+        return f"CASE WHEN {expression} IS NULL THEN NULL ELSE concat('{{', concat_ws(', '{parts}), '}}') END"
     if isinstance(data_type, t.ArrayType):
-        items = functions.transform(column, lambda item: functions.coalesce(_as_text(item, data_type.elementType),
-                                                                            functions.lit("null")))
-        return functions.concat(functions.lit("["), functions.array_join(items, ", "), functions.lit("]"))
-    return column.cast("string")
+        item = f"item_{depth}"
+        printed = _as_text(item, data_type.elementType, depth + 1)
+        return f"concat('[', array_join(transform({expression}, {item} -> coalesce({printed}, 'null')), ', '), ']')"
+    return f"CAST({expression} AS STRING)"
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _chomp(value: str | None) -> str | None:

@@ -6,15 +6,23 @@ IAM apply unchanged and the Data Catalog stays the one source of truth. What Hiv
 beyond storing definitions is done here too, as Hive's does it: a managed table's data goes with its
 ``DROP``, a managed table renamed moves its folder, a database without a location answers one under the
 warehouse.
+
+Within :meth:`Metastore.remembering` (one Athena query, say) a database or table read once is answered
+again from memory: Spark's analysis of one statement asks for the same table and database several times,
+each a Glue API round trip otherwise. Any write through the metastore forgets what was remembered.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 from glueball.metastore import shapes
 from glueball.metastore.convert import MANAGED_TABLE, VIRTUAL_VIEW, glue_partition_as_input
@@ -22,6 +30,22 @@ from glueball.metastore.errors import MetastoreError
 
 log = logging.getLogger("glueball.metastore")
 _BATCH = 100
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _writes(method: F) -> F:
+    """A call that changes the catalog: what was remembered is forgotten before and after it (an answer read
+    during the call, say the table it drops, is no longer true after it)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Metastore, *args: Any, **kwargs: Any) -> Any:
+        self._forget()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._forget()
+
+    return wrapper  # type: ignore[return-value]
 
 
 class DataFiles(Protocol):
@@ -50,6 +74,42 @@ class Metastore:
     client: Callable[[], Any]
     warehouse: str
     files: DataFiles
+    _memo: dict[tuple[str, ...], dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    _generation: int = field(default=0, init=False, repr=False)
+    _memo_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    # ------------------------------------------------------------ remembered reads
+
+    @contextmanager
+    def remembering(self) -> Iterator[None]:
+        """Within the block, :meth:`get_database` and :meth:`get_table` answer a name asked before from memory
+        (until a write through this metastore); outside it every read asks the catalog. For a caller that
+        acts as one identity for the block and makes no catalog change outside this metastore meanwhile."""
+        with self._memo_lock:
+            self._memo, self._generation = {}, self._generation + 1
+        try:
+            yield
+        finally:
+            with self._memo_lock:
+                self._memo, self._generation = None, self._generation + 1
+
+    def _forget(self) -> None:
+        with self._memo_lock:
+            if self._memo is not None:
+                self._memo.clear()
+            self._generation += 1
+
+    def _recalled(self, key: tuple[str, ...], fetch: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        with self._memo_lock:
+            found = self._memo.get(key) if self._memo is not None else None
+            generation = self._generation
+        if found is not None:
+            return copy.deepcopy(found)
+        answer = fetch()
+        with self._memo_lock:  # kept only if nothing was written (or the block left) while it was fetched
+            if self._memo is not None and self._generation == generation:
+                self._memo[key] = copy.deepcopy(answer)
+        return answer
 
     # ------------------------------------------------------------ databases
 
@@ -61,14 +121,18 @@ class Metastore:
         return [n for n in names if pattern is None or hive_pattern_matches(pattern, n)]
 
     def get_database(self, name: str) -> dict[str, Any]:
-        return dict(self.client().get_database(Name=name)["Database"])
+        return self._recalled(("database", name.lower()),
+                              lambda: dict(self.client().get_database(Name=name)["Database"]))
 
+    @_writes
     def create_database(self, database_input: dict[str, Any]) -> None:
         self.client().create_database(DatabaseInput=database_input)
 
+    @_writes
     def update_database(self, name: str, database_input: dict[str, Any]) -> None:
         self.client().update_database(Name=name, DatabaseInput=database_input)
 
+    @_writes
     def drop_database(self, name: str, delete_data: bool, cascade: bool) -> None:
         """Hive's ``drop_database``: refused for a database holding tables unless ``cascade``; with
         ``delete_data``, the data of its managed tables is deleted too."""
@@ -96,7 +160,8 @@ class Metastore:
         return list(self._pages("get_tables", "TableList", DatabaseName=database))
 
     def get_table(self, database: str, name: str) -> dict[str, Any]:
-        return dict(self.client().get_table(DatabaseName=database, Name=name)["Table"])
+        return self._recalled(("table", database.lower(), name.lower()),
+                              lambda: dict(self.client().get_table(DatabaseName=database, Name=name)["Table"]))
 
     def get_tables(self, database: str, names: list[str]) -> list[dict[str, Any]]:
         """The tables of ``names`` that exist, in that order."""
@@ -114,6 +179,7 @@ class Metastore:
                   if t["Name"].lower() in wanted]
         return sorted(tables, key=lambda t: wanted[t["Name"].lower()])
 
+    @_writes
     def create_table(self, database: str, table_input: dict[str, Any]) -> None:
         """Create a table Spark describes, completed as :func:`glueball.metastore.shapes.for_glue` says; a
         managed table without a location gets its database's default path."""
@@ -131,6 +197,7 @@ class Metastore:
         root = found.get("LocationUri") or self.default_database_location(database)
         return f"{root.rstrip('/')}/{table}"
 
+    @_writes
     def alter_table(self, database: str, name: str, table_input: dict[str, Any]) -> None:
         """Hive's ``alter_table``: an update, or a rename when the new definition has another name."""
         stored = self.get_table(database, name)
@@ -176,6 +243,7 @@ class Metastore:
             raise
         glue.delete_table(DatabaseName=database, Name=stored["Name"])
 
+    @_writes
     def drop_table(self, database: str, name: str, delete_data: bool) -> None:
         """Delete a table; with ``delete_data``, a managed table's data goes too (an external table's stays,
         unless its ``external.table.purge`` parameter is true, as in Hive)."""
@@ -217,6 +285,7 @@ class Metastore:
                 PartitionsToGet=[{"Values": v} for v in values[start:start + _BATCH]])["Partitions"]
         return found
 
+    @_writes
     def add_partitions(self, database: str, table: str, inputs: list[dict[str, Any]],
                        if_not_exists: bool) -> list[dict[str, Any]]:
         """Add partitions, all or none: an existing one is ``AlreadyExistsException`` before anything is
@@ -241,6 +310,7 @@ class Metastore:
                                      f"{detail.get('ErrorMessage')} (partition {errors[0].get('PartitionValues')})")
         return fresh
 
+    @_writes
     def update_partitions(self, database: str, table: str, inputs: list[tuple[list[str], dict[str, Any]]]) -> None:
         """Replace partitions: each ``(values now, new PartitionInput)``."""
         glue = self.client()
@@ -254,6 +324,7 @@ class Metastore:
                 raise MetastoreError(detail.get("ErrorCode") or "InvalidInputException",
                                      f"{detail.get('ErrorMessage')} (partition {errors[0].get('PartitionValueList')})")
 
+    @_writes
     def drop_partition(self, database: str, table: str, values: list[str], delete_data: bool) -> dict[str, Any]:
         """Delete a partition; with ``delete_data`` and a managed table, its folder too. The partition."""
         stored_table = self.get_table(database, table)
@@ -276,13 +347,16 @@ class Metastore:
         return dict(self.client().get_user_defined_function(DatabaseName=database, FunctionName=name)[
             "UserDefinedFunction"])
 
+    @_writes
     def create_function(self, database: str, function_input: dict[str, Any]) -> None:
         self.client().create_user_defined_function(DatabaseName=database, FunctionInput=function_input)
 
+    @_writes
     def update_function(self, database: str, name: str, function_input: dict[str, Any]) -> None:
         self.client().update_user_defined_function(DatabaseName=database, FunctionName=name,
                                                    FunctionInput=function_input)
 
+    @_writes
     def drop_function(self, database: str, name: str) -> None:
         self.client().delete_user_defined_function(DatabaseName=database, FunctionName=name)
 

@@ -20,8 +20,10 @@ A failed CTAS or ``saveAsTable`` leaves nothing behind (:mod:`glueball.runtime.t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from glueball.objects.locations import to_spark_path
@@ -88,6 +90,18 @@ def endpoint() -> Any:
             _endpoint = HiveMetastoreEndpoint(Metastore(client=glue_client, warehouse=warehouse(),
                                                         files=HadoopFiles()))
         return _endpoint
+
+
+@contextlib.contextmanager
+def remembering() -> Iterator[None]:
+    """The process's metastore answers a database or table it read in the block from memory
+    (:meth:`glueball.metastore.Metastore.remembering`): for one Athena query, whose analysis asks for the same
+    table several times. Nothing when this process serves no metastore."""
+    if _endpoint is None:
+        yield
+        return
+    with _endpoint.metastore.remembering():
+        yield
 
 
 def have_default_database(session: Any) -> None:

@@ -132,6 +132,16 @@ def test_results_are_paged_typed_and_headed(athena: Any) -> None:
     assert [v.get("VarCharValue") for v in second["ResultSet"]["Rows"][0]["Data"]][0] == "10"
 
 
+def test_nested_values_and_odd_names_print_as_athena_prints_them(athena: Any) -> None:
+    execution = succeeded(athena, "SELECT MAP(ARRAY['a', 'b'], ARRAY[1, NULL]) AS m, "
+                                  "ARRAY[TIMESTAMP '2024-01-01 10:00:00', NULL] AS ts, from_hex('CAFE') AS b, "
+                                  "CAST(ROW(1, NULL) AS ROW(n INTEGER, s VARCHAR)) AS r, "
+                                  "ARRAY[MAP(ARRAY['k'], ARRAY[ARRAY[1, NULL]])] AS nested, 2 AS \"odd`name\"")
+    assert rows(athena, execution["QueryExecutionId"]) == [
+        ["m", "ts", "b", "r", "nested", "odd`name"],
+        ["{a=1, b=null}", "[2024-01-01 10:00:00.000, null]", "cafe", "{n=1, s=null}", "[{k=[1, null]}]", "2"]]
+
+
 def test_result_csv_and_metadata_land_in_the_result_location(athena_server: ServerProcess, athena: Any) -> None:
     execution = succeeded(athena, "SELECT 'a\"b' AS quoted, CAST(NULL AS varchar) AS missing, '' AS empty, 1 + 1")
     location = execution["ResultConfiguration"]["OutputLocation"]

@@ -128,6 +128,44 @@ def test_tables_partitions_and_their_errors(hive: Any, installation: Glueball) -
         hive.open_txns(hms.OpenTxnRequest(num_txns=1, user="u", hostname="h"))
 
 
+class _Asked:
+    """A Glue client that notes the reads asked of it."""
+
+    def __init__(self, glue: Any, asked: list[str]) -> None:
+        self.glue, self.asked = glue, asked
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("get_"):
+            self.asked.append(name)
+        return getattr(self.glue, name)
+
+
+def test_within_remembering_a_read_is_asked_of_the_catalog_once_until_a_write(
+        hive: Any, endpoint: HiveMetastoreEndpoint, installation: Glueball, monkeypatch: pytest.MonkeyPatch) -> None:
+    glue = installation.client("glue")
+    glue.create_database(DatabaseInput={"Name": "memo"})
+    hive.create_table(_table("memo", "events", "s3://lake/memo/events"))
+    asked: list[str] = []
+    monkeypatch.setattr(endpoint.metastore, "client", lambda: _Asked(glue, asked))
+    with endpoint.metastore.remembering():
+        first = hive.get_table("memo", "events")
+        assert hive.get_table("memo", "EVENTS") == first and hive.get_database("memo") == hive.get_database("memo")
+        assert asked == ["get_table", "get_database"]
+        glue.update_table(DatabaseName="memo", TableInput={"Name": "events", "Parameters": {"by": "glue"}})
+        assert hive.get_table("memo", "events").parameters == first.parameters  # another writer: not seen here
+        changed = hive.get_table("memo", "events")
+        changed.parameters = {**changed.parameters, "by": "hive"}
+        hive.alter_table("memo", "events", changed)                     # a write through it forgets
+        assert hive.get_table("memo", "events").parameters["by"] == "hive"
+        hive.drop_table("memo", "events", False)
+        with pytest.raises(hms.NoSuchObjectException):
+            hive.get_table("memo", "events")
+    asked.clear()
+    hive.get_database("memo")
+    hive.get_database("memo")
+    assert asked == ["get_database", "get_database"]                    # outside the block, every read asks
+
+
 def test_managed_tables_move_on_rename_and_their_data_goes_on_drop(hive: Any, installation: Glueball) -> None:
     glue = installation.client("glue")
     home = installation.settings.home / "s3"
