@@ -61,13 +61,18 @@ def allowed(client: Any) -> bool:
     return True
 
 
-def test_a_change_by_another_process_decides_within_a_second_of_reading_the_policies(
-        clock: Clock, two_processes: tuple[Glueball, Glueball, tuple[str, str]]) -> None:
-    first, second, root = two_processes
+def reader_keys(first: Glueball, root: tuple[str, str], count: int = 1) -> tuple[Any, list[dict[str, str]]]:
+    """An IAM client of ``first`` as root, and ``count`` access keys of a user "reader" allowed READ."""
     iam = embedded_client(first, "iam", root[0], secret=root[1])
     iam.create_user(UserName="reader")
     iam.put_user_policy(UserName="reader", PolicyName="read", PolicyDocument=json.dumps(READ))
-    keys = [iam.create_access_key(UserName="reader")["AccessKey"] for _ in range(2)]
+    return iam, [iam.create_access_key(UserName="reader")["AccessKey"] for _ in range(count)]
+
+
+def test_a_change_by_another_process_decides_within_a_second_of_reading_the_policies(
+        clock: Clock, two_processes: tuple[Glueball, Glueball, tuple[str, str]]) -> None:
+    first, second, root = two_processes
+    _, keys = reader_keys(first, root, 2)
     early, late = (embedded_client(first, "glue", k["AccessKeyId"], secret=k["SecretAccessKey"]) for k in keys)
     assert allowed(early)  # the user's policies are read now
     clock.now += 0.6
@@ -83,10 +88,7 @@ def test_a_change_by_another_process_decides_within_a_second_of_reading_the_poli
 def test_a_change_in_this_process_decides_the_next_request(
         clock: Clock, two_processes: tuple[Glueball, Glueball, tuple[str, str]]) -> None:
     first, _, root = two_processes
-    iam = embedded_client(first, "iam", root[0], secret=root[1])
-    iam.create_user(UserName="reader")
-    iam.put_user_policy(UserName="reader", PolicyName="read", PolicyDocument=json.dumps(READ))
-    key = iam.create_access_key(UserName="reader")["AccessKey"]
+    iam, (key,) = reader_keys(first, root)
     glue = embedded_client(first, "glue", key["AccessKeyId"], secret=key["SecretAccessKey"])
     assert allowed(glue) and allowed(glue)
     iam.delete_user_policy(UserName="reader", PolicyName="read")  # the clock stands still: only the change counts
