@@ -126,7 +126,7 @@ class Calls:
                                    "limit": LOG_EVENTS}
         if token:
             request["nextToken"] = token
-        piece = self._events("GetLogEvents", request, who)
+        piece = self._events(who, "GetLogEvents", request)
         if piece is None:
             return {"Text": "", "Next": token, "Exists": False, "JobRunState": metrics.get("JobRunState")}
         text = "".join(event["message"] + "\n" for event in piece.get("events") or [])
@@ -146,7 +146,7 @@ class Calls:
         lines: list[str] = []
         size = 0
         while size < LOG_PIECE:
-            piece = self._events("FilterLogEvents", request, who)
+            piece = self._events(who, "FilterLogEvents", request)
             if piece is None:
                 return {"Text": "", "Exists": False}
             for event in piece.get("events") or []:
@@ -157,8 +157,7 @@ class Calls:
             request["nextToken"] = piece["nextToken"]
         return {"Text": "".join(lines), "Exists": True}
 
-    def _events(self, operation: str, request: dict[str, Any], who: Credentials | None = None
-                ) -> dict[str, Any] | None:
+    def _events(self, who: Credentials | None, operation: str, request: dict[str, Any]) -> dict[str, Any] | None:
         """A CloudWatch Logs read as ``who``; None when its group or stream does not exist (yet)."""
         try:
             return self.call(who, "logs", operation, request)

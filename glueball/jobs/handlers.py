@@ -23,9 +23,10 @@ from glueball.api.pagination import page_size, paged
 from glueball.clock import now
 from glueball.errors import InvalidInputException
 from glueball.jobs.area import INTERNAL_OPERATIONS, OPERATIONS, JobNeeds
+from glueball.jobs.launcher import merged_arguments
 from glueball.jobs.models import LOG_GROUP, Job, JobRun, is_ended
 from glueball.jobs.service import JobRunService, JobService, job_spec, refuse_local_files
-from glueball.logs.models import job_arguments, job_log_groups
+from glueball.logs.models import job_log_groups
 from glueball.objects.access import installation_objects
 from glueball.runtime.streaming.metrics import read_stream_metrics, stream_summary
 from glueball.store.scoped import Scope
@@ -197,7 +198,7 @@ def metrics_wire(run: JobRun) -> dict[str, Any]:
                             "ExecutionTime": execution_seconds(run), "Metrics": run.metrics.to_json()}
     if run.dpu_seconds is not None:
         wire["DPUSeconds"] = run.dpu_seconds
-    output, error, _ = job_log_groups(job_arguments(run.spec, run.arguments))
+    output, error, _ = job_log_groups(merged_arguments(run.spec, run.arguments))
     wire["LogGroups"] = {"Output": output, "Error": error}  # stream: the run id, in CloudWatch Logs
     if directory is not None:
         wire.update({"LogDirectory": str(directory), "OutputLog": str(directory / "output.log"),
