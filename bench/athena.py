@@ -3,8 +3,11 @@ GetQueryExecution / GetQueryResults against the same query in a warm Spark sessi
 first query of a server waits, cold (its engine starts a JVM) and warm (its engine takes a warm driver).
 
 Run ``.venv/bin/python bench/athena.py [--rows N] [--rounds R]``. It starts a ``glueball server`` (one warm
-driver), writes the rows as Parquet with a CTAS through the API, warms both sides with one query each, then
-alternates rounds: the query through the API (start to the last result page read, the state asked every 10 ms) and
+driver), writes the rows as Parquet with a CTAS through the API, warms both JVMs with the same number of
+queries (``--warm-up N``: N through the API, in this session N/2 over each of the two direct forms below; a JVM's
+JIT compiles the query's code over its first few dozen runs, halving its CPU, and a round runs two direct queries
+in the bench's JVM for one in the engine's), then alternates rounds: the query through the API (start to the last
+result page read, the state asked every 10 ms) and
 in this process's own warm Spark session (``collect``) the same Spark SQL two ways: over a temporary view of the
 same files, resolved once (no catalog at all), and as the very same statement over the catalog table, which this
 session's Spark resolves through the server's Data Catalog on each query as the engine does (glueball's catalog
@@ -86,6 +89,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--warm-up", type=int, default=20,
+                        help="untimed queries in each JVM before the rounds (the engine's and this session's)")
     parser.add_argument("--no-first-query", action="store_true", help="skip the cold and warm first queries")
     args = parser.parse_args()
     # the engine ends a few seconds after its server (the bench's servers are not restarted)
@@ -117,9 +122,13 @@ def main() -> None:
             spark.read.parquet(str(files)).createOrReplaceTempView("bench_rows_direct")
             api_sql, spark_sql = QUERY.format(table="bench_rows"), QUERY.format(table="bench_rows_direct")
             catalog_sql = QUERY.format(table="default.bench_rows")
-            _, api_rows = through_api(athena, api_sql)  # warm-up: the engine's first plan of the table
+            _, api_rows = through_api(athena, api_sql)  # the engine's first plan of the table
             _, spark_rows = directly(spark, spark_sql)
             _, catalog_rows = directly(spark, catalog_sql)
+            for done in range(1, args.warm_up):  # each JVM as many queries as the other before any is timed
+                through_api(athena, api_sql)
+                directly(spark, spark_sql if done % 2 else catalog_sql)
+            print(f"each JVM warmed with {max(args.warm_up, 1)} queries")
             assert len(api_rows) == len(spark_rows) + 1 == 101  # the header row, then one row per bucket
             assert [int(r[1] or 0) for r in api_rows[1:]] == [int(r["n"]) for r in spark_rows] == \
                 [int(r["n"]) for r in catalog_rows]
