@@ -10,6 +10,8 @@ row. So the fields are found by reading the function's bytecode, not by watching
 - every use of that parameter must be one of ``record["name"]``, ``record.get("name"[, constant])``,
   ``"name" in record``, ``record["name"] = value`` or ``del record["name"]``, with ``"name"`` a constant
   string — then the fields read are exactly those names;
+- for Map (``returned=True``) the record may also be returned as it is (``return record``): the fields it
+  does not read are then the input's, unchanged, and need not be sent at all;
 - anything else — the record passed to another function, returned, stored under another name, iterated,
   captured by a nested function or comprehension, subscripted with a computed key, any other attribute,
   an instruction this reader does not know (another Python version's bytecode) — and the answer is
@@ -35,8 +37,11 @@ _LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK"})
 _FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "globals", "_getframe", "currentframe"})
 
 
-def fields_read(function: Callable[..., Any]) -> frozenset[str] | None:
-    """The names of the record fields ``function`` may read, or None when that cannot be known for certain."""
+def fields_read(function: Callable[..., Any], returned: bool = False) -> frozenset[str] | None:
+    """The names of the record fields ``function`` may read, or None when that cannot be known for certain.
+
+    ``returned``: returning the record itself (``return record``) is a known use, reading no field.
+    """
     position = 0
     if inspect.ismethod(function):
         function, position = function.__func__, 1
@@ -61,7 +66,7 @@ def fields_read(function: Callable[..., Any]) -> frozenset[str] | None:
                 instruction.argval in _FRAME_READERS:
             return None
         if instruction.opname in _LOADS and instruction.argval == record:
-            name = _use(instructions, index)
+            name = _use(instructions, index, returned)
             if name is None:
                 return None
             if name:
@@ -69,8 +74,11 @@ def fields_read(function: Callable[..., Any]) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def _use(instructions: list[dis.Instruction], index: int) -> str | None:
-    """The field a use of the record at ``index`` names ('' for a write), or None for any other use."""
+def _use(instructions: list[dis.Instruction], index: int, returned: bool = False) -> str | None:
+    """The field a use of the record at ``index`` names ('' for a write or, ``returned``, the record
+    returned), or None for any other use."""
+    if returned and instructions[index + 1:index + 2] and instructions[index + 1].opname == "RETURN_VALUE":
+        return ""
     found = _pattern(instructions, index)
     if found is None:
         return None
