@@ -136,3 +136,21 @@ def test_reads_found_are_never_fewer_than_the_reads_made() -> None:
             except (KeyError, TypeError):
                 pass
             assert record.read <= found, (function, record.read, found)
+
+
+def _set_and_return(record: Any) -> Any:
+    record["amount"] = round(record["amount"] * 100)
+    return record
+
+
+def _return_in_a_tuple(record: Any) -> Any:
+    return (record,)
+
+
+def test_a_map_function_may_return_its_record() -> None:
+    """Map asks with ``returned=True``: ``return record`` reads nothing; any other escape still does."""
+    assert fields_read(_set_and_return) is None  # Filter's question: the record escapes
+    assert fields_read(_set_and_return, returned=True) == {"amount"}
+    assert fields_read(lambda r: r, returned=True) == frozenset()
+    assert fields_read(_return_in_a_tuple, returned=True) is None
+    assert fields_read(lambda r: len(r), returned=True) is None

@@ -47,6 +47,7 @@ from glueball.runtime.ops.record_functions import (
 from glueball.runtime.ops.record_shapes import (
     Misfit,
     Typed,
+    by_name,
     column_builder,
     merge,
     settled,
@@ -131,11 +132,12 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_o
             for key, value in values.items():
                 hint = inputs[key].dataType if key in inputs else None
                 seen[str(key)] = merge(seen.get(str(key)), value_type(value, hint))
+    seen = {name: None if typed is None else (by_name(typed[0]), typed[1]) for name, typed in seen.items()}
     outputs = []
     for name in [*[n for n in inputs if n in seen or n in kept], *sorted(n for n in seen if n not in inputs)]:
         field = inputs.get(name)
         typed = seen.get(name)
-        if field is not None and name in kept:
+        if field is not None and (name in kept or typed is None):  # kept, or set to None only: its own type
             own = (field.dataType, is_choice_field(field))
             typed = own if typed is None else merge((widened(own[0]), own[1]), typed)
         data_type, choice = typed if typed is not None else (StringType(), False)

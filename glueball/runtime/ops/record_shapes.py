@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
-from glueball.runtime.ops.record_ops import glue_type_name, merge_types
+from glueball.runtime.ops.record_ops import merge_types
 
 if TYPE_CHECKING:
     from pyspark.sql.types import DataType
@@ -133,6 +133,21 @@ def widened(data_type: DataType) -> DataType:
         return T.MapType(data_type.keyType, widened(data_type.valueType), True)
     if isinstance(data_type, T.StructType):
         return T.StructType([T.StructField(f.name, widened(f.dataType), True, f.metadata) for f in data_type.fields])
+    return data_type
+
+
+def by_name(data_type: DataType) -> DataType:
+    """``data_type`` with the fields of every struct in name order, as JSON inference gives them (merging
+    ``{"n": 1}`` with ``{"label": "x", "n": 2}`` keeps the first record's order)."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.ArrayType):
+        return T.ArrayType(by_name(data_type.elementType), True)
+    if isinstance(data_type, T.MapType):
+        return T.MapType(data_type.keyType, by_name(data_type.valueType), True)
+    if isinstance(data_type, T.StructType):
+        return T.StructType([T.StructField(f.name, by_name(f.dataType), True, f.metadata)
+                             for f in sorted(data_type.fields, key=lambda f: f.name)])
     return data_type
 
 
@@ -375,4 +390,4 @@ def _is_choice(field: Any) -> bool:
     return is_choice_field(field)
 
 
-__all__ = ["Misfit", "column_builder", "glue_type_name", "merge", "merged", "settled", "value_type", "widened"]
+__all__ = ["Misfit", "by_name", "column_builder", "merge", "merged", "settled", "value_type", "widened"]
