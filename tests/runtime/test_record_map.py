@@ -134,6 +134,14 @@ def test_a_record_unlike_the_sample_fails_the_job_naming_the_field(frame: Dynami
     with pytest.raises(Exception, match="field 'age': left as the input had it"):
         Map.apply(frame=frame, f=later_kept).toDF().collect()
 
+    def later_set(record: Any) -> Any:
+        if record["id"] > 5:
+            record["age"] = 0  # the sampled records all left "age": its values never travel back
+        return record
+
+    with pytest.raises(Exception, match="field 'age': a int .*every sampled record left it as it was"):
+        Map.apply(frame=frame, f=later_set).toDF().collect()
+
 
 def test_values_that_fit_the_sampled_types_pass(frame: DynamicFrame, sample_of: Any) -> None:
     sample_of(2)

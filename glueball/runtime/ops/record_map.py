@@ -76,6 +76,7 @@ class _Output:
     data_type: DataType
     choice: bool
     kept: StructField | None  # the input field a record may leave unchanged (its value taken in the JVM)
+    sent: bool = True  # whether values travel back (False: every sampled record left the input's value)
 
 
 def sample_size(df: DataFrame) -> int:
@@ -120,6 +121,7 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_o
     inputs = {field.name: field for field in df.schema.fields}
     seen: dict[str, Typed | None] = {}  # the fields records set, and their values' types
     kept: set[str] = set()  # the input fields some record left as they were
+    always = set(inputs)  # the input fields every record left as they were
     if table.num_rows:
         arrays = [column.combine_chunks() for column in table.columns]
         for record, result, message in _outcomes(f, records_of(*arrays)):
@@ -129,6 +131,8 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_o
             if result is record:
                 values, deleted = _untouched(record)
                 kept.update(name for name in inputs if name not in values and name not in deleted)
+                always.difference_update(deleted)
+            always.difference_update(values if result is record else inputs)
             for key, value in values.items():
                 hint = inputs[key].dataType if key in inputs else None
                 seen[str(key)] = merge(seen.get(str(key)), value_type(value, hint))
@@ -143,7 +147,7 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_o
         data_type, choice = typed if typed is not None else (StringType(), False)
         output = _Output(name, settled(data_type), choice, None)
         if field is not None and _may_keep(field, output):
-            output = _Output(name, output.data_type, choice, field)
+            output = _Output(name, output.data_type, choice, field, sent=name not in always)
         outputs.append(output)
     return outputs
 
@@ -160,8 +164,9 @@ def _result_type(outputs: list[_Output]) -> StructType:
 
     fields = [StructField(_MESSAGE, StringType())]
     for i, output in enumerate(outputs):
-        fields.append(StructField(f"v{i}", output.data_type))
-        if output.kept is not None:
+        if output.sent:
+            fields.append(StructField(f"v{i}", output.data_type))
+        if output.sent and output.kept is not None:
             fields.append(StructField(f"k{i}", BooleanType()))
     return StructType(fields)
 
@@ -205,6 +210,9 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     tagged = df.withColumn(_RESULT, function.asNondeterministic()(*sent))
     columns = []
     for i, output in enumerate(outputs):
+        if not output.sent:  # every record leaves it: the input's column, as it is
+            columns.append(F.col(_quote(output.name)).alias(output.name, metadata=_metadata(output)))
+            continue
         column = result.getField(f"v{i}")
         if output.kept is not None:
             own = output.kept
@@ -236,15 +244,18 @@ def _results_function(f: Callable[[Any], Any], records_of: Callable[..., Iterabl
 
     ``fixed``: the input fields a returned record may not leave as they were (the output has them of
     another type, or not at all)."""
-    position = {output.name: i for i, output in enumerate(outputs)}
-    keepable = [i for i, output in enumerate(outputs) if output.kept is not None]
+    position = {output.name: i for i, output in enumerate(outputs) if output.sent}
+    untouchable = {output.name for output in outputs if not output.sent}
+    keepable = [i for i, output in enumerate(outputs) if output.sent and output.kept is not None]
     builders = [column_builder(o.data_type, o.choice, o.name) for o in outputs]
     arrow_types = [_arrow_type(o.data_type) for o in outputs]
     names = [_MESSAGE]
     for i, output in enumerate(outputs):
-        names.append(f"v{i}")
-        if output.kept is not None:
+        if output.sent:
+            names.append(f"v{i}")
+        if output.sent and output.kept is not None:
             names.append(f"k{i}")
+    always_left = "the input's value (every sampled record left it as it was)"
 
     def results(*arrays: pa.Array) -> pa.Array:
         rows = len(arrays[0])
@@ -262,22 +273,29 @@ def _results_function(f: Callable[[Any], Any], records_of: Callable[..., Iterabl
                         if name not in changes and name not in deleted:
                             raise Misfit(name, None, "another type, or no such field", kept=True)
                     for name in deleted:
+                        if name in untouchable:
+                            raise Misfit(name, None, always_left, deleted=True)
                         i = position.get(name)
                         if i in keeps:
                             keeps[i][row] = False
                 else:
                     changes = result
+                    if untouchable:
+                        name = min(untouchable)
+                        raise Misfit(name, result.get(name), always_left, new_record=True)
                     for keep in keeps.values():
                         keep[row] = False
                 for key, value in changes.items():
                     i = position.get(key)
                     if i is None:
-                        raise Misfit(str(key), value, "no such field")
+                        raise Misfit(str(key), value, always_left if key in untouchable else "no such field")
                     values[i][row] = value
                     if i in keeps:
                         keeps[i][row] = False
             children = [_message_array(messages)]
             for i, (column, build) in enumerate(zip(values, builders, strict=True)):
+                if not outputs[i].sent:
+                    continue
                 children.append(pa.nulls(rows, arrow_types[i]) if column.count(None) == rows else build(column))
                 if i in keeps:
                     children.append(pa.array(keeps[i], pa.bool_()))

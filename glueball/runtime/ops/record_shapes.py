@@ -42,8 +42,11 @@ _INT_RANGES = {"byte": 8, "short": 16, "integer": 32, "long": 64}
 class Misfit(ValueError):
     """A returned value that the column's type (inferred from a sample) cannot hold."""
 
-    def __init__(self, path: str, value: Any, expected: str, kept: bool = False) -> None:
-        found = "left as the input had it" if kept else f"a {type(value).__name__} ({str(repr(value))[:80]})"
+    def __init__(self, path: str, value: Any, expected: str, kept: bool = False, deleted: bool = False,
+                 new_record: bool = False) -> None:
+        found = f"a {type(value).__name__} ({str(repr(value))[:80]})"
+        if kept or deleted or new_record:
+            found = "left as the input had it" if kept else "deleted" if deleted else "in a new record, " + found
         super().__init__(f"field {path!r}: {found}, where the schema inferred from the sampled records has "
                          f"{expected}")
         self.path = path
@@ -226,7 +229,7 @@ def column_builder(data_type: DataType, choice: bool, path: str) -> Builder:
     if name in _INT_RANGES:
         bits = _INT_RANGES[name]
         low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        return _checked(arrow_type, path, name, (int,), lambda v: low <= v <= high)
+        return _checked(arrow_type, path, name, (int,), None if bits == 64 else lambda v: low <= v <= high)
     if isinstance(data_type, T.DoubleType | T.FloatType):
         return _checked(arrow_type, path, name, (float, int))
     if isinstance(data_type, T.StringType):
@@ -260,7 +263,10 @@ def _checked(arrow_type: pa.DataType, path: str, expected: str, kinds: tuple[typ
             for value in values:
                 if value is not None and not check(value):
                     raise Misfit(path, value, expected)
-        return pa.array(values, arrow_type)
+        try:
+            return pa.array(values, arrow_type)
+        except (OverflowError, pa.ArrowInvalid) as exc:  # a long's range: Arrow checks it
+            raise Misfit(path, next(v for v in values if v is not None), f"{expected} ({exc})") from exc
 
     return build
 
