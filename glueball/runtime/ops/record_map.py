@@ -11,7 +11,9 @@ fewer records), the schema is the one every record gives.
 **The function's results** come back from the Arrow UDF as one struct per row: a column per output field,
 typed, plus the error message of a failed record. A field the function leaves as it was (it returns its
 record without setting or deleting that field) is not sent back: a flag says so, and the JVM takes the
-input's value (cast when the output type is wider). The fields sent to the function are those it reads,
+input's value (cast when the output type is wider). A field every sampled record left as it was has
+no value column and no flag at all: the output is the input's column, and a later record that sets or
+deletes it is refused like any other record unlike the sample. The fields sent to the function are those it reads,
 when its bytecode shows them (``fields_read(f, returned=True)``: it may return its record), so
 ``r["amount"] = ...; return r`` sends and returns one column, as a ``withColumn`` UDF does. Nothing is
 cached: as for Filter, every action re-runs the function; the error records are a plan of their own,
