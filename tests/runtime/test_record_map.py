@@ -12,7 +12,7 @@ import pytest
 
 from glueball.runtime.dynamicframe import CHOICE_METADATA, DynamicFrame
 from glueball.runtime.errors import GlueRuntimeError
-from glueball.runtime.ops.field_reads import fields_read
+from glueball.runtime.ops.field_reads import fields_changed, fields_read
 from glueball.runtime.ops.record_map import SAMPLE_CONF
 from glueball.runtime.transforms.record_transforms import Map
 
@@ -110,21 +110,45 @@ def test_the_function_runs_once_per_record_and_once_per_sampled_record(glue_cont
     assert calls.value == sampled + 8
 
 
-def test_a_record_unlike_the_sample_fails_the_job_naming_the_field(frame: DynamicFrame, sample_of: Any) -> None:
-    sample_of(2)  # the schema comes from ids 1 and 2 (the frame is one partition, in order)
+def test_a_function_whose_fields_the_sample_cannot_bound_gets_every_record_s_fields(frame: DynamicFrame,
+                                                                                      sample_of: Any) -> None:
+    sample_of(2)  # the sample is ids 1 and 2 (the frame is one partition, in order)
 
-    def later_field(record: Any) -> Any:
+    def later_field(record: Any) -> Any:  # another mapping: what it may hold is not in the bytecode
         return {"id": record["id"], **({"late": 1} if record["id"] > 5 else {})}
 
-    with pytest.raises(Exception, match="field 'late'.*mapSampleRecords") as raised:
-        Map.apply(frame=frame, f=later_field).toDF().collect()
-    assert "first 2 input records" in str(raised.value)
+    assert fields_changed(later_field) is None
+    assert {i: r.get("late") for i, r in rows(Map.apply(frame=frame, f=later_field)).items()} == \
+        {1: None, 2: None, 3: None, 4: None, 5: None, 6: 1, 7: 1, 8: 1}
+
+    def later_set(record: Any) -> Any:
+        if record["id"] > 5:
+            record["age"] = 0  # a branch no sampled record took
+        return record
+
+    assert fields_changed(later_set) == {"age"}
+    assert {i: r["age"] for i, r in rows(Map.apply(frame=frame, f=later_set)).items()} == \
+        {1: 21, 2: 22, 3: 23, 4: 24, 5: 25, 6: 0, 7: 0, 8: 0}
+
+    def later_new(record: Any) -> Any:
+        if record["id"] == 8:
+            record["flag"] = "last"
+        return record
+
+    assert {i: r.get("flag") for i, r in rows(Map.apply(frame=frame, f=later_new)).items()}[8] == "last"
+
+
+def test_a_value_unlike_the_sampled_ones_fails_the_job_naming_the_field(frame: DynamicFrame, sample_of: Any) -> None:
+    sample_of(2)
 
     def later_kind(record: Any) -> Any:
-        return {"id": record["id"], "v": "text" if record["id"] > 5 else record["id"]}
+        record["v"] = "text" if record["id"] > 5 else record["id"]
+        return record
 
-    with pytest.raises(Exception, match="field 'v': a str"):
+    assert fields_changed(later_kind) == {"v"}  # bounded: the sample's schema is used
+    with pytest.raises(Exception, match="field 'v': a str.*mapSampleRecords") as raised:
         Map.apply(frame=frame, f=later_kind).toDF().collect()
+    assert "first 2 input records" in str(raised.value)
 
     def later_kept(record: Any) -> Any:
         if record["id"] <= 5:
@@ -134,22 +158,18 @@ def test_a_record_unlike_the_sample_fails_the_job_naming_the_field(frame: Dynami
     with pytest.raises(Exception, match="field 'age': left as the input had it"):
         Map.apply(frame=frame, f=later_kept).toDF().collect()
 
-    def later_set(record: Any) -> Any:
-        if record["id"] > 5:
-            record["age"] = 0  # the sampled records all left "age": its values never travel back
-        return record
-
-    with pytest.raises(Exception, match="field 'age': a int .*every sampled record left it as it was"):
-        Map.apply(frame=frame, f=later_set).toDF().collect()
+    sample_of(0)  # every record: the exact way, no refusal
+    assert {i: r["v"] for i, r in rows(Map.apply(frame=frame, f=later_kind)).items()}[6] is not None
 
 
 def test_values_that_fit_the_sampled_types_pass(frame: DynamicFrame, sample_of: Any) -> None:
     sample_of(2)
 
     def f(record: Any) -> Any:  # the sample sees floats and no null; later records bring an int and a None
-        return {"id": record["id"], "ratio": record["id"] / 2 if record["id"] < 5 else (7 if record["id"] == 5
-                                                                                          else None)}
+        record["ratio"] = record["id"] / 2 if record["id"] < 5 else (7 if record["id"] == 5 else None)
+        return record
 
+    assert fields_changed(f) == {"ratio"}  # bounded: the sample's schema, a double
     found = rows(Map.apply(frame=frame, f=f))
     assert (found[1]["ratio"], found[5]["ratio"], found[6]["ratio"]) == (0.5, 7.0, None)
 

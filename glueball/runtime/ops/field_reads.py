@@ -30,7 +30,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["fields_read"]
+__all__ = ["fields_changed", "fields_read"]
 
 _LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK"})
 # a function that can see its caller's variables could reach the record without naming it
@@ -42,22 +42,10 @@ def fields_read(function: Callable[..., Any], returned: bool = False) -> frozens
 
     ``returned``: returning the record itself (``return record``) is a known use, reading no field.
     """
-    position = 0
-    if inspect.ismethod(function):
-        function, position = function.__func__, 1
-    if not isinstance(function, types.FunctionType):
+    read = _bytecode(function)
+    if read is None:
         return None
-    code = function.__code__
-    if code.co_argcount <= position or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE
-                                                        | inspect.CO_ASYNC_GENERATOR):
-        return None
-    record = code.co_varnames[position]
-    if record in code.co_cellvars:  # a nested function or comprehension sees it
-        return None
-    try:
-        instructions = list(dis.get_instructions(code))
-    except Exception:  # noqa: BLE001 - bytecode this Python cannot show: not known
-        return None
+    instructions, record = read
     names: set[str] = set()
     for index, instruction in enumerate(instructions):
         if instruction.opname in ("STORE_FAST", "DELETE_FAST") and instruction.argval == record:
@@ -72,6 +60,56 @@ def fields_read(function: Callable[..., Any], returned: bool = False) -> frozens
             if name:
                 names.add(name)
     return frozenset(names)
+
+
+def fields_changed(function: Callable[..., Any]) -> frozenset[str] | None:
+    """The fields a Map function may set or delete on its record, when that can be known for certain: every
+    use of the record is one :func:`fields_read` knows, every field it sets or deletes is named by a constant
+    (``record["name"] = value``, ``del record["name"]``), and it returns only that record or None. Else None
+    (it may build and return another mapping, whose fields no reading of the bytecode can bound)."""
+    if fields_read(function, returned=True) is None:
+        return None
+    read = _bytecode(function)
+    if read is None:
+        return None
+    instructions, record = read
+    names: set[str] = set()
+    for index, instruction in enumerate(instructions):
+        if instruction.opname == "RETURN_CONST" and instruction.argval is not None:
+            return None
+        if instruction.opname == "RETURN_VALUE":
+            before = instructions[index - 1] if index else None
+            # what is returned is what the instruction before it loaded, unless a jump lands on the return
+            if before is None or instruction.is_jump_target or not (
+                    (before.opname in _LOADS and before.argval == record)
+                    or (before.opname == "LOAD_CONST" and before.argval is None)):
+                return None
+        if instruction.opname in _LOADS and instruction.argval == record:
+            after = instructions[index + 1:index + 3]
+            if len(after) == 2 and after[0].opname == "LOAD_CONST" and isinstance(after[0].argval, str) \
+                    and after[1].opname in ("STORE_SUBSCR", "DELETE_SUBSCR"):
+                names.add(after[0].argval)
+    return frozenset(names)
+
+
+def _bytecode(function: Callable[..., Any]) -> tuple[list[dis.Instruction], str] | None:
+    """A plain Python function's instructions and the name of its record parameter, or None."""
+    position = 0
+    if inspect.ismethod(function):
+        function, position = function.__func__, 1
+    if not isinstance(function, types.FunctionType):
+        return None
+    code = function.__code__
+    if code.co_argcount <= position or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                                                        | inspect.CO_ASYNC_GENERATOR):
+        return None
+    record = code.co_varnames[position]
+    if record in code.co_cellvars:  # a nested function or comprehension sees it
+        return None
+    try:
+        return list(dis.get_instructions(code)), record
+    except Exception:  # noqa: BLE001 - bytecode this Python cannot show: not known
+        return None
 
 
 def _use(instructions: list[dis.Instruction], index: int, returned: bool = False) -> str | None:

@@ -19,11 +19,17 @@ when its bytecode shows them (``fields_read(f, returned=True)``: it may return i
 cached: as for Filter, every action re-runs the function; the error records are a plan of their own,
 made when first asked for.
 
-**A record unlike the sample.** A returned field, or a value kind, that the sampled records never had
-cannot be a column of a schema already fixed: the Spark job fails, naming the field and the value (Glue
-would have widened the schema with a choice). Raise ``spark.glueball.mapSampleRecords``, or set it to 0
-to infer the schema from every record (the function's results then travel as JSON text, are materialized
-once and inferred in two aggregate passes; see :func:`glueball.runtime.ops.record_functions.map_records_exact`).
+**When the sample decides, and when it does not.** A schema fixed before the job cannot widen for a record
+unlike the sample (Glue would add a field or a choice). So the sample's schema is used only where no later record
+can return a field it lacks a column for: the sample was the whole input (a frame of fewer records), or the
+function's bytecode shows it returns only its record (or None) and sets or deletes only fields named by constants,
+every one of which some sampled record set or deleted (:func:`_bounded`). Any other function — one that builds and
+returns another mapping, sets a computed key, or whose constant-named field the sample never set (a rare branch) —
+gets the exact way: its results travel as JSON text, are materialized once and inferred in two aggregate passes
+(:func:`glueball.runtime.ops.record_functions.map_records_exact`), as Glue infers them. What the sample still
+decides on the typed way is the kind of each value set: a later record whose value fits no column of its field
+(a string where the sample only set numbers) fails the job, naming the field and the value. Raise
+``spark.glueball.mapSampleRecords``, or set it to 0 for the exact way always.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import pyarrow as pa
 
 from glueball.runtime.dynamicrecord import LazyRecord, error_text, is_choice_field
 from glueball.runtime.errors import GlueRuntimeError, LazyErrors
-from glueball.runtime.ops.field_reads import fields_read
+from glueball.runtime.ops.field_reads import fields_changed, fields_read
 from glueball.runtime.ops.record_functions import (
     _NONE_RESULT,
     _arrow_udf,
@@ -115,8 +121,9 @@ def _untouched(record: LazyRecord) -> tuple[dict[str, Any], set[str]]:
 
 
 def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_of: Callable[..., Iterable[Any]],
-           size: int) -> list[_Output]:
-    """Map's output fields, from what ``f`` returns for the first ``size`` records."""
+           size: int) -> tuple[list[_Output], bool]:
+    """Map's output fields, from what ``f`` returns for the first ``size`` records, and whether those were every
+    record of the input."""
     from pyspark.sql.types import StringType
 
     table = df.limit(size).select(*sent).toArrow()
@@ -151,7 +158,19 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_o
         if field is not None and _may_keep(field, output):
             output = _Output(name, output.data_type, choice, field, sent=name not in always)
         outputs.append(output)
-    return outputs
+    return outputs, table.num_rows < size
+
+
+def _bounded(f: Callable[[Any], Any], outputs: list[_Output]) -> bool:
+    """Whether no record beyond the sample can return a field the sample's schema lacks a column for: ``f`` returns
+    only its record, and every field its bytecode may set or delete was set or deleted by a sampled record
+    (:func:`glueball.runtime.ops.field_reads.fields_changed`). What is left to the sample is the kinds of the values
+    set; a record whose value fits no column of its field still fails the job, by name."""
+    changed = fields_changed(f)
+    if changed is None:
+        return False
+    sent = {output.name for output in outputs if output.sent}
+    return changed <= sent
 
 
 def _may_keep(field: StructField, output: _Output) -> bool:
@@ -201,7 +220,9 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     fields = df.schema.fields if reads is None else [field for field in df.schema.fields if field.name in reads]
     sent = [F.col(_quote(field.name)) for field in fields] or [F.lit(None).cast("boolean")]
     records_of = _records(StructType(fields), narrowed=False)  # lazy records: they keep what f changed
-    outputs = _infer(df, f, sent, records_of, size)
+    outputs, whole = _infer(df, f, sent, records_of, size)
+    if not whole and not _bounded(f, outputs):
+        return map_records_exact(frame, f, transformation_ctx, stage_threshold, total_threshold)
     results = _results_function(f, records_of, outputs, [n for n in df.columns if n not in
                                                           {o.name for o in outputs if o.kept is not None}],
                                 size, transformation_ctx)
