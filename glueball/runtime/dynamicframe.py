@@ -306,7 +306,7 @@ class DynamicFrame:
     def map(self, f: Callable[[Any], Any], preservesPartitioning: bool = False,  # noqa: N803
             transformation_ctx: str = "", info: str = "", stageThreshold: int = 0,  # noqa: N803
             totalThreshold: int = 0) -> DynamicFrame:  # noqa: N803
-        from glueball.runtime.ops.record_functions import map_records
+        from glueball.runtime.ops.record_map import map_records
 
         return map_records(self, f, transformation_ctx, stageThreshold, totalThreshold)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from glueball.runtime.ops.field_reads import fields_read
+from glueball.runtime.ops.field_reads import fields_changed, fields_read
 
 
 def _branchy(r: Any) -> bool:
@@ -136,3 +136,58 @@ def test_reads_found_are_never_fewer_than_the_reads_made() -> None:
             except (KeyError, TypeError):
                 pass
             assert record.read <= found, (function, record.read, found)
+
+
+def _set_and_return(record: Any) -> Any:
+    record["amount"] = round(record["amount"] * 100)
+    return record
+
+
+def _return_in_a_tuple(record: Any) -> Any:
+    return (record,)
+
+
+def test_a_map_function_may_return_its_record() -> None:
+    """Map asks with ``returned=True``: ``return record`` reads nothing; any other escape still does."""
+    assert fields_read(_set_and_return) is None  # Filter's question: the record escapes
+    assert fields_read(_set_and_return, returned=True) == {"amount"}
+    assert fields_read(lambda r: r, returned=True) == frozenset()
+    assert fields_read(_return_in_a_tuple, returned=True) is None
+    assert fields_read(lambda r: len(r), returned=True) is None
+
+
+def _set_in_a_branch(record: Any) -> Any:
+    if record["amount"] > 10:
+        record["big"] = True
+        del record["note"]
+    return record
+
+
+def _set_a_computed_key(record: Any) -> Any:
+    key = "big"
+    record[key] = True
+    return record
+
+
+def _return_another_mapping(record: Any) -> Any:
+    return {"amount": record["amount"]}
+
+
+def _return_record_or_none(record: Any) -> Any:
+    if record["amount"] < 0:
+        return None
+    record["amount"] = -record["amount"]
+    return record
+
+
+def test_the_fields_a_map_function_may_change_are_known_only_when_it_names_them_and_returns_its_record() -> None:
+    """Map uses its sample's schema only where no later record can bring a field the sample did not set."""
+    assert fields_changed(_set_and_return) == {"amount"}
+    assert fields_changed(_set_in_a_branch) == {"big", "note"}  # set or deleted, whichever branch runs
+    assert fields_changed(_return_record_or_none) == {"amount"}
+    assert fields_changed(lambda r: r) == frozenset()
+    assert fields_changed(_set_a_computed_key) is None
+    assert fields_changed(_return_another_mapping) is None
+    assert fields_changed(_return_in_a_tuple) is None
+    assert fields_changed(lambda r: r or {"x": 1}) is None
+    assert fields_changed(len) is None

@@ -10,6 +10,8 @@ row. So the fields are found by reading the function's bytecode, not by watching
 - every use of that parameter must be one of ``record["name"]``, ``record.get("name"[, constant])``,
   ``"name" in record``, ``record["name"] = value`` or ``del record["name"]``, with ``"name"`` a constant
   string — then the fields read are exactly those names;
+- for Map (``returned=True``) the record may also be returned as it is (``return record``): the fields it
+  does not read are then the input's, unchanged, and need not be sent at all;
 - anything else — the record passed to another function, returned, stored under another name, iterated,
   captured by a nested function or comprehension, subscripted with a computed key, any other attribute,
   an instruction this reader does not know (another Python version's bytecode) — and the answer is
@@ -28,15 +30,70 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["fields_read"]
+__all__ = ["fields_changed", "fields_read"]
 
 _LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK"})
 # a function that can see its caller's variables could reach the record without naming it
 _FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "globals", "_getframe", "currentframe"})
 
 
-def fields_read(function: Callable[..., Any]) -> frozenset[str] | None:
-    """The names of the record fields ``function`` may read, or None when that cannot be known for certain."""
+def fields_read(function: Callable[..., Any], returned: bool = False) -> frozenset[str] | None:
+    """The names of the record fields ``function`` may read, or None when that cannot be known for certain.
+
+    ``returned``: returning the record itself (``return record``) is a known use, reading no field.
+    """
+    read = _bytecode(function)
+    if read is None:
+        return None
+    instructions, record = read
+    names: set[str] = set()
+    for index, instruction in enumerate(instructions):
+        if instruction.opname in ("STORE_FAST", "DELETE_FAST") and instruction.argval == record:
+            return None  # the parameter rebound: later loads are not the record
+        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD") and \
+                instruction.argval in _FRAME_READERS:
+            return None
+        if instruction.opname in _LOADS and instruction.argval == record:
+            name = _use(instructions, index, returned)
+            if name is None:
+                return None
+            if name:
+                names.add(name)
+    return frozenset(names)
+
+
+def fields_changed(function: Callable[..., Any]) -> frozenset[str] | None:
+    """The fields a Map function may set or delete on its record, when that can be known for certain: every
+    use of the record is one :func:`fields_read` knows, every field it sets or deletes is named by a constant
+    (``record["name"] = value``, ``del record["name"]``), and it returns only that record or None. Else None
+    (it may build and return another mapping, whose fields no reading of the bytecode can bound)."""
+    if fields_read(function, returned=True) is None:
+        return None
+    read = _bytecode(function)
+    if read is None:
+        return None
+    instructions, record = read
+    names: set[str] = set()
+    for index, instruction in enumerate(instructions):
+        if instruction.opname == "RETURN_CONST" and instruction.argval is not None:
+            return None
+        if instruction.opname == "RETURN_VALUE":
+            before = instructions[index - 1] if index else None
+            # what is returned is what the instruction before it loaded, unless a jump lands on the return
+            if before is None or instruction.is_jump_target or not (
+                    (before.opname in _LOADS and before.argval == record)
+                    or (before.opname == "LOAD_CONST" and before.argval is None)):
+                return None
+        if instruction.opname in _LOADS and instruction.argval == record:
+            after = instructions[index + 1:index + 3]
+            if len(after) == 2 and after[0].opname == "LOAD_CONST" and isinstance(after[0].argval, str) \
+                    and after[1].opname in ("STORE_SUBSCR", "DELETE_SUBSCR"):
+                names.add(after[0].argval)
+    return frozenset(names)
+
+
+def _bytecode(function: Callable[..., Any]) -> tuple[list[dis.Instruction], str] | None:
+    """A plain Python function's instructions and the name of its record parameter, or None."""
     position = 0
     if inspect.ismethod(function):
         function, position = function.__func__, 1
@@ -50,27 +107,16 @@ def fields_read(function: Callable[..., Any]) -> frozenset[str] | None:
     if record in code.co_cellvars:  # a nested function or comprehension sees it
         return None
     try:
-        instructions = list(dis.get_instructions(code))
+        return list(dis.get_instructions(code)), record
     except Exception:  # noqa: BLE001 - bytecode this Python cannot show: not known
         return None
-    names: set[str] = set()
-    for index, instruction in enumerate(instructions):
-        if instruction.opname in ("STORE_FAST", "DELETE_FAST") and instruction.argval == record:
-            return None  # the parameter rebound: later loads are not the record
-        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD") and \
-                instruction.argval in _FRAME_READERS:
-            return None
-        if instruction.opname in _LOADS and instruction.argval == record:
-            name = _use(instructions, index)
-            if name is None:
-                return None
-            if name:
-                names.add(name)
-    return frozenset(names)
 
 
-def _use(instructions: list[dis.Instruction], index: int) -> str | None:
-    """The field a use of the record at ``index`` names ('' for a write), or None for any other use."""
+def _use(instructions: list[dis.Instruction], index: int, returned: bool = False) -> str | None:
+    """The field a use of the record at ``index`` names ('' for a write or, ``returned``, the record
+    returned), or None for any other use."""
+    if returned and instructions[index + 1:index + 2] and instructions[index + 1].opname == "RETURN_VALUE":
+        return ""
     found = _pattern(instructions, index)
     if found is None:
         return None

@@ -1,4 +1,4 @@
-"""Filter, Map and mapPartitions: a Python function per record, as Glue runs them.
+"""Filter, mapPartitions and Map's exact way: a Python function per record, as Glue runs them.
 
 **What the function is sent.** Filter and Map call the function through an Arrow UDF
 (:func:`pyspark.sql.functions.arrow_udf`): Spark sends Python only the UDF's input columns, keeps each
@@ -18,7 +18,9 @@ plan made only when they are first asked for. Both are lazy: every action re-run
 does. An error record's ``error_input`` is the whole record as JSON, made by a second UDF over every
 column of the failed rows only.
 
-**Map** gets, per row, the returned record as JSON text or an error message; the failed rows keep their
+**Map** (:mod:`glueball.runtime.ops.record_map`) returns typed columns, its schema inferred from a sample.
+Inferred from every record instead (``map_records_exact``), it gets, per row, the returned record as JSON
+text or an error message; the failed rows keep their
 whole input beside it (a struct, NULL for the others) for their ``error_input``. That frame is
 materialized once (memory, spilling to disk) so the function runs once per record, and the result schema
 is inferred from the texts (:func:`glueball.runtime.jsonrecords.frame_from_json_texts`: choices for mixed
@@ -172,13 +174,14 @@ def _result_text(result: Any) -> str:
     return record_to_json(result)
 
 
-def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx: str = "",
-                stage_threshold: int = 0, total_threshold: int = 0) -> DynamicFrame:
-    """Apply ``f`` to every record (Glue's ``Map`` / ``DynamicFrame.map``).
+def map_records_exact(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx: str = "",
+                      stage_threshold: int = 0, total_threshold: int = 0) -> DynamicFrame:
+    """Map with its schema inferred from every returned record (``spark.glueball.mapSampleRecords`` 0; the
+    default infers it from a sample: :mod:`glueball.runtime.ops.record_map`).
 
     ``f`` receives a ``DynamicRecord`` and returns the new record (a dict; it may add, remove or retype
-    fields). The result schema is inferred from the returned records. A record whose ``f`` raises, or
-    returns None or an empty record, becomes an error record (``error_stage`` "Map"), as in Glue.
+    fields). A record whose ``f`` raises, or returns None or an empty record, becomes an error record
+    (``error_stage`` "Map"), as in Glue.
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F

@@ -225,8 +225,8 @@ def _null(data_type: DataType) -> Column:
     return F.lit(None).cast(data_type)
 
 
-def _convert(column: Column, src: DataType, src_choice: bool, dst: DataType, dst_choice: bool) -> Column:
-    """``column`` (of ``src``) as a value of the merged type ``dst``."""
+def convert_column(column: Column, src: DataType, src_choice: bool, dst: DataType, dst_choice: bool) -> Column:
+    """``column`` (of ``src``) as a value of the merged type ``dst`` (a choice takes it as the member of its kind)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType, NullType, StructType
 
@@ -235,25 +235,25 @@ def _convert(column: Column, src: DataType, src_choice: bool, dst: DataType, dst
     if isinstance(src, NullType):
         return _null(dst)
     if isinstance(src, ArrayType) and isinstance(dst, ArrayType):
-        return F.transform(column, lambda item: _convert(item, src.elementType, src_choice, dst.elementType,
+        return F.transform(column, lambda item: convert_column(item, src.elementType, src_choice, dst.elementType,
                                                          dst_choice))
     if _choice_here(dst, dst_choice):
         assert isinstance(dst, StructType)
         if _choice_here(src, src_choice):
             assert isinstance(src, StructType)
             present = {f.name: f for f in src.fields}
-            parts = [_convert(column.getField(m.name), present[m.name].dataType, _is_choice(present[m.name]),
+            parts = [convert_column(column.getField(m.name), present[m.name].dataType, _is_choice(present[m.name]),
                               m.dataType, _is_choice(m)) if m.name in present else _null(m.dataType)
                      for m in dst.fields]
         else:
             own = glue_type_name(src)
-            parts = [_convert(column, src, src_choice, m.dataType, _is_choice(m)) if m.name == own
+            parts = [convert_column(column, src, src_choice, m.dataType, _is_choice(m)) if m.name == own
                      else _null(m.dataType) for m in dst.fields]
         built = F.struct(*[p.alias(m.name) for p, m in zip(parts, dst.fields, strict=True)])
         return F.when(column.isNull(), _null(dst)).otherwise(built)
     if isinstance(src, StructType) and isinstance(dst, StructType):
         present = {f.name: f for f in src.fields}
-        parts = [(_convert(column.getField(f.name), present[f.name].dataType, _is_choice(present[f.name]),
+        parts = [(convert_column(column.getField(f.name), present[f.name].dataType, _is_choice(present[f.name]),
                            f.dataType, _is_choice(f)) if f.name in present else _null(f.dataType)).alias(f.name)
                  for f in dst.fields]
         return F.when(column.isNull(), _null(dst)).otherwise(F.struct(*parts))
@@ -267,7 +267,7 @@ def _conform(df: DataFrame, schema: StructType) -> DataFrame:
     for field in schema.fields:
         if field.name in present:
             own = present[field.name]
-            column = _convert(df[_quote(field.name)], own.dataType, _is_choice(own), field.dataType,
+            column = convert_column(df[_quote(field.name)], own.dataType, _is_choice(own), field.dataType,
                               _is_choice(field))
             if own.dataType != field.dataType:
                 column = column.cast(field.dataType)  # carries nested choice metadata
