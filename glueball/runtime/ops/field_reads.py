@@ -42,6 +42,14 @@ def fields_read(function: Callable[..., Any], returned: bool = False) -> frozens
 
     ``returned``: returning the record itself (``return record``) is a known use, reading no field.
     """
+    known = _known_uses(function, returned)
+    return None if known is None else known[2]
+
+
+def _known_uses(function: Callable[..., Any], returned: bool) -> tuple[list[dis.Instruction], str,
+                                                                       frozenset[str]] | None:
+    """The function's instructions, its record parameter and the fields it reads, when every use of the record
+    is a known one (see :func:`fields_read`); else None."""
     read = _bytecode(function)
     if read is None:
         return None
@@ -59,7 +67,7 @@ def fields_read(function: Callable[..., Any], returned: bool = False) -> frozens
                 return None
             if name:
                 names.add(name)
-    return frozenset(names)
+    return instructions, record, frozenset(names)
 
 
 def fields_changed(function: Callable[..., Any]) -> frozenset[str] | None:
@@ -67,12 +75,10 @@ def fields_changed(function: Callable[..., Any]) -> frozenset[str] | None:
     use of the record is one :func:`fields_read` knows, every field it sets or deletes is named by a constant
     (``record["name"] = value``, ``del record["name"]``), and it returns only that record or None. Else None
     (it may build and return another mapping, whose fields no reading of the bytecode can bound)."""
-    if fields_read(function, returned=True) is None:
+    known = _known_uses(function, returned=True)
+    if known is None:
         return None
-    read = _bytecode(function)
-    if read is None:
-        return None
-    instructions, record = read
+    instructions, record, _ = known
     names: set[str] = set()
     for index, instruction in enumerate(instructions):
         if instruction.opname == "RETURN_CONST" and instruction.argval is not None:

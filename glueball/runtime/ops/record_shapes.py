@@ -126,32 +126,18 @@ def widened(data_type: DataType) -> DataType:
     set to a Python number (inferred long or double) is then one type, not a choice of int and long."""
     from pyspark.sql import types as T
 
-    if isinstance(data_type, T.ByteType | T.ShortType | T.IntegerType):
-        return T.LongType()
-    if isinstance(data_type, T.FloatType):
-        return T.DoubleType()
-    if isinstance(data_type, T.ArrayType):
-        return T.ArrayType(widened(data_type.elementType), True)
-    if isinstance(data_type, T.MapType):
-        return T.MapType(data_type.keyType, widened(data_type.valueType), True)
-    if isinstance(data_type, T.StructType):
-        return T.StructType([T.StructField(f.name, widened(f.dataType), True, f.metadata) for f in data_type.fields])
-    return data_type
+    def wider(leaf: DataType) -> DataType:
+        if isinstance(leaf, T.ByteType | T.ShortType | T.IntegerType):
+            return T.LongType()
+        return T.DoubleType() if isinstance(leaf, T.FloatType) else leaf
+
+    return _rebuilt(data_type, wider)
 
 
 def by_name(data_type: DataType) -> DataType:
     """``data_type`` with the fields of every struct in name order, as JSON inference gives them (merging
     ``{"n": 1}`` with ``{"label": "x", "n": 2}`` keeps the first record's order)."""
-    from pyspark.sql import types as T
-
-    if isinstance(data_type, T.ArrayType):
-        return T.ArrayType(by_name(data_type.elementType), True)
-    if isinstance(data_type, T.MapType):
-        return T.MapType(data_type.keyType, by_name(data_type.valueType), True)
-    if isinstance(data_type, T.StructType):
-        return T.StructType([T.StructField(f.name, by_name(f.dataType), True, f.metadata)
-                             for f in sorted(data_type.fields, key=lambda f: f.name)])
-    return data_type
+    return _rebuilt(data_type, lambda leaf: leaf, in_name_order=True)
 
 
 def settled(data_type: DataType) -> DataType:
@@ -159,15 +145,23 @@ def settled(data_type: DataType) -> DataType:
     null type), as a field always null in JSON was."""
     from pyspark.sql import types as T
 
-    if isinstance(data_type, T.NullType):
-        return T.StringType()
+    return _rebuilt(data_type, lambda leaf: T.StringType() if isinstance(leaf, T.NullType) else leaf)
+
+
+def _rebuilt(data_type: DataType, leaf: Callable[[DataType], DataType], in_name_order: bool = False) -> DataType:
+    """``data_type`` with ``leaf`` applied to every type that is not an array, map or struct (a map's values, not
+    its keys), everything nullable, structs' fields in name order if asked."""
+    from pyspark.sql import types as T
+
     if isinstance(data_type, T.ArrayType):
-        return T.ArrayType(settled(data_type.elementType), True)
+        return T.ArrayType(_rebuilt(data_type.elementType, leaf, in_name_order), True)
     if isinstance(data_type, T.MapType):
-        return T.MapType(data_type.keyType, settled(data_type.valueType), True)
+        return T.MapType(data_type.keyType, _rebuilt(data_type.valueType, leaf, in_name_order), True)
     if isinstance(data_type, T.StructType):
-        return T.StructType([T.StructField(f.name, settled(f.dataType), True, f.metadata) for f in data_type.fields])
-    return data_type
+        fields = sorted(data_type.fields, key=lambda f: f.name) if in_name_order else data_type.fields
+        return T.StructType([T.StructField(f.name, _rebuilt(f.dataType, leaf, in_name_order), True, f.metadata)
+                             for f in fields])
+    return leaf(data_type)
 
 
 # -- building Arrow columns -------------------------------------------------------------------------
