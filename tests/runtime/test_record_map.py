@@ -207,3 +207,17 @@ def test_error_records_of_a_typed_map(frame: DynamicFrame) -> None:
                     mapped.errorsAsDynamicFrame().toDF().collect())
     assert errors == [("'four'", "Map", "typed"),
                       ("User-specified function returned list instead of DynamicRecord", "Map", "typed")]
+
+
+def test_a_record_whose_only_sent_field_is_deleted_keeps_its_other_fields(frame: DynamicFrame) -> None:
+    """The function is sent only the fields it reads: deleting all of those leaves a record with the others, not
+    an empty record (which would be an error record)."""
+    def drop_score(record: Any) -> Any:
+        del record["score"]
+        return record
+
+    assert fields_read(drop_score, returned=True) == {"score"}  # only "score" goes to Python
+    mapped = Map.apply(frame=frame, f=drop_score)
+    assert mapped.errorsAsDynamicFrame().count() == 0
+    found = rows(mapped)
+    assert len(found) == 8 and found[4]["age"] == 24 and found[4].get("score") is None

@@ -99,15 +99,21 @@ def sample_size(df: DataFrame) -> int:
     return size
 
 
-def _outcomes(f: Callable[[Any], Any], records: Iterable[Any]) -> Iterable[tuple[Any, Any, str | None]]:
-    """Each record, what ``f`` returned for it and the error message that makes it an error record."""
+def _outcomes(f: Callable[[Any], Any], records: Iterable[Any],
+              partial: bool) -> Iterable[tuple[Any, Any, str | None]]:
+    """Each record, what ``f`` returned for it and the error message that makes it an error record.
+
+    ``partial``: the records hold only the fields ``f`` reads, the others staying in the JVM: a record returned
+    with all of those deleted still has the others, so it is not an empty record."""
     for record in records:
         try:
             result = f(record)
         except Exception as exc:  # noqa: BLE001 - the record becomes an error record, as in Glue
             yield record, None, error_text(exc)
             continue
-        if not result:
+        if result is record and partial:
+            yield record, result, None
+        elif not result:
             yield record, None, _NONE_RESULT
         elif not isinstance(result, Mapping):
             yield record, None, f"User-specified function returned {type(result).__name__} instead of DynamicRecord"
@@ -121,7 +127,7 @@ def _untouched(record: LazyRecord) -> tuple[dict[str, Any], set[str]]:
 
 
 def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_of: Callable[..., Iterable[Any]],
-           size: int) -> tuple[list[_Output], bool]:
+           size: int, partial: bool) -> tuple[list[_Output], bool]:
     """Map's output fields, from what ``f`` returns for the first ``size`` records, and whether those were every
     record of the input."""
     from pyspark.sql.types import StringType
@@ -133,7 +139,7 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], records_o
     always = set(inputs)  # the input fields every record left as they were
     if table.num_rows:
         arrays = [column.combine_chunks() for column in table.columns]
-        for record, result, message in _outcomes(f, records_of(*arrays)):
+        for record, result, message in _outcomes(f, records_of(*arrays), partial):
             if message is not None:
                 continue
             values = result
@@ -220,12 +226,13 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     fields = df.schema.fields if reads is None else [field for field in df.schema.fields if field.name in reads]
     sent = [F.col(_quote(field.name)) for field in fields] or [F.lit(None).cast("boolean")]
     records_of = _records(StructType(fields), narrowed=False)  # lazy records: they keep what f changed
-    outputs, whole = _infer(df, f, sent, records_of, size)
+    partial = len(fields) < len(df.schema.fields)  # the function is sent only the fields it reads
+    outputs, whole = _infer(df, f, sent, records_of, size, partial)
     if not whole and not _bounded(f, outputs):
         return map_records_exact(frame, f, transformation_ctx, stage_threshold, total_threshold)
     results = _results_function(f, records_of, outputs, [n for n in df.columns if n not in
                                                           {o.name for o in outputs if o.kept is not None}],
-                                size, transformation_ctx)
+                                size, transformation_ctx, partial)
     result = F.col(_RESULT)
     # nondeterministic: the optimizer would otherwise push the filter on the message below the projection of
     # the values, and the function would run twice per record
@@ -262,7 +269,7 @@ def _metadata(output: _Output) -> dict[str, Any]:
 
 
 def _results_function(f: Callable[[Any], Any], records_of: Callable[..., Iterable[Any]], outputs: list[_Output],
-                      fixed: list[str], size: int, context: str) -> Callable[..., pa.Array]:
+                      fixed: list[str], size: int, context: str, partial: bool) -> Callable[..., pa.Array]:
     """The Arrow UDF's function: the batch's records through ``f``, the results as typed columns.
 
     ``fixed``: the input fields a returned record may not leave as they were (the output has them of
@@ -286,7 +293,7 @@ def _results_function(f: Callable[[Any], Any], records_of: Callable[..., Iterabl
         keeps: dict[int, list[bool]] = {i: [True] * rows for i in keepable}
         messages: list[str | None] = [None] * rows
         try:
-            for row, (record, result, message) in enumerate(_outcomes(f, records_of(*arrays))):
+            for row, (record, result, message) in enumerate(_outcomes(f, records_of(*arrays), partial)):
                 if message is not None:
                     messages[row] = message
                     continue
