@@ -52,6 +52,7 @@ from glueball.runtime.ops.record_functions import (
     _whole_row,
     map_records_exact,
 )
+from glueball.runtime.ops.record_ops import choice_field
 from glueball.runtime.ops.record_shapes import (
     Misfit,
     Typed,
@@ -261,11 +262,8 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
 
 
 def _metadata(output: _Output) -> dict[str, Any]:
-    from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
-
-    if not output.choice:
-        return {}
-    return {ELEMENT_CHOICE_METADATA if output.data_type.typeName() == "array" else CHOICE_METADATA: True}
+    """The output column's choice marker, as a field of its type would carry it."""
+    return dict(choice_field(output.name, output.data_type, output.choice).metadata)
 
 
 def _results_function(f: Callable[[Any], Any], records_of: Callable[..., Iterable[Any]], outputs: list[_Output],

@@ -146,7 +146,7 @@ def _choice_here(data_type: DataType, choice: bool) -> bool:
 _is_choice = is_choice_field
 
 
-def _field(name: str, data_type: DataType, choice: bool, base: Mapping[str, Any] | None = None) -> StructField:
+def choice_field(name: str, data_type: DataType, choice: bool, base: Mapping[str, Any] | None = None) -> StructField:
     """A nullable field; ``choice`` marks a struct as a choice, an array as an array of choices."""
     from pyspark.sql.types import ArrayType, StructField
 
@@ -160,7 +160,7 @@ def _field(name: str, data_type: DataType, choice: bool, base: Mapping[str, Any]
 def _members(data_type: DataType, choice: bool) -> list[StructField]:
     if _choice_here(data_type, choice):
         return list(data_type.fields)  # type: ignore[attr-defined]
-    return [_field(glue_type_name(data_type), data_type, choice)]
+    return [choice_field(glue_type_name(data_type), data_type, choice)]
 
 
 def merge_types(a: DataType, a_choice: bool, b: DataType, b_choice: bool) -> tuple[DataType, bool]:
@@ -191,7 +191,7 @@ def merge_types(a: DataType, a_choice: bool, b: DataType, b_choice: bool) -> tup
                 merged[member.name] = member
             else:
                 data_type, flag = merge_types(known.dataType, _is_choice(known), member.dataType, _is_choice(member))
-                merged[member.name] = _field(member.name, data_type, flag)
+                merged[member.name] = choice_field(member.name, data_type, flag)
         return StructType([merged[name] for name in sorted(merged)]), True
     if isinstance(a, StructType) and isinstance(b, StructType):
         return merge_schemas(a, b), False
@@ -212,10 +212,10 @@ def merge_schemas(a: StructType, b: StructType) -> StructType:
     for field in b.fields:
         known = fields.get(field.name)
         if known is None:
-            fields[field.name] = _field(field.name, field.dataType, _is_choice(field), field.metadata)
+            fields[field.name] = choice_field(field.name, field.dataType, _is_choice(field), field.metadata)
         else:
             data_type, flag = merge_types(known.dataType, _is_choice(known), field.dataType, _is_choice(field))
-            fields[field.name] = _field(field.name, data_type, flag, known.metadata)
+            fields[field.name] = choice_field(field.name, data_type, flag, known.metadata)
     return StructType(list(fields.values()))
 
 

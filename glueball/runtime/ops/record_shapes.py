@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 
-from glueball.runtime.ops.record_ops import merge_types
+from glueball.runtime.dynamicrecord import is_choice_field
+from glueball.runtime.ops.record_ops import choice_field, merge_types
 
 if TYPE_CHECKING:
     from pyspark.sql.types import DataType
@@ -83,26 +84,14 @@ def value_type(value: Any, hint: DataType | None = None) -> Typed | None:
         inner = {f.name: f.dataType for f in hint.fields} if isinstance(hint, T.StructType) else {}
         fields = []
         for key in sorted(str(k) for k in value):
-            typed = value_type(value[key], inner.get(key))
-            fields.append(_field(key, typed))
+            data_type, choice = value_type(value[key], inner.get(key)) or (T.NullType(), False)
+            fields.append(choice_field(key, data_type, choice))
         return T.StructType(fields), False
     if isinstance(value, list | tuple | set | frozenset):
         element = hint.elementType if isinstance(hint, T.ArrayType) else None
         found = merged(value_type(v, element) for v in value)
         return (T.ArrayType(found[0], True), found[1]) if found else (T.ArrayType(T.NullType(), True), False)
     return T.StringType(), False
-
-
-def _field(name: str, typed: Typed | None) -> Any:
-    from pyspark.sql.types import NullType, StructField
-
-    from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
-
-    data_type, choice = typed if typed is not None else (NullType(), False)
-    metadata = {}
-    if choice:
-        metadata[ELEMENT_CHOICE_METADATA if data_type.typeName() == "array" else CHOICE_METADATA] = True
-    return StructField(name, data_type, True, metadata)
 
 
 def merge(a: Typed | None, b: Typed | None) -> Typed | None:
@@ -318,7 +307,7 @@ def _decimal_builder(arrow_type: pa.DataType, path: str, expected: str) -> Build
 def _struct_builder(data_type: Any, path: str) -> Builder:
     names = data_type.fieldNames()
     known = set(names)
-    children = [column_builder(f.dataType, _is_choice(f), f"{path}.{f.name}") for f in data_type.fields]
+    children = [column_builder(f.dataType, is_choice_field(f), f"{path}.{f.name}") for f in data_type.fields]
 
     def build(values: list[Any]) -> pa.Array:
         for value in values:
@@ -335,7 +324,7 @@ def _struct_builder(data_type: Any, path: str) -> Builder:
 
 def _choice_builder(data_type: Any, path: str) -> Builder:
     names = data_type.fieldNames()
-    children = [column_builder(f.dataType, _is_choice(f), f"{path}.{f.name}") for f in data_type.fields]
+    children = [column_builder(f.dataType, is_choice_field(f), f"{path}.{f.name}") for f in data_type.fields]
 
     def build(values: list[Any]) -> pa.Array:
         columns: dict[str, list[Any]] = {name: [None] * len(values) for name in names}
@@ -382,12 +371,6 @@ def _map_builder(keys: Builder, items: Builder, arrow_type: pa.DataType, path: s
                                        items([v for _, v in pairs]), type=arrow_type, mask=_mask(values))
 
     return build
-
-
-def _is_choice(field: Any) -> bool:
-    from glueball.runtime.dynamicrecord import is_choice_field
-
-    return is_choice_field(field)
 
 
 __all__ = ["Misfit", "by_name", "column_builder", "merge", "merged", "settled", "value_type", "widened"]
