@@ -23,7 +23,7 @@ from glueball.edge.signing import SecretKey, Signed, check_current, verify
 from glueball.edge.wire import WireRequest
 
 LIMIT = 1024  # requests remembered before all are dropped (clients sign anew every second: few stay useful)
-LARGEST_BODY = 8 * 1024  # a larger body is verified every time rather than held here
+LARGEST_BODY = 4 * 1024  # a larger body is verified every time rather than held here
 # what verification reads besides the method, path, query, body and signed headers: the request time, the
 # session token, a declared payload hash (each also signed when the client signs it)
 _ALSO_READ = ("x-amz-date", "date", "x-amz-security-token", "x-amz-content-sha256")

@@ -91,6 +91,28 @@ def test_a_changed_policy_decides_at_once(installation: tuple[Glueball, tuple[st
     assert code_of(user_glue.get_database, Name="kept") == "AccessDeniedException"
 
 
+def test_a_changed_policy_decides_a_request_sent_again_unchanged(installation: tuple[Glueball, tuple[str, str]],
+                                                                   full_verifications: list[WireRequest]) -> None:
+    glue, root = installation
+    iam, _, key = reader(glue, root, "resent")
+    request = AWSRequest("POST", "http://glueball.embedded/", data=b'{"Name": "kept"}',
+                         headers={"X-Amz-Target": "AWSGlue.GetDatabase", "Content-Type": "application/x-amz-json-1.1"})
+    SigV4Auth(Credentials(key["AccessKeyId"], key["SecretAccessKey"]), "glue", "us-east-1").add_auth(request)
+    resent = to_wire_request(request.prepare())
+    assert glue.handle(resent).status == 200
+    assert glue.handle(resent).status == 200
+    verified_before = len(full_verifications)
+    deny = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Deny", "Action": "glue:GetDatabase", "Resource": "*"}]}
+    iam.put_user_policy(UserName="resent", PolicyName="deny", PolicyDocument=json.dumps(deny))
+    denied = glue.handle(resent)
+    assert denied.status == 400 and b"AccessDeniedException" in denied.body and b"explicit deny" in denied.body
+    iam.delete_user_policy(UserName="resent", PolicyName="deny")
+    assert glue.handle(resent).status == 200
+    # verified in full again after each IAM change (the key's holder is read anew), recognised otherwise
+    assert [r for r in full_verifications[verified_before:] if r is resent] == [resent, resent]
+
+
 def test_every_request_of_a_remembered_key_is_verified(installation: tuple[Glueball, tuple[str, str]]) -> None:
     glue, root = installation
     _, _, key = reader(glue, root, "verified")
