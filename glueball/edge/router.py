@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import hmac
 import logging
 import uuid
@@ -120,7 +121,7 @@ class Edge:
         self.region = region
         self.keys = keys
         self.body_spool = body_spool
-        self.clock = clock or _utc_now
+        self.clock = clock or functools.partial(dt.datetime.now, dt.UTC)
         self.services: dict[str, Service] = {}
         self._by_target: dict[str, Service] = {}
         self._by_version: dict[str, Service] = {}
@@ -461,10 +462,6 @@ class Edge:
         except ServiceError as err:
             raise service.protocol.validation_error(err) from err
         return params if isinstance(params, dict) else {}
-
-
-def _utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
 
 
 def _forget(error: BaseException) -> None:
