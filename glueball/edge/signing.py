@@ -30,7 +30,7 @@ import hashlib
 import hmac
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 from urllib.parse import parse_qsl, quote, unquote
@@ -94,8 +94,8 @@ class Signed(NamedTuple):
 class SecretKey:
     """A key the server holds: its secret, and for temporary credentials the session token and expiry."""
 
-    secret: str
-    session_token: str | None = None
+    secret: str = field(repr=False)  # never in a message or a log, even by accident
+    session_token: str | None = field(default=None, repr=False)
     expires_at: float | None = None  # epoch seconds
 
 

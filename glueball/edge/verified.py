@@ -29,7 +29,7 @@ LARGEST_BODY = 4 * 1024  # a larger body is verified every time rather than held
 _ALSO_READ = ("x-amz-date", "date", "x-amz-security-token", "x-amz-content-sha256")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # it holds a session token: never printed
 class Recalled:
     """A request verified before, identical to the one at hand: its signature, and the key that verified it."""
 
