@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import hmac
 import logging
 import uuid
@@ -45,10 +46,11 @@ from glueball.edge.protocols import JsonProtocol, Protocol, QueryProtocol, RestP
 from glueball.edge.protocols.base import CodedError
 from glueball.edge.protocols.plain import PlainJsonProtocol
 from glueball.edge.protocols.query import FORM, QueryError, form_pairs
-from glueball.edge.signing import SecretKey, SignatureFailure, read_signature, verify
+from glueball.edge.signing import SecretKey, SignatureFailure, read_signature
 from glueball.edge.sigv4 import AccountDirectory, CredentialScope, credential_scope
 from glueball.edge.spool import Spooler, SpoolError, is_aws_chunked
 from glueball.edge.validation import check_storable, validate
+from glueball.edge.verified import VerifiedRequests
 from glueball.edge.wire import WireRequest, WireResponse
 from glueball.errors import SerializationException, ServiceError
 
@@ -110,14 +112,16 @@ class Edge:
             signed with a key it knows, and the caller is that key's holder.
         body_spool: where the server keeps a large body it will read whole (a JSON or query request)
             while it arrives, rather than in memory.
+        clock: the time request times are checked against (UTC).
     """
 
     def __init__(self, accounts: AccountDirectory, region: str, keys: KeyLookup | None = None,
-                 body_spool: Path | None = None) -> None:
+                 body_spool: Path | None = None, clock: Callable[[], dt.datetime] | None = None) -> None:
         self.accounts = accounts
         self.region = region
         self.keys = keys
         self.body_spool = body_spool
+        self.clock = clock or functools.partial(dt.datetime.now, dt.UTC)
         self.services: dict[str, Service] = {}
         self._by_target: dict[str, Service] = {}
         self._by_version: dict[str, Service] = {}
@@ -126,6 +130,7 @@ class Edge:
         self._by_path: Service | None = None  # unsigned requests that are neither JSON nor form posts (S3)
         self._by_prefix: list[tuple[PlainJsonProtocol, Service]] = []  # path-routed JSON services
         self._known: dict[str, _KnownKey] = {}  # access key -> what verifies its requests and who they are for
+        self._verified = VerifiedRequests()  # requests verified last, recognised when sent again unchanged
 
     # -- wiring (the composition root)
 
@@ -328,16 +333,19 @@ class Edge:
         if service.by_path and not (service.signed_paths and scope is not None and scope.service != "s3"):
             return self._basic_caller(request, service)
         try:
-            signed = read_signature(request)
+            s3_style = service.name == "s3"
+            # a request identical to one verified before is recognised (glueball.edge.verified): its signature
+            # would compute the same with the same key; what depends on the moment is checked every time
+            recalled = self._verified.recall(request, s3_style)
+            signed = recalled.signed if recalled is not None else read_signature(request)
             holder = self.keys(signed.access_key)
             known = self._known.get(signed.access_key) if holder is not None else None
             region = signed.region or self.region
             if known is None or known.holder is not holder or known.caller.region != region or \
                     known.caller.source_ip != request.source_ip:
                 known = self._remember(signed.access_key, holder, region, request.source_ip)
-            # the signature of every request is computed and compared: only what the key's holder says is kept
-            verify(request, signed, known.key if known is not None else None, dt.datetime.now(dt.UTC),
-                   s3_style=service.name == "s3", spooled=request.spooled)
+            self._verified.verify(request, signed, known.key if known is not None else None,
+                                  self.clock(), s3_style, recalled)
         except SignatureFailure as failure:
             # the log names the key id and why, never a secret
             key_id = scope.access_key if scope is not None else "-"

@@ -30,7 +30,7 @@ import hashlib
 import hmac
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 from urllib.parse import parse_qsl, quote, unquote
@@ -94,8 +94,8 @@ class Signed(NamedTuple):
 class SecretKey:
     """A key the server holds: its secret, and for temporary credentials the session token and expiry."""
 
-    secret: str
-    session_token: str | None = None
+    secret: str = field(repr=False)  # never in a message or a log, even by accident
+    session_token: str | None = field(default=None, repr=False)
     expires_at: float | None = None  # epoch seconds
 
 
@@ -258,6 +258,32 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
     Raises:
         SignatureFailure: the first check that fails, in AWS's order: key, token, time, signature.
     """
+    check_current(signed, key, now)
+    assert key is not None
+    if signed.version == 2:
+        _verify_v2(request, signed, key)
+        return
+    canonical = canonical_request(request, signed, s3_style)
+    stamp = signed.stamp
+    mac = _day_mac(key.secret, signed.date, signed.region, signed.service)
+    expected = _signature(mac, ALGORITHM, stamp, signed.scope, _sha256_hex(canonical.encode()))
+    if not hmac.compare_digest(expected, signed.signature):
+        raise SignatureFailure(FailureKind.BAD_SIGNATURE, _MISMATCH)
+    if spooled is None:
+        return
+    declared = request.header("x-amz-content-sha256") or ""
+    if declared.startswith(SIGNED_CHUNKS):
+        _verify_chunks(spooled, signed, stamp, mac, declared.endswith("-TRAILER"))
+
+
+def check_current(signed: Signed, key: SecretKey | None, now: dt.datetime) -> None:
+    """What :func:`verify` checks before the signature itself, and what holds for a request only at its time: the
+    key is known, the session token is the key's and not expired, the request time is within five minutes of
+    ``now`` (a presigned URL: not expired, not yet to come).
+
+    Raises:
+        SignatureFailure: the first check that fails, in AWS's order: key, token, time.
+    """
     if key is None:
         raise SignatureFailure(FailureKind.UNKNOWN_KEY, "The security token included in the request is invalid.")
     if key.session_token is not None:
@@ -268,7 +294,9 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
     elif signed.session_token is not None:
         raise SignatureFailure(FailureKind.INVALID_TOKEN, "The security token included in the request is invalid.")
     if signed.version == 2:
-        _verify_v2(request, signed, key, now)
+        if now > signed.request_time:
+            raise SignatureFailure(FailureKind.EXPIRED_URL, f"Request has expired: the URL was valid until "
+                                   f"{signed.request_time.strftime(_TIME)}")
         return
     if signed.presigned:
         expires = signed.expires or 0
@@ -284,17 +312,6 @@ def verify(request: WireRequest, signed: Signed, key: SecretKey | None, now: dt.
                                f"{signed.request_time.strftime(_TIME)} is now "
                                f"{'earlier' if earlier else 'later'} than {bound.strftime(_TIME)} "
                                f"({now.strftime(_TIME)} {'-' if earlier else '+'} 5 min.)")
-    canonical = canonical_request(request, signed, s3_style)
-    stamp = signed.stamp
-    mac = _day_mac(key.secret, signed.date, signed.region, signed.service)
-    expected = _signature(mac, ALGORITHM, stamp, signed.scope, _sha256_hex(canonical.encode()))
-    if not hmac.compare_digest(expected, signed.signature):
-        raise SignatureFailure(FailureKind.BAD_SIGNATURE, _MISMATCH)
-    if spooled is None:
-        return
-    declared = request.header("x-amz-content-sha256") or ""
-    if declared.startswith(SIGNED_CHUNKS):
-        _verify_chunks(spooled, signed, stamp, mac, declared.endswith("-TRAILER"))
 
 
 # the sub-resources and response overrides a Signature Version 2 string to sign includes (S3 Developer Guide)
@@ -306,12 +323,10 @@ _V2_SUBRESOURCES = frozenset({
 })
 
 
-def _verify_v2(request: WireRequest, signed: Signed, key: SecretKey, now: dt.datetime) -> None:
+def _verify_v2(request: WireRequest, signed: Signed, key: SecretKey) -> None:
     """``Signature`` = base64(HMAC-SHA1(secret, VERB, Content-MD5, Content-Type, Expires, x-amz-* headers,
-    resource)), the resource being the path (``/bucket/key``) and its sub-resources, sorted."""
-    if now > signed.request_time:
-        raise SignatureFailure(FailureKind.EXPIRED_URL, f"Request has expired: the URL was valid until "
-                               f"{signed.request_time.strftime(_TIME)}")
+    resource)), the resource being the path (``/bucket/key``) and its sub-resources, sorted (its expiry is
+    :func:`check_current`'s)."""
     amz = sorted((name, " ".join(value.split())) for name, value in request.headers.items()
                  if name.startswith("x-amz-"))
     pairs = sorted((name, value) for name, value in parse_qsl(request.query, keep_blank_values=True)

@@ -49,6 +49,7 @@ def _tag_context(tags: Mapping[str, str] | None) -> dict[str, str | list[str] | 
 # the members of a request that names at most a database, a table or one other resource by name: its question
 # depends on them alone (with the operation, account and region), so it is made once per name
 _BY_NAME = frozenset({"CatalogId", "DatabaseName", "Name", "TableName"})
+_NAME_TYPES = frozenset({str, type(None)})  # each name a string, or not given
 
 
 def asked_by_name(request: Mapping[str, Any]) -> tuple[str | None, str | None, str | None] | None:
@@ -56,10 +57,9 @@ def asked_by_name(request: Mapping[str, Any]) -> tuple[str | None, str | None, s
     perhaps a ``CatalogId``): its question is theirs, the operation's, the account's and the region's. None for
     any other request."""
     if len(request) <= len(_BY_NAME) and _BY_NAME.issuperset(request):
-        database, name, table = request.get("DatabaseName"), request.get("Name"), request.get("TableName")
-        if (database is None or type(database) is str) and (name is None or type(name) is str) and (
-                table is None or type(table) is str):
-            return database, name, table
+        named = request.get("DatabaseName"), request.get("Name"), request.get("TableName")
+        if _NAME_TYPES.issuperset(map(type, named)):
+            return named
     return None
 
 

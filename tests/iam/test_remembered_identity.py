@@ -5,23 +5,30 @@ still computed and compared. In-process (the edge alone), through boto3 clients 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
 import boto3
 import botocore.config
 import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
 from glueball.api.identity import Caller, KeyHolder, Principal, PrincipalKind
 from glueball.api.operations import Operations
 from glueball.app import Glueball, embedded_client
 from glueball.config import Settings
-from glueball.edge.inprocess import answer_in_process
+from glueball.edge import verified
+from glueball.edge.inprocess import answer_in_process, to_wire_request
 from glueball.edge.router import Edge
 from glueball.edge.sigv4 import AccountDirectory
+from glueball.edge.wire import WireRequest, WireResponse
 from glueball.iam.actions import _glue_ask, glue_ask
 
 READ = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "glue:GetDatabase", "Resource": "*"}]}
@@ -84,6 +91,28 @@ def test_a_changed_policy_decides_at_once(installation: tuple[Glueball, tuple[st
     assert code_of(user_glue.get_database, Name="kept") == "AccessDeniedException"
 
 
+def test_a_changed_policy_decides_a_request_sent_again_unchanged(installation: tuple[Glueball, tuple[str, str]],
+                                                                   full_verifications: list[WireRequest]) -> None:
+    glue, root = installation
+    iam, _, key = reader(glue, root, "resent")
+    request = AWSRequest("POST", "http://glueball.embedded/", data=b'{"Name": "kept"}',
+                         headers={"X-Amz-Target": "AWSGlue.GetDatabase", "Content-Type": "application/x-amz-json-1.1"})
+    SigV4Auth(Credentials(key["AccessKeyId"], key["SecretAccessKey"]), "glue", "us-east-1").add_auth(request)
+    resent = to_wire_request(request.prepare())
+    assert glue.handle(resent).status == 200
+    assert glue.handle(resent).status == 200
+    verified_before = len(full_verifications)
+    deny = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Deny", "Action": "glue:GetDatabase", "Resource": "*"}]}
+    iam.put_user_policy(UserName="resent", PolicyName="deny", PolicyDocument=json.dumps(deny))
+    denied = glue.handle(resent)
+    assert denied.status == 400 and b"AccessDeniedException" in denied.body and b"explicit deny" in denied.body
+    iam.delete_user_policy(UserName="resent", PolicyName="deny")
+    assert glue.handle(resent).status == 200
+    # verified in full again after each IAM change (the key's holder is read anew), recognised otherwise
+    assert [r for r in full_verifications[verified_before:] if r is resent] == [resent, resent]
+
+
 def test_every_request_of_a_remembered_key_is_verified(installation: tuple[Glueball, tuple[str, str]]) -> None:
     glue, root = installation
     _, _, key = reader(glue, root, "verified")
@@ -99,9 +128,10 @@ def test_a_remembered_key_serves_each_region_its_own(installation: tuple[Gluebal
     assert east.get_database(Name="kept")["Database"]["Name"] == "kept"
 
 
-def _whoami_edge(holders: dict[str, KeyHolder | None]) -> tuple[Edge, list[Caller]]:
+def _whoami_edge(holders: dict[str, KeyHolder | None],
+                 clock: Callable[[], dt.datetime] | None = None) -> tuple[Edge, list[Caller]]:
     """An edge whose key lookup answers from ``holders`` and whose GetCallerIdentity records its caller."""
-    edge = Edge(AccountDirectory(), "us-east-1", keys=holders.get)
+    edge = Edge(AccountDirectory(), "us-east-1", keys=holders.get, clock=clock)
     edge.add_query_service("sts")
     operations = Operations("sts")
     callers: list[Caller] = []
@@ -157,6 +187,79 @@ def test_the_edge_keeps_each_source_address_its_own_caller() -> None:
     _sts(edge, "AKIDKEPT", "secret", "10.0.0.1").get_caller_identity()
     _sts(edge, "AKIDKEPT", "secret", "10.0.0.2").get_caller_identity()
     assert [c.source_ip for c in callers] == ["10.0.0.1", "10.0.0.2"]
+
+
+def _signed_whoami(key: str, secret: str) -> WireRequest:
+    """A GetCallerIdentity request signed by botocore, as the edge receives it."""
+    request = AWSRequest("POST", "http://edge.test/", data=b"Action=GetCallerIdentity&Version=2011-06-15",
+                         headers={"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
+    SigV4Auth(Credentials(key, secret), "sts", "us-east-1").add_auth(request)
+    return to_wire_request(request.prepare())
+
+
+def _answer(response: WireResponse) -> str:
+    """"OK", or the error code of a query-protocol answer."""
+    if response.status == 200:
+        return "OK"
+    found = re.search(rb"<Code>([^<]+)</Code>", response.body)
+    assert found is not None, response.body
+    return found.group(1).decode()
+
+
+@pytest.fixture()
+def full_verifications(monkeypatch: pytest.MonkeyPatch) -> list[WireRequest]:
+    """The requests whose signature the edge computed in full (the others it recognised as verified before)."""
+    calls: list[WireRequest] = []
+    full = verified.verify
+
+    def counted(request: WireRequest, *args: Any) -> None:
+        calls.append(request)
+        full(request, *args)
+
+    monkeypatch.setattr(verified, "verify", counted)
+    return calls
+
+
+def test_a_request_sent_again_unchanged_is_recognised_and_a_changed_one_verified_in_full(
+        full_verifications: list[WireRequest]) -> None:
+    edge, callers = _whoami_edge({"AKIDKEPT": KeyHolder("secret", _user("alice"))})
+    request = _signed_whoami("AKIDKEPT", "secret")
+    for _ in range(3):
+        assert _answer(edge.handle(request)) == "OK"
+    assert full_verifications == [request] and len(callers) == 3
+    more = replace(request, body=request.body + b"&DurationSeconds=900")
+    assert _answer(edge.handle(more)) == "SignatureDoesNotMatch"
+    assert _answer(edge.handle(replace(request, query="Action=GetSessionToken"))) == "SignatureDoesNotMatch"
+    elsewhere = replace(request, headers={**request.headers, "host": "elsewhere.test"})
+    assert _answer(edge.handle(elsewhere)) == "SignatureDoesNotMatch"
+    assert len(full_verifications) == 4 and len(callers) == 3
+    assert _answer(edge.handle(request)) == "OK" and len(full_verifications) == 4
+
+
+def test_a_request_sent_again_after_its_key_changed_is_decided_by_the_key_now() -> None:
+    holders: dict[str, KeyHolder | None] = {"AKIDKEPT": KeyHolder("secret", _user("alice"))}
+    edge, _ = _whoami_edge(holders)
+    request = _signed_whoami("AKIDKEPT", "secret")
+    assert _answer(edge.handle(request)) == "OK"
+    holders["AKIDKEPT"] = KeyHolder("rotated-secret", _user("alice"))
+    assert _answer(edge.handle(request)) == "SignatureDoesNotMatch"
+    holders["AKIDKEPT"] = KeyHolder("secret", _user("alice"), active=False)
+    assert _answer(edge.handle(request)) == "InvalidClientTokenId"
+    holders["AKIDKEPT"] = None
+    assert _answer(edge.handle(request)) == "InvalidClientTokenId"
+    holders["AKIDKEPT"] = KeyHolder("secret", _user("alice"))
+    assert _answer(edge.handle(request)) == "OK"
+
+
+def test_a_request_sent_again_is_refused_once_its_time_is_past() -> None:
+    moment = [dt.datetime.now(dt.UTC)]
+    edge, _ = _whoami_edge({"AKIDKEPT": KeyHolder("secret", _user("alice"))}, clock=lambda: moment[0])
+    request = _signed_whoami("AKIDKEPT", "secret")
+    assert _answer(edge.handle(request)) == "OK"
+    moment[0] += dt.timedelta(minutes=4)
+    assert _answer(edge.handle(request)) == "OK"
+    moment[0] += dt.timedelta(minutes=2)
+    assert _answer(edge.handle(request)) == "SignatureDoesNotMatch"
 
 
 @pytest.mark.parametrize("operation,request_", [
