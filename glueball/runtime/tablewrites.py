@@ -32,6 +32,7 @@ _CREATES = ("CreateTableAsSelect", "CreateTable", "ReplaceTableAsSelect")
 _installed = False
 _lock = threading.Lock()
 _HIDDEN = re.compile(r"^[._]")
+_CREATING = re.compile(r"(?<![A-Za-z0-9_])(CREATE|REPLACE)(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
 def _parser(spark: Any) -> Any:
@@ -135,11 +136,18 @@ class _Guard:
 
 
 def is_hive_session(spark: Any) -> bool:
-    """Whether ``spark``'s catalog is the metastore (:mod:`glueball.runtime.hivecatalog`)."""
+    """Whether ``spark``'s catalog is the metastore (:mod:`glueball.runtime.hivecatalog`). One call into the JVM:
+    ``SparkContext.getConf()`` copies every setting, a few hundred calls, on each ``spark.sql``."""
     try:
-        return str(spark.sparkContext.getConf().get("spark.sql.catalogImplementation", "in-memory")) == "hive"
+        return str(spark.sparkContext._conf.get("spark.sql.catalogImplementation", "in-memory")) == "hive"
     except Exception:
         return False
+
+
+def may_create_table(sql_text: str) -> bool:
+    """Whether a statement could create a table at all: every statement that does (``CREATE [OR REPLACE] TABLE``,
+    ``REPLACE TABLE``) says CREATE or REPLACE, so any other is not parsed a second time by :func:`created_table`."""
+    return _CREATING.search(sql_text) is not None
 
 
 def _guarded(spark: Any, created: tuple[list[str], str | None] | None, run: Callable[[], Any]) -> Any:
@@ -164,7 +172,8 @@ def install() -> None:
         original_sql, original_save = SparkSession.sql, DataFrameWriter.saveAsTable
 
         def sql(self: Any, sqlQuery: str, *args: Any, **kwargs: Any) -> Any:  # noqa: N803
-            created = created_table(self, sqlQuery) if isinstance(sqlQuery, str) and is_hive_session(self) else None
+            created = created_table(self, sqlQuery) if isinstance(sqlQuery, str) and may_create_table(sqlQuery) \
+                and is_hive_session(self) else None
             return _guarded(self, created, lambda: original_sql(self, sqlQuery, *args, **kwargs))
 
         def save_as_table(self: Any, name: str, *args: Any, **kwargs: Any) -> Any:
