@@ -78,10 +78,11 @@ def _since(begun: float) -> int:
 
 
 def forget_listings(spark: Any) -> None:
-    """Drop the tables the engine's session keeps from earlier queries: Spark reuses a table's relation, with the
-    files it listed, until the table is refreshed; another writer (a Glue job, an upload) adds and removes files
-    meanwhile, and each Athena query reads the files there are when it runs. (The engine keeps no cache of
-    partitions' files either: ``spark.sql.hive.filesourcePartitionFileCacheSize`` is 0.)"""
+    """Drop any table relation the engine's session holds from earlier queries: a relation keeps the files it listed
+    until the table is refreshed, and another writer (a Glue job, an upload) adds and removes files meanwhile; each
+    Athena query reads the files there are when it runs. glueball's sessions keep no relations across statements
+    (``spark.sql.filesourceTableRelationCacheSize`` is 0, ``runtime/hivecatalog.py``) nor partitions' files
+    (``spark.sql.hive.filesourcePartitionFileCacheSize`` is 0): this holds the engine to that whatever a query did."""
     spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
 
 
