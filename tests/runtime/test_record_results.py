@@ -135,19 +135,48 @@ def test_records_of_every_outcome_give_what_lazy_records_give(monkeypatch: pytes
     assert (tracked[6]["v2"], tracked[6]["k0"], tracked[7]["v2"], tracked[7]["k0"]) == ("new", False, "old", True)
 
 
-def test_a_deleted_field_is_read_record_by_record_with_the_same_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_deleted_fields_are_read_by_column_with_the_same_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
     def drops(record: Any) -> Any:
         record["amount"] = 0
         if record["id"] % 4 == 1:
             del record["label"]  # the output's null, not the input's value
+        if record["id"] % 6 == 2:
+            record["label"] = "set"
+            del record["label"]  # set, then deleted: deleted
+        if record["id"] % 9 == 4:
+            del record["amount"]  # a field it must change, deleted: null
         return record
 
     ways: list[str] = []
     by_record = record_results._by_record
     monkeypatch.setattr(record_results, "_by_record", lambda *args: ways.append("record") or by_record(*args))
     tracked, lazy = both_ways(drops)
-    assert ways == ["record"] * 3 and tracked == lazy
-    assert (tracked[1]["v2"], tracked[1]["k2"]) == (None, False) and tracked[2]["k2"] is True
+    assert ways == [] and tracked == lazy
+    assert (tracked[1]["v2"], tracked[1]["k2"], tracked[2]["k2"], tracked[3]["k2"]) == (None, False, False, True)
+    assert (tracked[4]["v1"], tracked[5]["v1"]) == (None, 0)
+
+    without_label = OUTPUTS[:2] + OUTPUTS[3:]  # every sampled record deleted it: each record must
+    tracked, lazy = both_ways(drops, outputs=without_label, fixed=["amount", "label"])
+    assert tracked == lazy and "field 'label': left as the input had it" in tracked
+
+    def drops_label(record: Any) -> Any:
+        record["amount"] = 1
+        del record["label"]
+        return record
+
+    ways.clear()  # the refusal above was found record by record
+    tracked, lazy = both_ways(drops_label, outputs=without_label, fixed=["amount", "label"])
+    assert ways == [] and tracked == lazy and tracked[0] == {"m": None, "v0": None, "k0": True, "v1": 1, "v3": None}
+
+    def drops_some(record: Any) -> Any:
+        record["amount"] = 1
+        if record["id"] == CHUNK + 1:
+            del record["label"]
+        return record
+
+    label_as_it_was = [OUTPUTS[0], OUTPUTS[1], Output("label", T.StringType(), False, SENT["label"], sent=False)]
+    tracked, lazy = both_ways(drops_some, outputs=label_as_it_was)  # a field every sampled record left, deleted
+    assert tracked == lazy and "field 'label': deleted" in tracked
 
 
 @pytest.mark.parametrize("late", [5, CHUNK + 9])  # the first chunk, or a later one

@@ -15,7 +15,9 @@ input's value (cast when the output type is wider). A field every sampled record
 no value column and no flag at all: the output is the input's column, and a later record that sets or
 deletes it is refused like any other record unlike the sample. The fields sent to the function are those it reads,
 when its bytecode shows them (``fields_read(f, returned=True)``: it may return its record), so
-``r["amount"] = ...; return r`` sends and returns one column, as a ``withColumn`` UDF does. Nothing is
+``r["amount"] = ...; return r`` sends and returns one column, as a ``withColumn`` UDF does; such a function gets
+dicts that note what it sets, and its results are read a few hundred records at a time, by column
+(:mod:`glueball.runtime.ops.record_results`, the UDF's Python side). Nothing is
 cached: as for Filter, every action re-runs the function; the error records are a plan of their own,
 made when first asked for.
 

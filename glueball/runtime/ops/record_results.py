@@ -9,13 +9,14 @@ whose sets are noted in two lists per batch (no object per record), a deleted fi
 it gets the lazy whole record (``LazyRecord``), which keeps its own changes, and each record is looked at as soon as
 the function returns it.
 
-**A batch of tracked records, column by column.** The function first runs over the whole batch. What it did is
-then read per output field rather than per record: the records it set the field on (from the noted sets, in C:
-``compress``, sets of ids), their values (``dict.get`` mapped over the records). That holds when no record had a
-field deleted, none was given a field without a column, and every record that must change a field (its input type
-is not the output's) did; records that raised or returned something else (None, an empty record, another mapping)
-are then taken one by one. A batch with anything else is read record by record, in order — the outcome, and the
-first record refused and why, are the same either way.
+**Tracked records, column by column.** The function runs over ``CHUNK`` records at a time (records alive together
+for longer would be moved to the garbage collector's oldest generation, whose collections walk every object of
+the worker). What it did to them is then read per output field rather than per record: the records it set the
+field on (from the noted sets; when every record had the same fields set, as most functions do, by checking the
+sets' order against the records'), those it deleted it from, their values (``dict.get`` mapped over the records).
+Records that raised or returned something else (None, an empty record, another mapping) are taken one by one. A
+chunk in which a record set a field without a column, or left or deleted one it may not, is read record by record
+instead, in order, to find the first record refused and why, as the lazy records are.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ class _Plan:
                 self.names.append(f"k{i}")
         self.sent_names = handed.names
         self.sent_set = frozenset(handed.names)
-        self.fixed_outside = any(name not in self.position for name in fixed)  # only a deletion satisfies them
+        self.fixed_outside = [name for name in fixed if name not in self.position]  # only a deletion satisfies them
 
 
 class _Columns:
@@ -287,9 +288,9 @@ def _by_record(plan: _Plan, columns: _Columns, records: list[TrackedRecord], ret
 
 def _by_column(plan: _Plan, columns: _Columns, records: list[TrackedRecord], returned: list[Any],
                kind: type[TrackedRecord], start: int, failed: int) -> bool:
-    """Fill the columns of the batch's rows from ``start`` per output field, when no record returned as itself
-    deleted a field, set one without a column or left one it must change; else False, with nothing filled.
-    ``failed``: how many of the records raised."""
+    """Fill the columns of the batch's rows from ``start`` per output field, when no record returned as itself set a
+    field without a column, or left or deleted one it may not; else False (such a record is refused), with nothing
+    filled. ``failed``: how many of the records raised."""
     rows = len(records)
     messages = columns.messages[start:start + rows]
     if not failed and all(map(is_, returned, records)) and (plan.handed.partial or all(records)):
@@ -310,29 +311,37 @@ def _by_column(plan: _Plan, columns: _Columns, records: list[TrackedRecord], ret
     else:
         deleted = not all(map(plan.sent_set.issubset, records))
     own = rows - len(odd)  # the records returned as themselves
-    if deleted or (plan.fixed_outside and own):
-        return False
     odd_ids = {id(records[row]) for row in odd}
+    gone: dict[str, set[int]] = {}  # per sent field, the records returned as themselves without it
+    if deleted:
+        for name in plan.sent_names:
+            ids = {id(record) for record in records if name not in record} - odd_ids
+            if ids and name in plan.untouchable:  # deleted where the output is the input's column
+                return False
+            gone[name] = ids
+    if any(len(gone.get(name, ())) != own for name in plan.fixed_outside):  # one only a deletion satisfies
+        return False
     found = []
     for name, i in plan.position.items():
-        if name in every or name not in named:
-            on: set[int] | None = None  # every record, or none
-        else:
-            on = set(map(id, compress(set_on, map(eq, repeat(name), keys)))) - odd_ids
-        if name in plan.fixed_set and name not in every and len(on or ()) != own:
+        on = set() if name in every or name not in named else \
+            set(map(id, compress(set_on, map(eq, repeat(name), keys)))) - odd_ids
+        dropped = gone.get(name, set())
+        if name in plan.fixed_set and name not in every and len(on | dropped) != own:
             return False  # a record left a field it had to change
-        found.append((name, i, on))
+        found.append((name, i, on, dropped))
     end = start + rows
-    for name, i, on in found:
+    for name, i, on, dropped in found:
         keep = columns.keeps.get(i)
         if name in every:
-            columns.values[i][start:end] = map(dict.get, records, repeat(name))
+            columns.values[i][start:end] = map(dict.get, records, repeat(name))  # None where deleted after
             if keep is not None:
                 keep[start:end] = repeat(False, rows)
-        elif on:
+            continue
+        if on:
             columns.values[i][start:end] = [record.get(name) if id(record) in on else None for record in records]
-            if keep is not None:
-                keep[start:end] = [id(record) not in on for record in records]
+        if keep is not None and (on or dropped):
+            touched = on | dropped
+            keep[start:end] = [id(record) not in touched for record in records]
     for row in odd:
         if messages[row] is None:
             columns.take_other(start + row, returned[row])
