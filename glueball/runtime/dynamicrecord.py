@@ -16,7 +16,8 @@ import datetime as dt
 import decimal
 import json
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from glueball.runtime.gluetypes import CHOICE_METADATA, ELEMENT_CHOICE_METADATA
 
@@ -169,6 +170,16 @@ class _Columns(dict[str, list[Any]]):
         return column
 
 
+def _column_values(columns: Sequence[Any], schema: StructType) -> list[list[Any]]:
+    """Arrow arrays of ``schema``'s fields (in its order) as lists of record values, column by column."""
+    values = []
+    for array, field in zip(columns, schema.fields, strict=True):
+        convert = _value_converter(field.dataType, is_choice_field(field), by_name=True)
+        raw = array.to_pylist()
+        values.append(raw if convert is _identity else [convert(v) for v in raw])
+    return values
+
+
 def plain_records(columns: Sequence[Any], schema: StructType) -> Iterator[DynamicRecord]:
     """The rows of Arrow arrays of ``schema``'s fields (in its order) as ``DynamicRecord`` dicts of those
     fields: what a function that reads only these fields is handed.
@@ -177,15 +188,75 @@ def plain_records(columns: Sequence[Any], schema: StructType) -> Iterator[Dynami
     asked for, so a batch's records are never all alive at once (a record the function does not keep is
     freed before the next is made)."""
     names = schema.fieldNames()
-    values = []
-    for array, field in zip(columns, schema.fields, strict=True):
-        convert = _value_converter(field.dataType, is_choice_field(field), by_name=True)
-        raw = array.to_pylist()
-        values.append(raw if convert is _identity else [convert(v) for v in raw])
+    values = _column_values(columns, schema)
     if len(names) == 1:
         name = names[0]
         return (DynamicRecord({name: value}) for value in values[0])
     return (DynamicRecord(zip(names, row, strict=True)) for row in zip(*values, strict=True))
+
+
+def tracked_records(columns: Sequence[Any], schema: StructType, kind: type[TrackedRecord],
+                    size: int) -> Iterator[list[TrackedRecord]]:
+    """The rows of Arrow arrays of ``schema``'s fields as records of ``kind`` (see :func:`tracked_kind`), in lists of
+    ``size`` records made as they are asked for: Map looks at what its function did to many records at once, and
+    records that live for a few hundred others stay young for the garbage collector (a batch's 10,000 records
+    alive at once would be moved to its oldest generation, each full collection then walking every object of
+    the worker)."""
+    names = schema.fieldNames()
+    values = _column_values(columns, schema) if names else []  # no field read: the UDF's one argument counts rows
+    rows = len(columns[0])
+    for start in range(0, rows, size):
+        yield _made(kind, names, [column[start:start + size] for column in values], min(size, rows - start))
+
+
+def _made(kind: type[TrackedRecord], names: list[str], values: list[list[Any]], rows: int) -> list[TrackedRecord]:
+    """Records of ``kind`` from their values, column by column (for one to three fields a dict display per record,
+    the quickest way to make a dict)."""
+    if not names:
+        return [kind() for _ in range(rows)]
+    if len(names) == 1:
+        a = names[0]
+        return [kind({a: x}) for x in values[0]]
+    if len(names) == 2:
+        a, b = names
+        return [kind({a: x, b: y}) for x, y in zip(*values, strict=True)]
+    if len(names) == 3:
+        a, b, c = names
+        return [kind({a: x, b: y, c: z}) for x, y, z in zip(*values, strict=True)]
+    return list(map(kind, map(zip, repeat(names), zip(*values, strict=True))))  # each row's (name, value) pairs
+
+
+class TrackedRecord(DynamicRecord):
+    """A ``DynamicRecord`` that notes the fields set on it, for Map's typed results: a field the function set
+    travels back, one it left as it was stays in the JVM; a field deleted is one no longer in the record.
+
+    Each set is noted in two lists of the record's class, one class per batch (:func:`tracked_kind`): ``set_on`` the
+    record, ``set_keys`` the field, in the order of the sets — nothing per record but the dict. Only setting through
+    ``record["name"] = value`` is noted: Map hands these records only to functions whose bytecode shows no other use
+    of the record than reading, testing, setting and deleting constant-named fields and returning it
+    (:mod:`glueball.runtime.ops.field_reads`). Reads are the dict's own; a set pays one Python call.
+    """
+
+    __slots__ = ()
+    set_on: ClassVar[list[TrackedRecord]]  # each class made by tracked_kind() has its own lists
+    set_keys: ClassVar[list[str]]
+
+
+def tracked_kind() -> type[TrackedRecord]:
+    """A class of ``TrackedRecord`` with lists of its own, which its ``__setitem__`` appends to (bound once: no
+    attribute lookup per set)."""
+    set_on: list[TrackedRecord] = []
+    set_keys: list[str] = []
+    note_record, note_key, set_item = set_on.append, set_keys.append, dict.__setitem__
+
+    def __setitem__(self: TrackedRecord, key: str, value: Any) -> None:
+        set_item(self, key, value)
+        note_record(self)
+        note_key(key)
+
+    kind: type[TrackedRecord] = type("TrackedRecord", (TrackedRecord,), {
+        "__slots__": (), "__setitem__": __setitem__, "set_on": set_on, "set_keys": set_keys})
+    return kind
 
 
 class BatchRecords:

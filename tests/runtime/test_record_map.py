@@ -221,3 +221,28 @@ def test_a_record_whose_only_sent_field_is_deleted_keeps_its_other_fields(frame:
     assert mapped.errorsAsDynamicFrame().count() == 0
     found = rows(mapped)
     assert len(found) == 8 and found[4]["age"] == 24 and found[4].get("score") is None
+
+
+def test_many_records_set_left_deleted_and_failed_through_the_udf(glue_context: Any) -> None:
+    """More records than are looked at together (chunks of 256), each outcome in every chunk."""
+    df = glue_context.spark_session.range(1000).selectExpr("id", "cast(id % 7 as int) as age",
+                                                           "concat('n', id) as name")
+    frame = DynamicFrame.fromDF(df.coalesce(1), glue_context, "many")
+
+    def f(record: Any) -> Any:
+        if record["id"] % 97 == 5:
+            raise ValueError("bad")
+        record["age"] = record["age"] * 10
+        if record["id"] % 3 == 0:
+            record["name"] = "three"
+        if record["id"] % 5 == 0:
+            del record["name"]
+        return record
+
+    assert fields_read(f, returned=True) == {"id", "age", "name"}
+    mapped = Map.apply(frame=frame, f=f)
+    found = {r["id"]: (r["age"], r["name"]) for r in mapped.toDF().collect()}
+    expected = {i: (i % 7 * 10, None if i % 5 == 0 else "three" if i % 3 == 0 else f"n{i}")
+                for i in range(1000) if i % 97 != 5}
+    assert found == expected
+    assert mapped.errorsAsDynamicFrame().count() == 1000 - len(expected)
