@@ -18,6 +18,7 @@ import argparse
 import cProfile
 import os
 import pstats
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,7 +84,8 @@ def main() -> None:
     if args.worker:
         _time_in_worker(args)
         return
-    os.environ["GLUEBALL_HOME"] = tempfile.mkdtemp(prefix="glueball-bench-")
+    work = Path(tempfile.mkdtemp(prefix="glueball-bench-"))
+    os.environ["GLUEBALL_HOME"] = str(work / "home")
     os.environ["GLUEBALL_SQL_CATALOG"] = "off"
 
     from pyspark import cloudpickle
@@ -133,14 +135,17 @@ def main() -> None:
                               (_floor_map, ["amount"])),
         "filter": (worker_of(lambda: Filter.apply(frame=frame, f=big), big, False), (_floor_filter, ["amount"])),
     }
-    payload = Path(tempfile.mkdtemp(prefix="glueball-bench-")) / "cases.pickle"
+    payload = work / "cases.pickle"
     payload.write_bytes(cloudpickle.dumps((cases, table)))
     spark.stop()
     # the functions are timed in a process of their own, as a Python worker runs them: nothing of the driver's
     # (Spark's gateway, its objects) around, so the garbage collector sees what a worker's would
     command = [sys.executable, __file__, "--worker", str(payload), "--batch", str(args.batch), "--repeat",
                str(args.repeat), "--profile", args.profile]
-    subprocess.run(command, check=True)
+    try:
+        subprocess.run(command, check=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _time_in_worker(args: argparse.Namespace) -> None:
