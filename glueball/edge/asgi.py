@@ -5,7 +5,9 @@ Point reads — operations that fetch one entity by its key (``GetTable``,
 loop: handing them to a thread costs more than serving them. Everything else
 (writes, listings, searches, batches) runs on a thread pool, so that a slow
 call does not hold up the others and concurrent writers really race in the
-store. ``--workers N`` runs N such processes on one port for more cores.
+store. Requests that hold their thread by design — a driver's or an engine's long poll for work, a read held
+until what it reads has ended (:mod:`glueball.waits`) — run on a pool of their own, so that however many of them
+wait, the rest of the API is answered. ``--workers N`` runs N such processes on one port for more cores.
 
 Bodies: an upload streams to a spool file (:mod:`glueball.edge.spool`); a body the server reads whole
 is held in memory up to ``LARGE_BODY``, kept in an unnamed file beyond, and admitted by what parsing it
@@ -54,6 +56,15 @@ POINT_READS = frozenset({
     "GetDatabase", "GetTable", "GetTableVersion", "GetPartition", "GetConnection",
     "GetUserDefinedFunction", "GetTags",
 })
+# Operations (by X-Amz-Target) that may hold their thread for seconds: each live session's driver and each Athena
+# engine keeps one TakeStatement / TakeQuery waiting at all times, and clients' reads of a running statement,
+# a provisioning session or a running query are held until it ends. On the API's pool, eight idle sessions
+# would hold all its threads and every other request would wait for a long poll to end.
+WAITING = frozenset({
+    "Glueball.TakeStatement", "Glueball.TakeQuery",
+    "AWSGlue.GetStatement", "AWSGlue.GetSession", "AmazonAthena.GetQueryExecution",
+})
+WAITING_THREADS = 256  # threads blocked in a wait cost a little memory each, no CPU
 
 
 class EdgeAsgiApp:
@@ -65,6 +76,7 @@ class EdgeAsgiApp:
         self.on_shutdown = on_shutdown
         self.readiness = readiness
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="glue-api")
+        self.waiting = ThreadPoolExecutor(max_workers=WAITING_THREADS, thread_name_prefix="glue-wait")
         self.budget = BodyBudget(body_memory)
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
@@ -144,11 +156,12 @@ class EdgeAsgiApp:
         if body is None:
             return True
         request = replace(request, body=body)
-        target = request.header("x-amz-target")
-        if (target or "").partition(".")[2] in POINT_READS:
+        target = request.header("x-amz-target") or ""
+        if target.partition(".")[2] in POINT_READS:
             response = self.edge.handle(request)
         else:
-            response = await loop.run_in_executor(self.pool, self.edge.handle, request)
+            pool = self.waiting if target in WAITING else self.pool
+            response = await loop.run_in_executor(pool, self.edge.handle, request)
         await self._send(send, response)
         return len(body) > LARGE_BODY
 
@@ -250,6 +263,7 @@ class EdgeAsgiApp:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.pool.shutdown(wait=True)
+                self.waiting.shutdown(wait=True)
                 if self.on_shutdown is not None:
                     self.on_shutdown()
                 await send({"type": "lifespan.shutdown.complete"})

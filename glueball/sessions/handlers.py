@@ -84,7 +84,7 @@ def create_session(needs: SessionNeeds, caller: Caller, request: Request) -> Res
 
 @OPERATIONS.operation("GetSession")
 def get_session(needs: SessionNeeds, caller: Caller, request: Request) -> Response:
-    return {"Session": session_wire(sessions(needs, caller).get(request["Id"]))}
+    return {"Session": session_wire(sessions(needs, caller).get_when_provisioned(request["Id"]))}
 
 
 @OPERATIONS.operation("ListSessions")
@@ -121,7 +121,8 @@ def run_statement(needs: SessionNeeds, caller: Caller, request: Request) -> Resp
 
 @OPERATIONS.operation("GetStatement")
 def get_statement(needs: SessionNeeds, caller: Caller, request: Request) -> Response:
-    return {"Statement": statement_wire(sessions(needs, caller).statement(request["SessionId"], int(request["Id"])))}
+    return {"Statement": statement_wire(sessions(needs, caller).statement_when_ended(request["SessionId"],
+                                                                                   int(request["Id"])))}
 
 
 @OPERATIONS.operation("ListStatements")

@@ -36,9 +36,20 @@ from glueball.store.schema import TagRow
 from glueball.store.scoped import Scope
 from glueball.store.session_tables import GlueSessionRow, StatementRow
 from glueball.tagging.service import delete_tags, register_resource_type, write_tags
+from glueball.waits import Changes, held
 
 _TAKE_POLL_SECONDS = 0.05  # between looks when the statement comes from another process
 _arrivals = threading.Condition()  # new statements and cancels of this process wake a waiting driver at once
+# GetStatement of a statement still waiting or running is answered once it has ended, or after STATEMENT_HOLD
+# seconds; GetSession of a PROVISIONING session once it is ready (or has failed or stopped), or after SESSION_HOLD
+# (glueball.waits). Glue's kernel and dbt-glue ask for a statement every second, so a statement shorter than that
+# answers when it ends instead of at the next poll, and a read is never held longer than those clients wait between
+# two; a session from a warm driver is ready in 2-3 s, and dbt-glue's session waiter asks every 3 s. At most
+# _HOLDERS reads are held at once; any more are answered at once.
+STATEMENT_HOLD_SECONDS = 1.0
+SESSION_HOLD_SECONDS = 5.0
+_ends = Changes()  # statements that ended and sessions that left PROVISIONING in this process
+_holders = threading.BoundedSemaphore(64)
 
 
 def _exists(session: DbSession, scope: Scope, name: str) -> bool:
@@ -123,6 +134,16 @@ class SessionService:
         with self.store.read() as db:
             return to_session(self._row(db, session_id))
 
+    def get_when_provisioned(self, session_id: str) -> Session:
+        """GetSession: the session; while it is PROVISIONING, as it is once it is not, or after
+        :data:`SESSION_HOLD_SECONDS`.
+
+        Raises:
+            EntityNotFoundException: no such session (or it was deleted meanwhile).
+        """
+        return held(lambda: self.get(session_id), lambda s: s.state is not SessionState.PROVISIONING, _ends,
+                    SESSION_HOLD_SECONDS, _holders)
+
     def find(self, tags: Mapping[str, str] | None = None) -> list[Session]:
         """Every session, newest first; with ``tags``, those carrying all of them."""
         query = select(GlueSessionRow).where(GlueSessionRow.account_id == self.scope.account_id,
@@ -150,7 +171,9 @@ class SessionService:
                 raise IllegalSessionStateException(f"Session {session_id} is {row.state} and cannot be stopped")
             if row.state != SessionState.STOPPING:
                 self._move(db, row, SessionState(row.state), SessionState.STOPPING)
-            return to_session(row)
+            stopping = to_session(row)
+        _ends.note()
+        return stopping
 
     def delete(self, session_id: str) -> None:
         """Remove a session, its statements and tags (a live one is stopped: its watcher sees it gone)."""
@@ -175,7 +198,9 @@ class SessionService:
                     StatementRow.state.in_([StatementState.WAITING, StatementState.RUNNING,
                                             StatementState.CANCELLING])).values(
                     state=StatementState.CANCELLED, completed_on=time.time()))
-            return bool(done)
+        if done:
+            _ends.note()
+        return bool(done)
 
     def record_driver(self, session_id: str, host: str, pid: int, start: int | None, log_dir: str,
                       runner: str) -> None:
@@ -191,7 +216,9 @@ class SessionService:
             moved = self._move(db, row, SessionState.PROVISIONING, SessionState.READY, missing_ok=True)
             if moved:
                 row.last_activity = time.time()
-            return moved
+        if moved:
+            _ends.note()
+        return moved
 
     def _find(self, db: DbSession, session_id: str) -> GlueSessionRow | None:
         row: GlueSessionRow | None = db.scalars(select(GlueSessionRow).where(
@@ -248,6 +275,16 @@ class SessionService:
         with self.store.read() as db:
             return to_statement(self._statement_row(db, session_id, statement_id))
 
+    def statement_when_ended(self, session_id: str, statement_id: int) -> Statement:
+        """GetStatement: the statement; while it waits or runs, as it is once it has ended, or after
+        :data:`STATEMENT_HOLD_SECONDS`.
+
+        Raises:
+            EntityNotFoundException: no such session or statement.
+        """
+        return held(lambda: self.statement(session_id, statement_id), lambda s: s.state in STATEMENT_ENDED, _ends,
+                    STATEMENT_HOLD_SECONDS, _holders)
+
     def _statement_row(self, db: DbSession, session_id: str, statement_id: int) -> StatementRow:
         row = self._row(db, session_id)
         found = db.scalars(select(StatementRow).where(StatementRow.session_row_id == row.id,
@@ -279,6 +316,8 @@ class SessionService:
                 found.state, found.cancel_requested = StatementState.CANCELLING, True
         with _arrivals:
             _arrivals.notify_all()
+        if state is StatementState.WAITING:
+            _ends.note()
 
     # -- the driver's side
 
@@ -324,7 +363,9 @@ class SessionService:
                 StatementRow.state.in_([StatementState.RUNNING, StatementState.CANCELLING])).values(
                 state=state, output=output, progress=progress, completed_on=time.time()))
             changed(db, update(GlueSessionRow).where(GlueSessionRow.id == row.id).values(last_activity=time.time()))
-            return bool(done)
+        if done:
+            _ends.note()
+        return bool(done)
 
     def idle_since(self, session_id: str) -> float | None:
         """When the session last did anything (None while a statement runs or waits: it is not idle)."""

@@ -10,14 +10,17 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from glueball.runtime.client import boto3_session
 from tests.helpers import ServerProcess
 
 AWS = str(Path(sys.executable).with_name("aws"))
@@ -76,6 +79,10 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     printed = run(glue, "analysis", "x = 21\nprint('hello')\nx * 2")
     assert printed["Output"]["Data"]["TextPlain"] == "hello\n42"
     assert run(glue, "analysis", "x + 1")["Output"]["Data"]["TextPlain"] == "22", "statements share a namespace"
+    for code in ("1 + 1", "'quick'", "len('held')"):  # a read of a statement under way is held until it ends
+        number = glue.run_statement(SessionId="analysis", Code=code)["Id"]
+        first = glue.get_statement(SessionId="analysis", Id=number)["Statement"]
+        assert first["State"] == "AVAILABLE", f"the first read of {code!r} answered before it ended: {first}"
     shown = run(glue, "analysis", "type(glueContext).__name__, spark.conf.get('spark.sql.shuffle.partitions')")
     assert shown["Output"]["Data"]["TextPlain"] == "('GlueContext', '3')"
 
@@ -101,7 +108,7 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     assert glue.get_statement(SessionId="analysis", Id=number)["Statement"]["State"] == "CANCELLED"
     assert run(glue, "analysis", "'still alive'")["Output"]["Data"]["TextPlain"] == "'still alive'"
     listed = glue.list_statements(SessionId="analysis")["Statements"]
-    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 9
+    assert [s["Id"] for s in listed] == list(range(len(listed))) and len(listed) == 12
 
     found = glue.list_sessions(Tags={"team": "analytics"})
     assert found["Ids"] == ["analysis"] and found["Sessions"][0]["Status"] == "READY"
@@ -121,11 +128,17 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
                               capture_output=True, text=True, env=env, check=True).stdout
 
     assert glueball("list", "--tag", "team=analytics").split("\t")[:2] == ["analysis", "READY"]
+    waiting = _long_polls(server, "analysis", 12)  # more drivers' long polls than the API has threads
+    assert glue.get_databases()["DatabaseList"] and glue.get_session(Id="analysis")["Session"]["Status"] == "READY"
+    assert not any(done for done, _ in waiting), "the API answered only once a long poll had ended"
     shown = glueball("show", "analysis")
     assert "ZeroDivisionError: division by zero" in shown and "[0] AVAILABLE: spark.range(10).count()" in shown
     assert glueball("stop", "analysis").strip() == "stopping analysis"
     stopped = wait_state(glue, "analysis", ("STOPPED", "FAILED"))
     assert stopped["Status"] == "STOPPED" and stopped["DPUSeconds"] > 0 and "CompletedOn" in stopped
+    for done, thread in waiting:
+        thread.join(60)
+        assert done == [{"SessionEnded": True}], done
     with pytest.raises(ClientError) as refused:
         glue.run_statement(SessionId="analysis", Code="1")
     assert refused.value.response["Error"]["Code"] == "IllegalSessionStateException"
@@ -136,6 +149,30 @@ def test_statements_run_on_a_spark_driver(server: ServerProcess) -> None:
     with pytest.raises(ClientError) as gone:
         glue.get_session(Id="analysis")
     assert gone.value.response["Error"]["Code"] == "EntityNotFoundException"
+
+
+def _long_polls(server: ServerProcess, session_id: str, count: int) -> list[tuple[list[Any], threading.Thread]]:
+    """``count`` long polls for the session's next statement, as its driver makes (glueball's own TakeStatement,
+    30 s each), started and still waiting; each with the list its answer is put in."""
+    internal = boto3_session().client("glueball", endpoint_url=server.endpoint, region_name="us-east-1",
+                                      aws_access_key_id="driver", aws_secret_access_key="driver",
+                                      config=Config(read_timeout=90, max_pool_connections=count))
+    started = threading.Barrier(count + 1)
+    waiting: list[tuple[list[Any], threading.Thread]] = []
+    for _ in range(count):
+        answer: list[Any] = []
+
+        def poll(into: list[Any] = answer) -> None:
+            started.wait()
+            found = internal.take_statement(SessionId=session_id, WaitSeconds=30)
+            into.append({k: v for k, v in found.items() if k != "ResponseMetadata"})
+
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        waiting.append((answer, thread))
+    started.wait()
+    time.sleep(0.5)  # the requests reach the server (what is asserted is only the order of the answers)
+    return waiting
 
 
 def test_bad_session_requests_are_refused(server: ServerProcess) -> None:
