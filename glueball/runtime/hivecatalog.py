@@ -104,6 +104,44 @@ def remembering() -> Iterator[None]:
         yield
 
 
+class _NoCatalog:
+    """The Glue client Spark's Hive client is started against before there is a run (:func:`start_catalog_client`):
+    a catalog with no database, which keeps nothing it is given. What Spark's start asks of it is whether
+    ``default`` and ``global_temp`` exist, and to make ``default``."""
+
+    def get_database(self, Name: str, **_: Any) -> dict[str, Any]:  # noqa: N803 - the Glue client's keyword
+        from botocore.exceptions import ClientError
+
+        raise ClientError({"Error": {"Code": "EntityNotFoundException",
+                                     "Message": f"Database {Name} not found."}}, "GetDatabase")
+
+    def create_database(self, **_: Any) -> dict[str, Any]:
+        return {}
+
+
+def start_catalog_client(session: Any) -> None:
+    """Start Spark's catalog of a session made before it has a run (a warm driver's), so that the run does not
+    wait for it: Spark makes its Hive client and connects it to the metastore on the first statement that needs
+    the catalog, 1-2 s of the JVM's work (its first start of a session from a warm driver, or its first query
+    of an Athena engine, waited for it). Spark's start asks the metastore whether ``default`` and
+    ``global_temp`` exist and makes ``default``: here, before any run, a catalog with nothing in it answers
+    (:class:`_NoCatalog`), so no catalog is read or written; the run's own ``default`` is made when it is taken
+    (:func:`have_default_database`). Spark keeps no database or table it read (its relation cache is off),
+    and the metastore endpoint asks the run's Glue client from then on. Nothing when the session's metastore
+    is not glueball's."""
+    if session.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive" or _endpoint is None:
+        return
+    if session.conf.get("spark.hadoop.hive.metastore.uris", "") != _endpoint.uri:
+        return
+    metastore = _endpoint.metastore
+    client, nothing = metastore.client, _NoCatalog()
+    metastore.client = lambda: nothing
+    try:
+        session._jsparkSession.sharedState().externalCatalog()
+    finally:
+        metastore.client = client
+
+
 def have_default_database(session: Any) -> None:
     """Make the ``default`` database in the catalog a running session now serves, as Spark makes it at start in
     the one it started with (its current database; ``USE default``, unqualified names): for a session that

@@ -2,7 +2,8 @@
 
 It does ahead of time what every Spark driver does first — starts Python with glueball and
 ``awsglue`` imported, the JVM and the SparkContext (with exactly the Spark settings given, as
-``glueball run`` would set them), and runs a tiny job so the JIT has warmed up — then writes its
+``glueball run`` would set them), runs a tiny job so the JIT has warmed up and starts Spark's catalog client
+(:func:`glueball.runtime.hivecatalog.start_catalog_client`) — then writes its
 ready file (``GLUEBALL_WARM_READY``) and waits on stdin for one assignment, a JSON line::
 
     {"argv": ["-m", "glueball", "run", SCRIPT, ...] | ["-m", "glueball.sessions.session_driver", ID],
@@ -51,6 +52,9 @@ def warm_up(options: list[str]) -> None:
     spark = spark_session(app_name="glueball-warm", for_run=False)
     spark.range(1000).selectExpr("sum(id) AS total").collect()
     spark.createDataFrame([(1, "a")], "id INT, name STRING").groupBy("name").count().collect()
+    from glueball.runtime import hivecatalog
+
+    hivecatalog.start_catalog_client(spark)
 
 
 def become(assignment: dict[str, Any]) -> int:

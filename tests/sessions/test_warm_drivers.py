@@ -94,6 +94,10 @@ def wait_run(glue: Any, name: str, run_id: str, states: tuple[str, ...], timeout
 def test_a_session_takes_a_warm_driver_and_the_pool_refills(server: ServerProcess) -> None:
     warm = wait_warm(server.home)
     glue = server.client()
+    # the warm driver started Spark's catalog client against a catalog of nothing: the server's catalog was not
+    # touched before a run took the driver
+    assert glue.get_databases()["DatabaseList"] == []
+    glue.create_database(DatabaseInput={"Name": "made_before_the_session"})
     glue.create_session(Id="warm-session", Role=ROLE, Command={"Name": "glueetl", "PythonVersion": "3"})
     deadline = time.monotonic() + 60
     while glue.get_session(Id="warm-session")["Session"]["Status"] == "PROVISIONING" and time.monotonic() < deadline:
@@ -104,6 +108,13 @@ def test_a_session_takes_a_warm_driver_and_the_pool_refills(server: ServerProces
     while (statement := glue.get_statement(SessionId="warm-session", Id=number)["Statement"])["State"] != "AVAILABLE":
         time.sleep(0.02)
     assert statement["Output"]["Data"]["TextPlain"] == "10"
+    number = glue.run_statement(SessionId="warm-session", Code=(
+        "spark.catalog.currentDatabase(), sorted(r.namespace for r in spark.sql('SHOW DATABASES').collect())"))["Id"]
+    while (statement := glue.get_statement(SessionId="warm-session", Id=number)["Statement"])["State"] != "AVAILABLE":
+        time.sleep(0.02)
+    assert statement["Output"]["Data"]["TextPlain"] == "('default', ['default', 'made_before_the_session'])", \
+        statement["Output"]  # the session's Spark SQL reads the server's catalog, where its start made default
+    assert sorted(d["Name"] for d in glue.get_databases()["DatabaseList"]) == ["default", "made_before_the_session"]
     refill = wait_warm(server.home, exclude={warm})
     assert refill != warm
     glue.stop_session(Id="warm-session")
