@@ -163,13 +163,15 @@ def settle_engine(store: Store, home: Path, engine_id: str, message: str) -> Non
 
 
 def engine_ready(store: Store, engine_id: str) -> bool:
-    """The engine asks for work: STARTING becomes READY. False when it has ended (it should stop)."""
-    with store.write() as db:
+    """The engine asks for work: STARTING becomes READY. False when it has ended (it should stop). A read, and a
+    write only the first time: an engine asks twice per query (the query, then its watch)."""
+    with store.read() as db:
         state = db.scalar(select(AthenaEngineRow.state).where(AthenaEngineRow.engine_id == engine_id))
-        if state == STARTING:
+    if state == STARTING:
+        with store.write() as db:
             db.execute(update(AthenaEngineRow).where(AthenaEngineRow.engine_id == engine_id,
                                                      AthenaEngineRow.state == STARTING).values(state=READY))
-        return state is not None and state != ENDED
+    return state is not None and state != ENDED
 
 
 def _beat(store: Store, engine_ids: list[str]) -> None:

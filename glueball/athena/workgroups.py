@@ -79,15 +79,19 @@ class Resources:
             InvalidRequestException: no such workgroup (Athena's answer for an unknown one).
         """
         name = name or PRIMARY
-        with self.store.write() if name == PRIMARY else self.store.read() as db:
+        with self.store.read() as db:  # a write only the first time: every StartQueryExecution asks
             row = find_scoped(db, AthenaWorkGroupRow, self.scope, name)
-            if row is None and name == PRIMARY:
+            if row is not None:
+                return _workgroup(row)
+        if name != PRIMARY:
+            raise InvalidRequestException(f"WorkGroup {name} is not found.")
+        with self.store.write() as db:
+            row = find_scoped(db, AthenaWorkGroupRow, self.scope, name)
+            if row is None:
                 row = AthenaWorkGroupRow(account_id=self.scope.account_id, region=self.scope.region, name=PRIMARY,
                                          state=WorkGroupState.ENABLED, configuration={}, created=time.time())
                 db.add(row)
                 db.flush()
-            if row is None:
-                raise InvalidRequestException(f"WorkGroup {name} is not found.")
             return _workgroup(row)
 
     def create_workgroup(self, name: str, configuration: dict[str, Any] | None, description: str | None,
