@@ -83,8 +83,8 @@ def start_query_execution(needs: AthenaNeeds, caller: Caller, request: Request) 
 
 @OPERATIONS.operation("GetQueryExecution")
 def get_query_execution(needs: AthenaNeeds, caller: Caller, request: Request) -> Response:
-    """A query still under way is answered once its state changes, or after a short wait (QueryService)."""
-    return {"QueryExecution": execution_wire(queries(needs, caller).get_when_changed(request["QueryExecutionId"]))}
+    """A query still under way is answered once it has ended, or after a short wait (QueryService)."""
+    return {"QueryExecution": execution_wire(queries(needs, caller).get_when_ended(request["QueryExecutionId"]))}
 
 
 @OPERATIONS.operation("BatchGetQueryExecution")

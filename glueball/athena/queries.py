@@ -41,33 +41,26 @@ from glueball.store.athena_tables import AthenaQueryRow
 from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.supervise import outcome
+from glueball.waits import Changes, held
 
 MAX_QUEUED_ENV = "GLUEBALL_ATHENA_MAX_QUEUED"
-_arrivals = threading.Condition()  # queries queued, stopped or ended in this process wake a waiting engine at once
+_arrivals = Changes()  # queries queued, stopped or ended in this process wake a waiting engine or reader at once
 _TAKE_POLL_SECONDS = 0.05
 # how often a wait for a running query's stop looks at the store: a stop made by another server process (a shared
 # store) is seen that late; one made in this process wakes it at once
 _WATCH_POLL_SECONDS = 0.2
-_changes = 0  # how many times _arrivals was notified: a wait that began after the last change misses none
-# GetQueryExecution of a query still QUEUED or RUNNING answers once its state changes or after this long: a client
-# that asks again and again (every 10 ms, say) learns of the end as soon as it comes, with a fraction of the
-# requests, whose work would otherwise take the engine's CPU on a small machine. At most _HOLDERS requests wait so
-# at once (each holds one of the server's request threads); any more answer at once.
-HOLD_SECONDS = 0.05
-_holders = threading.BoundedSemaphore(2)
+# GetQueryExecution of a query still QUEUED or RUNNING answers once it has ended, or after this long
+# (glueball.waits): PyAthena and awswrangler ask every second, the AWS CLI has no waiter, so a query shorter than
+# that answers when it ends instead of at the next poll; a client asking again and again (every 10 ms, say) learns
+# of the end as soon as it comes, with a fraction of the requests, whose work would otherwise take the engine's
+# CPU on a small machine. At most 64 requests are held at once (on the edge's pool for waiting requests); any
+# more answer at once.
+HOLD_SECONDS = 1.0
+_holders = threading.BoundedSemaphore(64)
 
 
 def _changed() -> None:
-    global _changes
-    with _arrivals:
-        _changes += 1
-        _arrivals.notify_all()
-
-
-def _wait_change(seen: int, seconds: float) -> None:
-    """Wait until ``_arrivals`` is notified after ``seen`` (a value of ``_changes``) or ``seconds`` pass."""
-    with _arrivals:
-        _arrivals.wait_for(lambda: _changes != seen, seconds)
+    _arrivals.note()
 
 
 def query_folder(home: Path, query_id: str) -> Path:
@@ -214,28 +207,14 @@ class QueryService:
         with self.store.read() as db:
             return _query(self._row(db, query_id))
 
-    def get_when_changed(self, query_id: str) -> QueryExecution:
-        """GetQueryExecution: the query as it is; when it is still QUEUED or RUNNING, as it is once its state has
-        changed (an end in this server process is seen at once) or after :data:`HOLD_SECONDS`, whichever comes
-        first. An ended query, or one asked while others already wait, is answered at once.
+    def get_when_ended(self, query_id: str) -> QueryExecution:
+        """GetQueryExecution: the query as it is; when it is still QUEUED or RUNNING, as it is once it has ended (an
+        end in this server process is seen at once, one in another within 0.1 s) or after :data:`HOLD_SECONDS`,
+        whichever comes first. An ended query, or one asked while many others already wait, is answered at once.
 
         Raises: InvalidRequestException: no such query execution in this account and region."""
-        seen = _changes
-        found = self.get(query_id)
-        if found.state not in (QueryState.QUEUED, QueryState.RUNNING) or not _holders.acquire(blocking=False):
-            return found
-        try:
-            deadline = time.monotonic() + HOLD_SECONDS
-            while True:
-                left = deadline - time.monotonic()
-                if left > 0:
-                    _wait_change(seen, left)
-                seen = _changes
-                now = self.get(query_id)
-                if now.state is not found.state or time.monotonic() >= deadline:
-                    return now
-        finally:
-            _holders.release()
+        return held(lambda: self.get(query_id), lambda q: q.state not in (QueryState.QUEUED, QueryState.RUNNING),
+                    _arrivals, HOLD_SECONDS, _holders)
 
     def _row(self, db: Session, query_id: str) -> AthenaQueryRow:
         row = db.scalar(select(AthenaQueryRow).where(
@@ -287,7 +266,7 @@ class QueryService:
         (an engine serves the installation). Looks with reads; takes by compare-and-swap."""
         deadline = time.monotonic() + wait_seconds
         while True:
-            seen = _changes
+            seen = _arrivals.count
             with self.store.read() as db:
                 waiting = db.scalar(select(AthenaQueryRow.id).where(AthenaQueryRow.state == QueryState.QUEUED)
                                     .order_by(AthenaQueryRow.id).limit(1))
@@ -301,7 +280,7 @@ class QueryService:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            _wait_change(seen, min(left, _TAKE_POLL_SECONDS))
+            _arrivals.wait(seen, min(left, _TAKE_POLL_SECONDS))
 
     def cancelling(self, query_id: str, wait_seconds: float = 0.0) -> bool:
         """For an engine: whether ``query_id`` is being stopped; with ``wait_seconds``, the answer once it is, once
@@ -309,7 +288,7 @@ class QueryService:
         request, not a poll."""
         deadline = time.monotonic() + wait_seconds
         while True:
-            seen = _changes
+            seen = _arrivals.count
             with self.store.read() as db:
                 found = db.execute(select(AthenaQueryRow.cancel_requested, AthenaQueryRow.state).where(
                     AthenaQueryRow.query_id == query_id)).first()
@@ -318,7 +297,7 @@ class QueryService:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            _wait_change(seen, min(left, _WATCH_POLL_SECONDS))
+            _arrivals.wait(seen, min(left, _WATCH_POLL_SECONDS))
 
     def settle(self, query_id: str, engine_end: str | None = None) -> bool:
         """Move a RUNNING query to what its outcome record says (SUCCEEDED with its statistics and result, FAILED

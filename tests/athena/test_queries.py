@@ -109,6 +109,15 @@ def test_seed_exchange_rates_through_the_aws_cli(athena_server: ServerProcess) -
     assert sorted((r["currency"], r.get("rate")) for r in written) == [("CHF", None), ("EUR", 1.1), ("JPY", 0.0067)]
 
 
+def test_a_read_of_a_short_query_is_answered_when_it_ends(athena: Any) -> None:
+    succeeded(athena, "SELECT 0")  # the engine is up
+    for sql in ("SELECT 1", "SELECT 'held' AS word", "SELECT 1 + 1 AS two"):
+        query_id = athena.start_query_execution(QueryString=sql, ResultConfiguration={"OutputLocation": RESULTS})[
+            "QueryExecutionId"]
+        first = athena.get_query_execution(QueryExecutionId=query_id)["QueryExecution"]["Status"]
+        assert first["State"] == "SUCCEEDED", f"the first read of {sql!r} answered before it ended: {first}"
+
+
 def test_results_are_paged_typed_and_headed(athena: Any) -> None:
     sql = ("SELECT i, CAST(i AS varchar) AS s, i * 0.5 AS half, CAST(i AS decimal(10, 2)) AS d, "
            "date_add('day', i, date '2024-01-01') AS day, i % 2 = 0 AS even, "
