@@ -281,3 +281,17 @@ def test_the_sample_is_the_first_records_across_partitions_read_by_one_task(glue
     found = rows(Map.apply(frame=frame, f=early_kind))
     assert (found[5]["v"], found[6]["v"], sorted(found)) == ({"long": 5, "string": None},
                                                            {"long": None, "string": "text"}, list(range(3, 12)))
+
+
+def test_a_map_over_no_records_has_no_records_and_no_fields(glue_context: Any) -> None:
+    """An input of no partitions, or of partitions with no records: the sample is empty, so is the output (its
+    schema inferred from no record)."""
+    spark = glue_context.spark_session
+    for df in (spark.createDataFrame(spark.sparkContext.emptyRDD(), "id long, age int"),
+               spark.range(0, 9, 1, 3).selectExpr("id", "1 as age").where("id > 100")):
+        def older(record: Any) -> Any:
+            record["age"] = record["age"] + 1
+            return record
+
+        mapped = Map.apply(frame=DynamicFrame.fromDF(df, glue_context, "none"), f=older).toDF()
+        assert (mapped.count(), mapped.columns) == (0, [])
