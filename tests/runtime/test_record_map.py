@@ -246,3 +246,52 @@ def test_many_records_set_left_deleted_and_failed_through_the_udf(glue_context: 
                 for i in range(1000) if i % 97 != 5}
     assert found == expected
     assert mapped.errorsAsDynamicFrame().count() == 1000 - len(expected)
+
+
+def test_the_sample_is_the_first_records_across_partitions_read_by_one_task(glue_context: Any,
+                                                                            sample_of: Any) -> None:
+    """The sample takes the input's partitions in order, in one task, until it has its records: a partition with
+    fewer (here none) is read past, and the records of the next ones decide the schema."""
+    spark = glue_context.spark_session
+    df = spark.range(0, 12, 1, 4).where("id >= 3").selectExpr("id", "cast(id as int) as age")  # ids 0-2: no rows
+    frame = DynamicFrame.fromDF(df, glue_context, "parts")
+    sample_of(4)  # ids 3-6: partitions 1 and 2
+
+    def later_kind(record: Any) -> Any:
+        record["v"] = "text" if record["id"] == 7 else record["id"]
+        return record
+
+    tracker = spark.sparkContext.statusTracker()
+    spark.sparkContext.setJobGroup("map-sample", "the sample's job")
+    try:
+        mapped = Map.apply(frame=frame, f=later_kind)
+    finally:
+        spark.sparkContext.setJobGroup("", "")
+    stages = [stage for job in tracker.getJobIdsForGroup("map-sample")
+              for stage in tracker.getJobInfo(job).stageIds]  # type: ignore[union-attr]
+    assert [tracker.getStageInfo(stage).numTasks for stage in stages] == [1]  # type: ignore[union-attr]
+    assert mapped.toDF().schema["v"].dataType.simpleString() == "bigint"  # from ids 3-6
+    with pytest.raises(Exception, match="field 'v': a str.*first 4 input records"):
+        mapped.toDF().collect()  # id 7, the first record after the sample
+
+    def early_kind(record: Any) -> Any:
+        record["v"] = "text" if record["id"] == 6 else record["id"]  # id 6 is sampled: a choice
+        return record
+
+    found = rows(Map.apply(frame=frame, f=early_kind))
+    assert (found[5]["v"], found[6]["v"], sorted(found)) == ({"long": 5, "string": None},
+                                                           {"long": None, "string": "text"}, list(range(3, 12)))
+
+
+def test_a_map_over_no_records_has_no_records_and_no_fields(glue_context: Any) -> None:
+    """An input of no partitions, or of partitions with no records: the sample is empty, so is the output (its
+    schema inferred from no record)."""
+    spark = glue_context.spark_session
+    for df in (spark.createDataFrame(spark.sparkContext.emptyRDD(), "id long, age int"),
+               spark.range(0, 9, 1, 3).selectExpr("id", "1 as age").where("id > 100")):
+        def older(record: Any) -> Any:
+            record["age"] = record["age"] + 1
+            return record
+
+        mapped = Map.apply(frame=DynamicFrame.fromDF(df, glue_context, "none"), f=older).toDF()
+        assert (mapped.count(), mapped.columns) == (0, [])

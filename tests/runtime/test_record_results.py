@@ -232,6 +232,15 @@ def test_a_record_with_every_field_deleted_is_empty_only_when_it_had_every_field
     assert tracked[1]["m"] == "User-specified function returned None instead of DynamicRecord"  # not partial
 
 
+def test_a_record_counts_as_returned_itself_only_when_it_is_the_record_and_not_empty() -> None:
+    record, empty = DynamicRecord({"a": 1}), DynamicRecord()
+    assert record_results.returned_itself(record, record, partial=False)
+    assert not record_results.returned_itself(record, DynamicRecord({"a": 1}), partial=True)  # an equal copy
+    assert not record_results.returned_itself(record, None, partial=True)
+    assert not record_results.returned_itself(empty, empty, partial=False)  # every field it had deleted
+    assert record_results.returned_itself(empty, empty, partial=True)  # it still has the fields it was not sent
+
+
 def test_a_function_reading_no_field_gets_empty_records() -> None:
     def constant(record: Any) -> Any:
         record["amount"] = 7

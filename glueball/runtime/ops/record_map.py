@@ -87,10 +87,16 @@ def sample_size(df: DataFrame) -> int:
 def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], handed: Handed,
            size: int) -> tuple[list[Output], bool]:
     """Map's output fields, from what ``f`` returns for the first ``size`` records, and whether those were every
-    record of the input."""
+    record of the input.
+
+    The sample is read by one task, the input's partitions in order until ``size`` records (``coalesce(1)`` under the
+    limit): the same records as ``limit`` alone, which reads up to ``size`` records of every partition and moves them
+    to one through a shuffle — a second stage, and the adaptive planner between the two, about a third of the
+    sample's cost in the JVM. Where the first partitions hold fewer records (a selective filter before the Map), the
+    one task reads on into the next ones, in turn rather than side by side."""
     from pyspark.sql.types import StringType
 
-    table = df.limit(size).select(*sent).toArrow()
+    table = df.select(*sent).coalesce(1).limit(size).toArrow()
     inputs = {field.name: field for field in df.schema.fields}
     seen: dict[str, Typed | None] = {}  # the fields records set, and their values' types
     kept: set[str] = set()  # the input fields some record left as they were

@@ -77,6 +77,14 @@ def refusal(result: Any) -> str | None:
     return None
 
 
+def returned_itself(record: Any, result: Any, partial: bool) -> bool:
+    """Whether ``f`` returned the record it was handed, and that is a record rather than an empty one: it has a field
+    left, or it was not sent every field (``partial``: the fields it was not sent are still the record's, so deleting
+    every sent one does not empty it). Anything else — None, another mapping, an empty record — is looked at by
+    :func:`refusal` and :meth:`_Columns.take_other`."""
+    return result is record and (partial or bool(result))
+
+
 def outcomes(f: Callable[[Any], Any], handed: Handed,
              arrays: Sequence[pa.Array]) -> Iterable[tuple[Any, Any, str | None, dict[str, Any], set[str]]]:
     """Each record of a batch, one at a time: what ``f`` returned for it (None for an error record), the error
@@ -100,7 +108,7 @@ def outcomes(f: Callable[[Any], Any], handed: Handed,
         except Exception as exc:  # noqa: BLE001 - the record becomes an error record, as in Glue
             yield record, None, error_text(exc), {}, set()
             continue
-        if result is record and (handed.partial or result):
+        if returned_itself(record, result, handed.partial):
             changes, deleted = _untouched(record, handed.names, kind.set_keys if kind is not None else ())
             yield record, result, None, changes, deleted
         else:
@@ -238,7 +246,7 @@ def _lazy_batch(f: Callable[[Any], Any], plan: _Plan, columns: _Columns, arrays:
         except Exception as exc:  # noqa: BLE001 - the record becomes an error record, as in Glue
             columns.messages[row] = error_text(exc)
             continue
-        if result is record and (partial or result):
+        if returned_itself(record, result, partial):  # the call: within the noise of bench/map_worker.py
             columns.take_record(row, record._changes or {}, record._deleted or ())
         else:
             columns.take_other(row, result)
@@ -279,7 +287,7 @@ def _by_record(plan: _Plan, columns: _Columns, records: list[TrackedRecord], ret
     for row, (record, result) in enumerate(zip(records, returned, strict=True), start):
         if columns.messages[row] is not None:
             continue
-        if result is record and (partial or result):
+        if returned_itself(record, result, partial):
             changes, deleted = _untouched(record, plan.sent_names, keys_of.get(id(record), ()))
             columns.take_record(row, changes, deleted)
         else:
@@ -298,7 +306,7 @@ def _by_column(plan: _Plan, columns: _Columns, records: list[TrackedRecord], ret
     else:  # error records, and records that returned something else: taken one by one
         partial = plan.handed.partial
         odd = [row for row, (record, result) in enumerate(zip(records, returned, strict=True))
-               if messages[row] is not None or result is not record or not (partial or record)]
+               if messages[row] is not None or not returned_itself(record, result, partial)]
     keys, set_on = kind.set_keys, kind.set_on
     shape = [] if odd else _shape(keys, set_on, records)
     every = set(shape)  # the fields set on every record
