@@ -20,6 +20,7 @@ that creates a table that does not exist yet (``CREATE TABLE [AS SELECT]``, ``df
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -122,10 +123,15 @@ class _Guard:
     def _tasks_settled(self, timeout: float = 10.0) -> None:
         """Wait (at most ``timeout`` seconds) until no task runs on the session's executors: the failed job's
         other tasks are killed, not stopped, and one still running would write its staging folder again after
-        the removal."""
+        the removal. The running tasks are counted from Spark's listener events, which are delivered behind the
+        scheduler: the events posted so far are let through first, or a task whose start is still queued counts
+        as not running (a staging folder was found again after a failed ``saveAsTable`` on a loaded machine)."""
         deadline = time.monotonic() + timeout
         try:
-            tracker = self.spark.sparkContext._jsc.sc().statusTracker()
+            context = self.spark.sparkContext._jsc.sc()
+            with contextlib.suppress(Exception):  # not emptied in time: the tasks are counted as far as delivered
+                context.listenerBus().waitUntilEmpty(int(timeout * 1000))
+            tracker = context.statusTracker()
             while time.monotonic() < deadline:
                 infos = tracker.getExecutorInfos()
                 if sum(int(info.numRunningTasks()) for info in infos) == 0:
