@@ -45,7 +45,7 @@ _arrivals = threading.Condition()  # new statements and cancels of this process 
 # (glueball.waits). Glue's kernel and dbt-glue ask for a statement every second, so a statement shorter than that
 # answers when it ends instead of at the next poll, and a read is never held longer than those clients wait between
 # two; a session from a warm driver is ready in 2-3 s, and dbt-glue's session waiter asks every 3 s. At most
-# _HOLDERS reads are held at once; any more are answered at once.
+# 64 reads (_holders) are held at once; any more are answered at once.
 STATEMENT_HOLD_SECONDS = 1.0
 SESSION_HOLD_SECONDS = 5.0
 _ends = Changes()  # statements that ended and sessions that left PROVISIONING in this process
