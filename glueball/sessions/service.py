@@ -38,8 +38,8 @@ from glueball.store.session_tables import GlueSessionRow, StatementRow
 from glueball.tagging.service import delete_tags, register_resource_type, write_tags
 from glueball.waits import Changes, held
 
-_TAKE_POLL_SECONDS = 0.05  # between looks when the statement comes from another process
-_arrivals = threading.Condition()  # new statements and cancels of this process wake a waiting driver at once
+_TAKE_POLL_SECONDS = 0.05  # between a waiting driver's looks, for what another server process changed
+_arrivals = Changes()  # new statements, cancels and stops of this process: a waiting driver wakes at once
 # GetStatement of a statement still waiting or running is answered once it has ended, or after STATEMENT_HOLD
 # seconds; GetSession of a PROVISIONING session once it is ready (or has failed or stopped), or after SESSION_HOLD
 # (glueball.waits). Glue's kernel and dbt-glue ask for a statement every second, so a statement shorter than that
@@ -200,6 +200,7 @@ class SessionService:
                     state=StatementState.CANCELLED, completed_on=time.time()))
         if done:
             _ends.note()
+            _arrivals.note()
         return bool(done)
 
     def record_driver(self, session_id: str, host: str, pid: int, start: int | None, log_dir: str,
@@ -267,8 +268,7 @@ class SessionService:
                                                    f"try again")
             db.add(StatementRow(session_row_id=row.id, statement_id=number, code=code, state=StatementState.WAITING,
                                 progress=0.0, submitted_on=time.time(), cancel_requested=False))
-        with _arrivals:
-            _arrivals.notify_all()
+        _arrivals.note()
         return number
 
     def statement(self, session_id: str, statement_id: int) -> Statement:
@@ -314,8 +314,7 @@ class SessionService:
                 found.state, found.completed_on = StatementState.CANCELLED, time.time()
             else:
                 found.state, found.cancel_requested = StatementState.CANCELLING, True
-        with _arrivals:
-            _arrivals.notify_all()
+        _arrivals.note()
         if state is StatementState.WAITING:
             _ends.note()
 
@@ -329,6 +328,7 @@ class SessionService:
         to take a statement (compare-and-swap: of two takers, one gets it)."""
         deadline = time.monotonic() + wait_seconds
         while True:
+            seen = _arrivals.count  # read before the look: what arrives after it ends the wait below at once
             with self.store.read() as db:
                 row = self._row(db, session_id)
                 if SessionState(row.state) not in LIVE:
@@ -350,8 +350,7 @@ class SessionService:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None, False
-            with _arrivals:
-                _arrivals.wait(min(left, _TAKE_POLL_SECONDS))
+            _arrivals.wait(seen, min(left, _TAKE_POLL_SECONDS))
 
     def finish(self, session_id: str, statement_id: int, state: StatementState, output: dict[str, Any],
                progress: float = 1.0) -> bool:
