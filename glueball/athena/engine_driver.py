@@ -26,6 +26,9 @@ from glueball.supervise import outcome
 
 POLL_SECONDS = 10.0
 CANCEL_SECONDS = 0.2  # a stopped query's Spark jobs are cancelled again this often until its statement returns
+# a query's watch asks the server this long after the query began: a short query ends before (one request fewer),
+# and a longer one's is sent while Spark runs rather than while this process plans it (a stop is heard as late)
+WATCH_AFTER_SECONDS = 0.05
 IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"))
 ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
@@ -96,7 +99,10 @@ class Engine:
         """Wait for the query to be stopped (the server answers when it is, or when the query has ended), then
         cancel its Spark jobs, and again each turn until it has ended: cancelJobGroup cancels the jobs running
         now, not one its statement submits later (a stop that comes while Spark still plans). One request per
-        query while it runs, where a poll would take the server's and this driver's time from the query."""
+        query while it runs, where a poll would take the server's and this driver's time from the query; none for a
+        query that ends within WATCH_AFTER_SECONDS."""
+        if done.wait(WATCH_AFTER_SECONDS):
+            return
         while not done.is_set() and not cancelled.is_set():
             try:
                 if self.client.take_query(EngineId=self.engine_id, RunningId=query_id,

@@ -82,9 +82,10 @@ class EngineRunner:
         return max(1, int(os.environ.get(ENGINES_ENV) or 1))
 
     def queued(self) -> None:
-        """A query waits: start an engine if no live one can take it."""
+        """A query waits: start an engine if no live one can take it (the engines this process watches are live
+        without asking the store, which StartQueryExecution would otherwise read on every query)."""
         with self._lock:
-            if self._closed or self._live() >= self.wanted():
+            if self._closed or len(self.supervisor.active()) >= self.wanted() or self._live() >= self.wanted():
                 return
             engine_id = f"eng-{uuid.uuid4().hex[:20]}"
             with self.store.write() as db:

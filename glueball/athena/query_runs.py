@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from glueball.athena import resultfile
+from glueball.athena import resultfile, texts
 from glueball.athena.models import ErrorCategory, ErrorType, Failure
 from glueball.objects.locations import local_path, object_store_root
 from glueball.runtime import hivecatalog
@@ -97,19 +97,24 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     for statement in plan["Statements"][:-1]:
         spark.sql(statement).collect()
     frame = spark.sql(plan["Statements"][-1])
-    # the result's columns - Athena's names (SHOW, DESCRIBE), only those it keeps, every value as text - in one
-    # projection: each DataFrame step would analyse the whole statement again
+    # the result's columns - Athena's names (SHOW, DESCRIBE), only those it keeps, every value as text: the values
+    # Spark prints in one projection (each DataFrame step would analyse the whole statement again), none when the
+    # engine prints them all (texts.printed_here)
     renames = plan.get("Rename") or {}
     named = [(field, renames.get(field.name, field.name)) for field in frame.schema.fields]
     if plan.get("Keep"):
         named = [pair for kept in plan["Keep"] for pair in named if pair[1] == kept]
     columns = [resultfile.column_info(name, field.dataType.simpleString()) for field, name in named]
-    printed = frame.selectExpr(*[f"{_as_text(_quoted(field.name), field.dataType)} AS {_quoted(name)}"
-                                 for field, name in named])
+    printed = frame
+    if renames or plan.get("Keep") or not all(texts.printed_here(field.dataType) for field, _ in named):
+        printed = frame.selectExpr(*[f"{_printing(field)} AS {texts.quoted(name)}" for field, name in named])
     if plan.get("Header", True):  # the frame's files (a Hive table's are its folder's), from the plan then run
         _check_cutoff(spark, printed, [], query, statistics)
     statistics["PlanningMillis"] = _since(begun)
     table = printed.toArrow()
+    for index, (field, name) in enumerate(named):
+        if texts.printed_here(field.dataType):
+            table = table.set_column(index, name, texts.column_text(table.column(index), field.dataType))
     statistics["EngineExecutionTimeInMillis"] = _since(begun)
     collected = time.monotonic()
     extension = "csv" if plan.get("Header", True) else "txt"
@@ -128,6 +133,13 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     _write_metadata(target, columns, table.num_rows)
     statistics["ProcessingMillis"] = _since(collected)
     return {"ColumnInfo": columns, "Rows": table.num_rows, "Extension": extension, "UpdateCount": 0}
+
+
+def _printing(field: Any) -> str:
+    """A result column's expression in the projection: its value as Spark prints it, or as it is where the engine
+    prints it from the rows."""
+    column = texts.quoted(field.name)
+    return column if texts.printed_here(field.dataType) else texts.as_text(column, field.dataType)
 
 
 def _ddl(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
@@ -188,45 +200,6 @@ def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
     statistics["OutputRows"] = rows
     statistics["OutputBytes"] = sum(size for _, size in files)
     return {"ColumnInfo": [], "Rows": 0, "Extension": "csv", "UpdateCount": rows, "Manifest": manifest}
-
-
-# -- values as Athena prints them
-
-
-def _as_text(expression: str, data_type: Any, depth: int = 0) -> str:
-    """Spark SQL that prints ``expression`` (of ``data_type``) as Athena prints its value: text, NULL kept; the
-    result's projection is one ``selectExpr`` (a call into the JVM per column piece would cost more than the
-    projection's analysis). ``depth`` names the lambda variables of nested maps and arrays apart."""
-    from pyspark.sql import types as t
-
-    if isinstance(data_type, t.TimestampType | t.TimestampNTZType):
-        return f"date_format({expression}, 'yyyy-MM-dd HH:mm:ss.SSS')"
-    if isinstance(data_type, t.BinaryType):
-        return f"lower(hex({expression}))"
-    if isinstance(data_type, t.MapType):
-        entry = f"entry_{depth}"
-        key = _as_text(f"{entry}.key", data_type.keyType, depth + 1)
-        value = _as_text(f"{entry}.value", data_type.valueType, depth + 1)
-        return (f"concat('{{', array_join(transform(map_entries({expression}), {entry} -> concat({key}, '=', "
-                f"coalesce({value}, 'null'))), ', '), '}}')")
-    if isinstance(data_type, t.StructType):
-        parts = "".join(f", concat({_literal(f.name + '=')}, coalesce("
-                        f"{_as_text(f'{expression}.{_quoted(f.name)}', f.dataType, depth + 1)}, 'null'))"
-                        for f in data_type.fields)
-        return f"CASE WHEN {expression} IS NULL THEN NULL ELSE concat('{{', concat_ws(', '{parts}), '}}') END"
-    if isinstance(data_type, t.ArrayType):
-        item = f"item_{depth}"
-        printed = _as_text(item, data_type.elementType, depth + 1)
-        return f"concat('[', array_join(transform({expression}, {item} -> coalesce({printed}, 'null')), ', '), ']')"
-    return f"CAST({expression} AS STRING)"
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _chomp(value: str | None) -> str | None:

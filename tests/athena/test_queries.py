@@ -141,6 +141,25 @@ def test_results_are_paged_typed_and_headed(athena: Any) -> None:
     assert [v.get("VarCharValue") for v in second["ResultSet"]["Rows"][0]["Data"]][0] == "10"
 
 
+def test_numbers_print_as_trino_prints_them_with_or_without_a_projection(athena: Any) -> None:
+    """Doubles with Java 19's fewest digits (Java 17's Double.toString, Spark's cast here, prints 2E23 as
+    1.9999999999999998E23), plain from 10^-3 to 10^7; the same whether Spark prints another column (a date) or not."""
+    numbers = ("i, CAST(i AS bigint) * 1000000000000 AS big, i = 1 AS flag, 0.1E0 + 0.2E0 AS sum, 2E23 AS huge, "
+               "1E7 AS ten_million, 9999999E0 AS below, 9.99E-4 AS small, 1E-3 AS thousandth, -0E0 AS zero, "
+               "CAST(NULL AS double) AS none, 'x' AS s")
+    expected = [["1", "1000000000000", "true", "0.30000000000000004", "2.0E23", "1.0E7", "9999999.0", "9.99E-4",
+                 "0.001", "-0.0", None, "x"],
+                ["2", "2000000000000", "false", "0.30000000000000004", "2.0E23", "1.0E7", "9999999.0", "9.99E-4",
+                 "0.001", "-0.0", None, "x"]]
+    alone = rows(athena, succeeded(athena, f"SELECT {numbers} FROM UNNEST(sequence(1, 2)) AS t(i) ORDER BY i")[
+        "QueryExecutionId"])
+    assert alone[1:] == expected
+    with_a_date = rows(athena, succeeded(athena, f"SELECT {numbers}, date '2024-01-01' AS day "
+                                                 f"FROM UNNEST(sequence(1, 2)) AS t(i) ORDER BY i")["QueryExecutionId"])
+    assert with_a_date[0][-1] == "day" and [r[:-1] for r in with_a_date[1:]] == expected
+    assert [r[-1] for r in with_a_date[1:]] == ["2024-01-01", "2024-01-01"]
+
+
 def test_nested_values_and_odd_names_print_as_athena_prints_them(athena: Any) -> None:
     execution = succeeded(athena, "SELECT MAP(ARRAY['a', 'b'], ARRAY[1, NULL]) AS m, "
                                   "ARRAY[TIMESTAMP '2024-01-01 10:00:00', NULL] AS ts, from_hex('CAFE') AS b, "

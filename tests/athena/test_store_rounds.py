@@ -1,5 +1,6 @@
 """What a query's requests ask of the store without a server: the primary workgroup and an engine's state are read,
-and written only when they change (StartQueryExecution and TakeQuery ask on every query)."""
+and written only when they change (StartQueryExecution and TakeQuery ask on every query); a query queued beside an
+engine this process watches asks nothing."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import select
 
-from glueball.athena.engines import ENDED, READY, STARTING, engine_ready
+from glueball.athena.engines import ENDED, READY, STARTING, EngineRunner, engine_ready
 from glueball.athena.errors import InvalidRequestException
 from glueball.athena.workgroups import PRIMARY, Resources
 from glueball.store.athena_tables import AthenaEngineRow, AthenaWorkGroupRow
@@ -70,3 +71,24 @@ def test_engine_ready_writes_only_from_starting(store: Store, monkeypatch: pytes
     with no_writes(store, monkeypatch):
         assert not engine_ready(store, "eng-1")
     assert state() == ENDED
+
+
+def test_a_query_queued_beside_an_engine_this_process_watches_reads_nothing(store: Store, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = EngineRunner(store, tmp_path, cast(Any, None), cast(Any, None))
+    try:
+        runner.supervisor.track("eng-watched")
+        with monkeypatch.context() as patch:
+            patch.setattr(store, "read", lambda: (_ for _ in ()).throw(AssertionError("a store read")))
+            patch.setattr(store, "write", lambda: (_ for _ in ()).throw(AssertionError("a store write")))
+            runner.queued()  # the watched engine takes it: no read, no second engine
+        runner.supervisor.untrack("eng-watched")
+        with store.write() as db:  # one engine of another server process, live: that one takes it
+            db.add(AthenaEngineRow(engine_id="eng-elsewhere", state=READY, created=time.time()))
+        with monkeypatch.context() as patch:
+            patch.setattr(store, "write", lambda: (_ for _ in ()).throw(AssertionError("a store write")))
+            runner.queued()
+        with store.read() as db:
+            assert list(db.scalars(select(AthenaEngineRow.engine_id))) == ["eng-elsewhere"]
+    finally:
+        runner.close()
