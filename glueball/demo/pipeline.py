@@ -30,8 +30,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -159,12 +162,32 @@ def _sql_sample(settings: Settings) -> None:
     from pyspark.context import SparkContext
 
     from awsglue.context import GlueContext
-    from glueball.runtime.spark import spark_session
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     _say("   (starting Spark for the report)")
+    with report_spark() as spark:
+        _report(spark, GlueContext(SparkContext.getOrCreate()))  # Spark SQL's catalog is the Data Catalog
+
+
+@contextmanager
+def report_spark() -> Iterator[Any]:
+    """A Spark session for the report, stopped after it; Ctrl-C is Python's again then. PySpark's context answers
+    Ctrl-C with a handler of its own that outlives it: the console served next would end on Ctrl-C by cancelling the
+    jobs of a stopped context (an AttributeError and exit status 1)."""
+    from glueball.runtime.spark import spark_session
+
+    interrupt = signal.getsignal(signal.SIGINT)
     spark = spark_session(app_name="glueball-demo-report")
-    glue_context = GlueContext(SparkContext.getOrCreate())  # Spark SQL's catalog is the Data Catalog
+    try:
+        yield spark
+    finally:
+        spark.stop()
+        signal.signal(signal.SIGINT, interrupt)
+
+
+def _report(spark: Any, glue_context: Any) -> None:
+    """The report's queries and their tables (``glue_context`` is held meanwhile: it makes the Data Catalog Spark
+    SQL's catalog)."""
     for title, query in (
             ("curated orders per day", f"SELECT day, count(*) AS orders, sum(amount) AS revenue "
                                        f"FROM {CURATED_DB}.orders GROUP BY day ORDER BY day"),
@@ -174,8 +197,6 @@ def _sql_sample(settings: Settings) -> None:
         frame = spark.sql(query)
         _say(f"\n   {title}: spark.sql(\"{query}\")")
         _say(render_table(frame.columns, [tuple(r) for r in frame.collect()]))
-    del glue_context
-    spark.stop()
 
 
 def serve_console(app: Glueball) -> bool:
