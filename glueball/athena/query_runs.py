@@ -100,21 +100,27 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     # the result's columns - Athena's names (SHOW, DESCRIBE), only those it keeps, every value as text: the values
     # Spark prints in one projection (each DataFrame step would analyse the whole statement again), none when the
     # engine prints them all (texts.printed_here)
+    fields = frame.schema.fields
     renames = plan.get("Rename") or {}
-    named = [(field, renames.get(field.name, field.name)) for field in frame.schema.fields]
+    named = [(index, field, renames.get(field.name, field.name)) for index, field in enumerate(fields)]
     if plan.get("Keep"):
-        named = [pair for kept in plan["Keep"] for pair in named if pair[1] == kept]
-    columns = [resultfile.column_info(name, field.dataType.simpleString()) for field, name in named]
+        named = [entry for kept in plan["Keep"] for entry in named if entry[2] == kept]
+    columns = [resultfile.column_info(name, field.dataType.simpleString()) for _, field, name in named]
     printed = frame
-    if renames or plan.get("Keep") or not all(texts.printed_here(field.dataType) for field, _ in named):
-        printed = frame.selectExpr(*[f"{_printing(field)} AS {texts.quoted(name)}" for field, name in named])
+    if renames or plan.get("Keep") or not all(texts.printed_here(field.dataType) for _, field, _ in named):
+        source = [field.name for field in fields]
+        if len(set(source)) < len(source):  # a name twice (SELECT 1 AS a, 2 AS a): each column by its place
+            source = [f"_column_{index}" for index in range(len(fields))]
+            frame = frame.toDF(*source)
+        printed = frame.selectExpr(*[f"{_printing(texts.quoted(source[index]), field.dataType)} AS {texts.quoted(name)}"
+                                     for index, field, name in named])
     if plan.get("Header", True):  # the frame's files (a Hive table's are its folder's), from the plan then run
         _check_cutoff(spark, printed, [], query, statistics)
     statistics["PlanningMillis"] = _since(begun)
     table = printed.toArrow()
-    for index, (field, name) in enumerate(named):
+    for position, (_, field, name) in enumerate(named):
         if texts.printed_here(field.dataType):
-            table = table.set_column(index, name, texts.column_text(table.column(index), field.dataType))
+            table = table.set_column(position, name, texts.column_text(table.column(position), field.dataType))
     statistics["EngineExecutionTimeInMillis"] = _since(begun)
     collected = time.monotonic()
     extension = "csv" if plan.get("Header", True) else "txt"
@@ -135,11 +141,10 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     return {"ColumnInfo": columns, "Rows": table.num_rows, "Extension": extension, "UpdateCount": 0}
 
 
-def _printing(field: Any) -> str:
+def _printing(column: str, data_type: Any) -> str:
     """A result column's expression in the projection: its value as Spark prints it, or as it is where the engine
     prints it from the rows."""
-    column = texts.quoted(field.name)
-    return column if texts.printed_here(field.dataType) else texts.as_text(column, field.dataType)
+    return column if texts.printed_here(data_type) else texts.as_text(column, data_type)
 
 
 def _ddl(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],

@@ -160,6 +160,14 @@ def test_numbers_print_as_trino_prints_them_with_or_without_a_projection(athena:
     assert [r[-1] for r in with_a_date[1:]] == ["2024-01-01", "2024-01-01"]
 
 
+def test_a_name_twice_in_a_result_names_two_columns(athena: Any) -> None:
+    """Trino answers a result naming a column twice; the one projection Spark prints a date in reads each column by
+    its place (by name, the second `a` would be ambiguous)."""
+    for sql, expected in (("SELECT 1 AS a, 'x' AS a", ["1", "x"]),
+                          ("SELECT 1 AS a, DATE '2024-01-01' AS a", ["1", "2024-01-01"])):
+        assert rows(athena, succeeded(athena, sql)["QueryExecutionId"]) == [["a", "a"], expected], sql
+
+
 def test_nested_values_and_odd_names_print_as_athena_prints_them(athena: Any) -> None:
     execution = succeeded(athena, "SELECT MAP(ARRAY['a', 'b'], ARRAY[1, NULL]) AS m, "
                                   "ARRAY[TIMESTAMP '2024-01-01 10:00:00', NULL] AS ts, from_hex('CAFE') AS b, "
