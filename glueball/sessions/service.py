@@ -39,7 +39,7 @@ from glueball.tagging.service import delete_tags, register_resource_type, write_
 from glueball.waits import Changes, held
 
 _TAKE_POLL_SECONDS = 0.05  # between a waiting driver's looks, for what another server process changed
-_arrivals = Changes()  # new statements, cancels and stops of this process: a waiting driver wakes at once
+_arrivals = Changes()  # new statements, cancels and sessions' ends in this process: a waiting driver wakes at once
 # GetStatement of a statement still waiting or running is answered once it has ended, or after STATEMENT_HOLD
 # seconds; GetSession of a PROVISIONING session once it is ready (or has failed or stopped), or after SESSION_HOLD
 # (glueball.waits). Glue's kernel and dbt-glue ask for a statement every second, so a statement shorter than that
