@@ -166,7 +166,9 @@ def _sql_sample(settings: Settings) -> None:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     _say("   (starting Spark for the report)")
     with report_spark() as spark:
-        _report(spark, GlueContext(SparkContext.getOrCreate()))  # Spark SQL's catalog is the Data Catalog
+        glue_context = GlueContext(SparkContext.getOrCreate())  # Spark SQL's catalog is the Data Catalog
+        _report(spark)
+        del glue_context
 
 
 @contextmanager
@@ -185,9 +187,8 @@ def report_spark() -> Iterator[Any]:
         signal.signal(signal.SIGINT, interrupt)
 
 
-def _report(spark: Any, glue_context: Any) -> None:
-    """The report's queries and their tables (``glue_context`` is held meanwhile: it makes the Data Catalog Spark
-    SQL's catalog)."""
+def _report(spark: Any) -> None:
+    """The report's queries and their tables."""
     for title, query in (
             ("curated orders per day", f"SELECT day, count(*) AS orders, sum(amount) AS revenue "
                                        f"FROM {CURATED_DB}.orders GROUP BY day ORDER BY day"),
