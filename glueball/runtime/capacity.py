@@ -181,6 +181,19 @@ def is_local_master(master: str) -> bool:
     return master == "local" or master.startswith("local[")
 
 
+def local_cores(master: str) -> int | None:
+    """The task threads of a local ``master`` (``local``: 1, ``local[N]`` and ``local[N,F]``: N, ``local[*]``: this
+    host's cores); None for any other master."""
+    if master == "local":
+        return 1
+    if not master.startswith("local[") or not master.endswith("]"):
+        return None
+    threads = master[len("local["):-1].split(",")[0].strip()
+    if threads == "*":
+        return os.cpu_count() or 1
+    return int(threads) if threads.isdigit() and int(threads) > 0 else None
+
+
 def _host_memory_mb() -> int:
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1024 * 1024))
@@ -242,7 +255,8 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
             settings["spark.cores.max"] = str(cap.executor_vcpus)
     settings.update(spark_ui_settings(arguments or {}, home))
     settings.update(catalog_settings(arguments or {}))
-    settings.update(lakeformats.driver_settings(arguments or {}))  # --datalake-formats: jars and settings per format
+    # --datalake-formats: jars and settings per format
+    settings.update(lakeformats.driver_settings(arguments or {}, local_cores(settings["spark.master"])))
     return settings
 
 

@@ -11,7 +11,9 @@ both from the parameter alone, the user's own ``--conf`` winning key by key:
 - ``delta``: the ``delta`` feature's jars, Delta's SQL extension and ``spark_catalog`` as Delta's
   ``DeltaCatalog`` (over the Hive metastore endpoint glueball gives every session, so Delta tables land in the
   Data Catalog with ``spark.sql.sources.provider=delta``). Delta's log store for ``s3://`` stays its default,
-  ``S3SingleDriverLogStore``, the one AWS documents for Glue.
+  ``S3SingleDriverLogStore``, the one AWS documents for Glue. On a local master, Delta rebuilds a table's state
+  from its log in as many tasks as the driver has cores (``spark.databricks.delta.snapshotPartitions``): Delta's
+  own 50, sized for a cluster, made every snapshot of a small table 50 tasks of mostly overhead on two cores.
 - ``hudi``: refused, naming why (:data:`HUDI_UNAVAILABLE`): no Hudi bundle is built for Spark 4.1.
 
 Which formats a driver has is the Spark setting :data:`FORMATS_CONF` (a ``--conf`` of the driver, so warm
@@ -49,6 +51,8 @@ ICEBERG_CATALOGS = ("org.apache.iceberg.spark.SparkCatalog", "org.apache.iceberg
 GLUE_CATALOG_IMPL = "org.apache.iceberg.aws.glue.GlueCatalog"
 S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+# the tasks Delta rebuilds a table's state in (its log's actions, deduplicated): 50 unless set
+DELTA_SNAPSHOT_PARTITIONS = "spark.databricks.delta.snapshotPartitions"
 
 HUDI_UNAVAILABLE = (
     "--datalake-formats hudi: glueball runs PySpark 4.1.1 and Apache Hudi's Spark bundles are built per Spark minor "
@@ -95,9 +99,10 @@ def _extensions(formats: tuple[str, ...]) -> str:
     return ",".join(names[f] for f in formats if f in names)
 
 
-def driver_settings(arguments: Mapping[str, str]) -> dict[str, str]:
+def driver_settings(arguments: Mapping[str, str], local_cores: int | None = None) -> dict[str, str]:
     """The Spark settings of a driver whose run or session has ``--datalake-formats`` in ``arguments``: the
     formats (:data:`FORMATS_CONF`) and the settings AWS documents for each; empty without the parameter.
+    ``local_cores``: the driver's cores when its master is local (None on a cluster), for Delta's snapshot tasks.
 
     Raises:
         DatalakeFormatError: as :func:`parse`.
@@ -114,6 +119,8 @@ def driver_settings(arguments: Mapping[str, str]) -> dict[str, str]:
                          f"{prefix}.io-impl": S3_FILE_IO, f"{prefix}.warehouse": warehouse()})
     if "delta" in formats:
         settings["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
+        if local_cores:
+            settings[DELTA_SNAPSHOT_PARTITIONS] = str(local_cores)
     return settings
 
 

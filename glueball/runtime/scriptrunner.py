@@ -23,6 +23,7 @@ from pathlib import Path
 
 from glueball import jvm
 from glueball.runtime import hadoop, lakeformats
+from glueball.runtime.capacity import local_cores
 from glueball.runtime.jvmshare import with_share
 from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log
 
@@ -83,7 +84,8 @@ def parse_run_args(script: str, args: list[str]) -> RunPlan:
             raise ValueError(f"--extra-py-files: {extra} does not exist")
     # --datalake-formats is the script's argument (as on Glue) and says what its Spark needs
     formats = dict(zip(plan.script_args, plan.script_args[1:], strict=False)).get(lakeformats.ARGUMENT)
-    for key, value in lakeformats.driver_settings({lakeformats.ARGUMENT: formats or ""}).items():
+    for key, value in lakeformats.driver_settings({lakeformats.ARGUMENT: formats or ""},
+                                                  local_cores(plan.master)).items():
         plan.conf.setdefault(key, value)
     return plan
 

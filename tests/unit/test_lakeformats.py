@@ -33,6 +33,35 @@ def test_driver_settings_are_the_ones_aws_documents_per_format() -> None:
     assert lakeformats.driver_settings({}) == {}
 
 
+def test_delta_s_snapshot_tasks_are_a_local_driver_s_cores_and_the_user_s_setting_wins(tmp_path: Path) -> None:
+    from glueball.runtime.capacity import driver_options, local_cores
+    from glueball.runtime.scriptrunner import parse_run_args
+
+    key = "spark.databricks.delta.snapshotPartitions"
+    assert [local_cores(m) for m in ("local", "local[3]", "local[4,2]", "spark://h:7077", "yarn", "local[x]")] == \
+        [1, 3, 4, None, None, None]
+    assert lakeformats.driver_settings({"--datalake-formats": "delta"}, 3)[key] == "3"
+    assert key not in lakeformats.driver_settings({"--datalake-formats": "delta"})         # a cluster: Delta's own
+    assert key not in lakeformats.driver_settings({"--datalake-formats": "iceberg"}, 3)    # Delta's setting only
+
+    def conf(options: list[str]) -> dict[str, str]:
+        return dict(v.partition("=")[::2] for o, v in zip(options, options[1:], strict=False) if o == "--conf")
+
+    delta = {"--datalake-formats": "delta"}
+    local = conf(driver_options("G.1X", 2, None, "5.0", "local[*]", delta, tmp_path))
+    assert local[key] == conf(driver_options("G.1X", 2, None, "5.0", "local[*]", {}, tmp_path))[
+        "spark.default.parallelism"]                                                     # as many as its cores
+    assert key not in conf(driver_options("G.1X", 2, None, "5.0", "spark://h:7077", delta, tmp_path))
+    mine = conf(driver_options("G.1X", 2, None, "5.0", "local[*]", {**delta, "--conf": f"{key}=50"}, tmp_path))
+    assert mine[key] == "50"                                                             # the user's --conf wins
+
+    script = tmp_path / "job.py"
+    script.write_text("")
+    assert parse_run_args(str(script), ["--spark-master", "local[2]", "--datalake-formats", "delta"]).conf[key] == "2"
+    assert parse_run_args(str(script), ["--spark-master", "local[2]", "--conf", f"{key}=7",
+                                        "--datalake-formats", "delta"]).conf[key] == "7"
+
+
 def test_catalog_settings_point_iceberg_clients_at_the_run_s_glueball_without_overriding_the_user(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GLUEBALL_ENDPOINT", "http://127.0.0.1:9400")
