@@ -25,7 +25,7 @@ from glueball import jvm
 from glueball.runtime import hadoop, lakeformats
 from glueball.runtime.capacity import local_cores
 from glueball.runtime.jvmshare import with_share
-from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log
+from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log, python_worker_settings
 
 RUNNER_OPTIONS = ("--extra-py-files", "--conf", "--spark-master")
 
@@ -95,6 +95,7 @@ def spark_submit_args(plan: RunPlan, for_run: bool = True) -> str:
     (``for_run`` False: a warm driver's, whose run is not known yet)."""
     jars = driver_jars(lakeformats.formats_of(plan.conf))
     settings = base_settings(jars)
+    settings.update(python_worker_settings(plan.master))
     settings.update(plan.conf)
     if for_run:
         settings.update(lakeformats.catalog_settings(settings))

@@ -99,6 +99,18 @@ def driver_jars(formats: tuple[str, ...] = ()) -> list[str]:
 EVENT_LOG_PLACEHOLDER = ".glueball-event-logs"
 
 
+def python_worker_settings(master: str) -> dict[str, str]:
+    """The Python worker daemon of a ``master`` on this host (``local...``): glueball's
+    (:mod:`glueball.runtime.pydaemon`), whose workers do not re-read Spark's zip archives before every task on
+    Python 3.11. Elsewhere, executors' interpreters are not known to have glueball: PySpark's own."""
+    from glueball.runtime import pydaemon
+    from glueball.runtime.capacity import is_local_master
+
+    if not is_local_master(master) or sys.version_info >= (3, 12):
+        return {}
+    return {"spark.python.daemon.module": pydaemon.__name__}
+
+
 def base_settings(jars: list[str]) -> dict[str, str]:
     """:data:`DEFAULT_CONF`, the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``), and the
     Data Catalog as Spark's metastore (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
@@ -177,11 +189,12 @@ def spark_session(master: str | None = None, app_name: str = "glueball",
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    builder = SparkSession.builder.appName(app_name).master(
-        master or os.environ.get("GLUEBALL_SPARK_MASTER", "local[*]"))
+    master = master or os.environ.get("GLUEBALL_SPARK_MASTER", "local[*]")
+    builder = SparkSession.builder.appName(app_name).master(master)
     given = {**json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"), **(conf or {})}
     jars = driver_jars(lakeformats.formats_of(given))
     settings = base_settings(jars)
+    settings.update(python_worker_settings(master))
     if jars:
         settings["spark.jars"] = ",".join(jars)
         settings["spark.driver.extraClassPath"] = os.pathsep.join(jars)

@@ -1,0 +1,49 @@
+"""glueball's Python worker daemon: a zip archive is read again when it changed, not before every task."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import zipfile
+import zipimport
+from pathlib import Path
+
+import pytest
+
+from glueball.runtime import pydaemon
+from glueball.runtime.spark import python_worker_settings
+
+pytestmark = pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 reads archives lazily itself")
+
+
+def test_an_archive_is_read_again_only_when_it_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive = tmp_path / "lib.zip"
+    with zipfile.ZipFile(archive, "w") as made:
+        made.writestr("first_mod.py", "VALUE = 1\n")
+    reads: list[str] = []
+    read_directory = zipimport._read_directory  # type: ignore[attr-defined]
+    monkeypatch.setattr(zipimport, "_read_directory", lambda path: reads.append(path) or read_directory(path))
+    monkeypatch.setattr(zipimport.zipimporter, "invalidate_caches", zipimport.zipimporter.invalidate_caches)
+    monkeypatch.syspath_prepend(str(archive))
+    monkeypatch.delitem(sys.modules, "first_mod", raising=False)
+    monkeypatch.delitem(sys.modules, "second_mod", raising=False)
+    assert importlib.import_module("first_mod").VALUE == 1
+
+    pydaemon.read_archives_once()
+    reads.clear()
+    for _ in range(5):
+        importlib.invalidate_caches()  # what PySpark's worker does before each task
+    assert reads.count(str(archive)) == 1  # once (what was read before is not known), then never again
+
+    with zipfile.ZipFile(archive, "a") as grown:  # a changed archive is read anew: its new module imports
+        grown.writestr("second_mod.py", "VALUE = 2\n")
+    importlib.invalidate_caches()
+    assert reads.count(str(archive)) == 2
+    assert importlib.import_module("second_mod").VALUE == 2
+
+
+def test_local_masters_get_glueball_s_daemon_and_clusters_pyspark_s() -> None:
+    for master in ("local", "local[2]", "local[*]"):
+        assert python_worker_settings(master) == {"spark.python.daemon.module": "glueball.runtime.pydaemon"}
+    for master in ("spark://host:7077", "yarn", "k8s://https://host:443"):
+        assert python_worker_settings(master) == {}
