@@ -236,8 +236,9 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
         return {}
     cap = capacity(worker_type, number_of_workers, max_capacity, glue_version)
     settings: dict[str, str] = {}
+    local_threads: int | None = None  # a local master's task threads
     if is_local_master(master):
-        cores = max(1, min(cap.executor_vcpus, host_cores or os.cpu_count() or 1))
+        cores = local_threads = max(1, min(cap.executor_vcpus, host_cores or os.cpu_count() or 1))
         wanted = cap.driver_memory_mb + cap.executors * cap.executor_memory_mb
         ceiling = max(MIN_MEMORY_MB, int((host_memory_mb or _host_memory_mb()) * LOCAL_MEMORY_FRACTION))
         settings["spark.master"] = f"local[{cores}]"
@@ -256,7 +257,7 @@ def spark_settings(worker_type: str | None, number_of_workers: int | None, max_c
     settings.update(spark_ui_settings(arguments or {}, home))
     settings.update(catalog_settings(arguments or {}))
     # --datalake-formats: jars and settings per format
-    settings.update(lakeformats.driver_settings(arguments or {}, local_cores(settings["spark.master"])))
+    settings.update(lakeformats.driver_settings(arguments or {}, local_threads))
     return settings
 
 

@@ -25,7 +25,7 @@ from glueball import jvm
 from glueball.runtime import hadoop, lakeformats
 from glueball.runtime.capacity import local_cores
 from glueball.runtime.jvmshare import with_share
-from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log, python_worker_settings
+from glueball.runtime.spark import base_settings, driver_jars, prepare_event_log
 
 RUNNER_OPTIONS = ("--extra-py-files", "--conf", "--spark-master")
 
@@ -94,8 +94,7 @@ def spark_submit_args(plan: RunPlan, for_run: bool = True) -> str:
     """``PYSPARK_SUBMIT_ARGS`` for ``plan``: what any SparkContext or SparkSession the script makes starts with
     (``for_run`` False: a warm driver's, whose run is not known yet)."""
     jars = driver_jars(lakeformats.formats_of(plan.conf))
-    settings = base_settings(jars)
-    settings.update(python_worker_settings(plan.master))
+    settings = base_settings(jars, plan.master)
     settings.update(plan.conf)
     if for_run:
         settings.update(lakeformats.catalog_settings(settings))

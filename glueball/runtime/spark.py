@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from glueball import jvm
 from glueball.objects.locations import LocationError, is_s3, object_store_root
 from glueball.objects.reach import through_s3_api
-from glueball.runtime import hadoop, hivecatalog, lakeformats
+from glueball.runtime import hadoop, hivecatalog, lakeformats, pydaemon
+from glueball.runtime.capacity import is_local_master
 from glueball.runtime.io import rawkinds
 from glueball.runtime.jvmshare import with_share
 
@@ -103,18 +104,17 @@ def python_worker_settings(master: str) -> dict[str, str]:
     """The Python worker daemon of a ``master`` on this host (``local...``): glueball's
     (:mod:`glueball.runtime.pydaemon`), whose workers do not re-read Spark's zip archives before every task on
     Python 3.11. Elsewhere, executors' interpreters are not known to have glueball: PySpark's own."""
-    from glueball.runtime import pydaemon
-    from glueball.runtime.capacity import is_local_master
-
     if not is_local_master(master) or sys.version_info >= (3, 12):
         return {}
     return {"spark.python.daemon.module": pydaemon.__name__}
 
 
-def base_settings(jars: list[str]) -> dict[str, str]:
-    """:data:`DEFAULT_CONF`, the file systems of ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``), and the
-    Data Catalog as Spark's metastore (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
+def base_settings(jars: list[str], master: str) -> dict[str, str]:
+    """:data:`DEFAULT_CONF`, the Python workers of ``master`` (:func:`python_worker_settings`), the file systems of
+    ``s3``, ``s3a`` and ``s3n`` (over ``$GLUEBALL_HOME/s3``), and the Data Catalog as Spark's metastore
+    (:mod:`glueball.runtime.hivecatalog`, whose endpoint starts here)."""
     settings = dict(DEFAULT_CONF)
+    settings.update(python_worker_settings(master))
     settings.update(hadoop.filesystem_settings(jars, object_store_root().absolute()))
     s3_native = settings.get("spark.hadoop.fs.s3.impl") in (hadoop.FILESYSTEM, hadoop.S3A_FILESYSTEM)
     settings.update(hivecatalog.spark_settings(s3_native))
@@ -193,8 +193,7 @@ def spark_session(master: str | None = None, app_name: str = "glueball",
     builder = SparkSession.builder.appName(app_name).master(master)
     given = {**json.loads(os.environ.get("GLUEBALL_SPARK_CONF") or "{}"), **(conf or {})}
     jars = driver_jars(lakeformats.formats_of(given))
-    settings = base_settings(jars)
-    settings.update(python_worker_settings(master))
+    settings = base_settings(jars, master)
     if jars:
         settings["spark.jars"] = ",".join(jars)
         settings["spark.driver.extraClassPath"] = os.pathsep.join(jars)
