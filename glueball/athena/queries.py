@@ -18,12 +18,11 @@ import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from glueball.athena import plan as planner
 from glueball.athena.errors import InvalidRequestException, TooManyRequestsException
 from glueball.athena.models import (
     ENDED,
@@ -42,6 +41,9 @@ from glueball.store.engine import Store
 from glueball.store.scoped import Scope
 from glueball.supervise import outcome
 from glueball.waits import Changes, held
+
+if TYPE_CHECKING:
+    from glueball.athena import plan as planner
 
 MAX_QUEUED_ENV = "GLUEBALL_ATHENA_MAX_QUEUED"
 _arrivals = Changes()  # queries queued, stopped or ended in this process wake a waiting engine or reader at once
@@ -156,6 +158,8 @@ class QueryService:
     def _plan(self, text: str, parameters: list[str], workgroup: str, location: str,
               query_id: str) -> tuple[QueryState, planner.Plan, Failure | None]:
         """The query's first state, its plan, and why it failed when it failed already."""
+        from glueball.athena import plan as planner  # sqlglot: imported by a server's first query, not its start
+
         nothing = planner.Plan("none", [], StatementType.UTILITY, "UNKNOWN")
         try:
             prepared = planner.prepared_statement_of(text)

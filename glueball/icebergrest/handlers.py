@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import ValidationError
-
 from glueball.api.identity import Caller
 from glueball.api.operations import RAW_BODY, STATUS, Request, Response
 from glueball.icebergrest.area import OPERATIONS, IcebergRestNeeds
@@ -47,6 +45,8 @@ def _namespace(raw: str) -> str:
 
 
 def _model(model: Any, body: Any) -> Any:
+    from pydantic import ValidationError  # with pyiceberg's models, on the first Iceberg request: not at every start
+
     try:
         return model.model_validate(body or {})
     except ValidationError as exc:

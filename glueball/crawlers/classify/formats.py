@@ -4,14 +4,15 @@ count in the footer). Only headers, footers and Avro block headers are read, nev
 from __future__ import annotations
 
 import json
-from typing import IO, Any, BinaryIO
-
-import fastavro
-import pyarrow as pa
-import pyarrow.orc as orc
-import pyarrow.parquet as pq
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from glueball.crawlers.classify.models import Classification
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# fastavro and pyarrow (with numpy under it) are imported where a file is read, not with the module: every
+# `glueball server` imports the crawlers' classifiers, and those libraries would be a quarter of its start
 
 AVRO_MAGIC = b"Obj\x01"
 ORC_MAGIC = b"ORC"
@@ -126,6 +127,8 @@ def _count_avro_records(stream: BinaryIO, size: int) -> int | None:
 
 def classify_avro(stream: BinaryIO, size: int) -> Classification | None:
     """Glue's Avro classifier: reads the writer schema at the beginning of the file."""
+    import fastavro
+
     try:
         reader = fastavro.reader(stream)
         schema = reader.writer_schema
@@ -182,7 +185,8 @@ def _avro_header_length(stream: BinaryIO) -> int:
 
 def arrow_to_hive(data_type: pa.DataType) -> str:
     """The Hive type Glue writes for a Parquet/ORC column of this Arrow type."""
-    t = pa.types
+    import pyarrow.types as t
+
     if t.is_dictionary(data_type):
         return arrow_to_hive(data_type.value_type)
     if t.is_boolean(data_type):
@@ -244,6 +248,8 @@ def _columnar(name: str, schema: Any, rows: int, size: int, serde: str, input_fo
 
 def classify_parquet(stream: BinaryIO, size: int) -> Classification | None:
     """Glue's Parquet classifier: the schema and row count from the footer at the end of the file."""
+    import pyarrow.parquet as pq
+
     try:
         metadata = pq.ParquetFile(stream).metadata
         schema = metadata.schema.to_arrow_schema()
@@ -254,6 +260,8 @@ def classify_parquet(stream: BinaryIO, size: int) -> Classification | None:
 
 def classify_orc(stream: BinaryIO, size: int) -> Classification | None:
     """Glue's ORC classifier: the schema and row count from the file's metadata (footer)."""
+    import pyarrow.orc as orc
+
     try:
         orc_file = orc.ORCFile(stream)
         schema = orc_file.schema

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from glueball.registry.compat import avro_rules, jsonschema_diff, jsonschema_rules, protobuf, protobuf_rules
 from glueball.registry.compat.verdicts import InvalidSchemaDefinition, Verdict
 
 __all__ = ["DATA_FORMATS", "MODES", "InvalidSchemaDefinition", "Verdict", "canonical", "check", "validate"]
@@ -36,19 +35,32 @@ class _FormatRules:
     evolution: Callable[[str, str], list[str]] | None = None
 
 
-_RULES = {
-    "AVRO": _FormatRules(avro_rules.validate, avro_rules.canonical, avro_rules.incompatibilities),
-    "JSON": _FormatRules(jsonschema_rules.validate, jsonschema_rules.canonical, jsonschema_diff.incompatibilities),
-    "PROTOBUF": _FormatRules(protobuf.validate, protobuf.canonical, protobuf_rules.incompatibilities,
-                             protobuf_rules.reserved_reuse),
-}
+_RULES: dict[str, _FormatRules] = {}
+
+
+def _load(data_format: str) -> _FormatRules:
+    """A format's rules, imported on first use: fastavro, jsonschema and protobuf are a tenth of a server's start,
+    and most servers never register a schema."""
+    if data_format == "AVRO":
+        from glueball.registry.compat import avro_rules
+
+        return _FormatRules(avro_rules.validate, avro_rules.canonical, avro_rules.incompatibilities)
+    if data_format == "JSON":
+        from glueball.registry.compat import jsonschema_diff, jsonschema_rules
+
+        return _FormatRules(jsonschema_rules.validate, jsonschema_rules.canonical, jsonschema_diff.incompatibilities)
+    from glueball.registry.compat import protobuf, protobuf_rules
+
+    return _FormatRules(protobuf.validate, protobuf.canonical, protobuf_rules.incompatibilities,
+                        protobuf_rules.reserved_reuse)
 
 
 def _rules(data_format: str) -> _FormatRules:
-    try:
-        return _RULES[data_format]
-    except KeyError:
-        raise ValueError(f"unknown data format {data_format!r}; expected one of {', '.join(DATA_FORMATS)}") from None
+    if data_format not in DATA_FORMATS:
+        raise ValueError(f"unknown data format {data_format!r}; expected one of {', '.join(DATA_FORMATS)}")
+    if data_format not in _RULES:
+        _RULES[data_format] = _load(data_format)
+    return _RULES[data_format]
 
 
 def validate(data_format: str, definition: str) -> None:
