@@ -1,7 +1,10 @@
 """How fast runs start: warm drivers (``glueball server --warm-drivers 1``) against cold ones, in one run.
 
-Run ``.venv/bin/python bench/start.py [--rounds R] [--no-demo]``. Two servers (``--warm-drivers 0`` and
-``1``) serve the same trivial glueetl job; for each round it prints, per mode:
+Run ``.venv/bin/python bench/start.py [--rounds R] [--no-demo] [--server-starts N] [--only-server]``. First, how
+long a ``glueball server`` itself takes to start on a fresh home (``--warm-drivers 0``): N starts, the median time
+to its first ``/health`` answer and the CPU its process used by then, beside the CPU of the import of
+``glueball.server`` alone and of a bare interpreter (``python -c pass``), each in a fresh process. Then two
+servers (``--warm-drivers 0`` and ``1``) serve the same trivial glueetl job; for each round it prints, per mode:
 
 - StartJobRun -> the script's first Spark job done (the script prints the time after
   ``spark.range(10).count()``), and StartJobRun -> SUCCEEDED (as GetJobRun reports it, polled every 20 ms);
@@ -154,11 +157,46 @@ def demo_seconds(warm: int) -> tuple[float, float]:
     return time.monotonic() - started, sum(runs)
 
 
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def _child_cpu(code: str) -> float:
+    before = os.times()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    after = os.times()
+    return (after.children_user + after.children_system) - (before.children_user + before.children_system)
+
+
+def server_starts(count: int) -> None:
+    """A server's own start, fresh home, no warm drivers: wall to /health, its CPU by then; and the floor."""
+    ready, used = [], []
+    for _ in range(count):
+        with tempfile.TemporaryDirectory(prefix="glueball-bench-server-") as folder:
+            begun = time.perf_counter()
+            server = ServerProcess(Path(folder)).start()
+            ready.append(time.perf_counter() - begun)
+            assert server.proc is not None
+            used.append(_cpu_seconds(server.proc.pid))
+            server.stop()
+    imports = [_child_cpu("import glueball.server") for _ in range(count)]
+    bare = [_child_cpu("pass") for _ in range(count)]
+    print(f"A server's start, {count} fresh homes (median): /health answers after {statistics.median(ready):.2f} s, "
+          f"its process having used {statistics.median(used):.2f} s of CPU; the import of glueball.server alone "
+          f"{statistics.median(imports):.2f} s of CPU, a bare interpreter {statistics.median(bare):.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-demo", action="store_true")
+    parser.add_argument("--server-starts", type=int, default=5, help="fresh servers started to time their start")
+    parser.add_argument("--only-server", action="store_true", help="time the server's own start, nothing else")
     args = parser.parse_args()
+    server_starts(args.server_starts)
+    if args.only_server:
+        return
     root = Path(tempfile.mkdtemp(prefix="glueball-bench-start-"))
     servers = {"cold": ServerProcess(root / "cold", warm_drivers=0), "warm": ServerProcess(root / "warm",
                                                                                             warm_drivers=1)}
