@@ -102,9 +102,10 @@ EVENT_LOG_PLACEHOLDER = ".glueball-event-logs"
 
 def python_worker_settings(master: str) -> dict[str, str]:
     """The Python worker daemon of a ``master`` on this host (``local...``): glueball's
-    (:mod:`glueball.runtime.pydaemon`), whose workers do not re-read Spark's zip archives before every task on
+    (:mod:`glueball.runtime.pydaemon`), which imports PySpark from its installed, compiled package rather than
+    Spark's archive of the same release, and whose workers do not re-read Spark's zip archives before every task on
     Python 3.11. Elsewhere, executors' interpreters are not known to have glueball: PySpark's own."""
-    if not is_local_master(master) or sys.version_info >= (3, 12):
+    if not is_local_master(master):
         return {}
     return {"spark.python.daemon.module": pydaemon.__name__}
 

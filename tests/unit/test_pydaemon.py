@@ -1,4 +1,5 @@
-"""glueball's Python worker daemon: a zip archive is read again when it changed, not before every task."""
+"""glueball's Python worker daemon: a zip archive is read again when it changed, not before every task; PySpark and
+py4j come from their installed packages where Spark's archives are the same release."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import importlib
 import sys
 import zipfile
 import zipimport
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -13,9 +15,8 @@ import pytest
 from glueball.runtime import pydaemon
 from glueball.runtime.spark import python_worker_settings
 
-pytestmark = pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 reads archives lazily itself")
 
-
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 reads archives lazily itself")
 def test_an_archive_is_read_again_only_when_it_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     archive = tmp_path / "lib.zip"
     with zipfile.ZipFile(archive, "w") as made:
@@ -47,3 +48,18 @@ def test_local_masters_get_glueball_s_daemon_and_clusters_pyspark_s() -> None:
         assert python_worker_settings(master) == {"spark.python.daemon.module": "glueball.runtime.pydaemon"}
     for master in ("spark://host:7077", "yarn", "k8s://https://host:443"):
         assert python_worker_settings(master) == {}
+
+
+def test_spark_s_archives_of_the_installed_release_go_last_and_others_stay(tmp_path: Path) -> None:
+    import pyspark
+
+    lib = Path(pyspark.__file__).resolve().parent / "python" / "lib"
+    ours, py4j = str(lib / "pyspark.zip"), str(lib / f"py4j-{metadata.version('py4j')}-src.zip")
+    other_py4j = str(lib / "py4j-0.0.1-src.zip")
+    elsewhere = tmp_path / "spark" / "python" / "lib"  # a SPARK_HOME of its own: another release, maybe
+    elsewhere.mkdir(parents=True)
+    theirs = str(elsewhere / "pyspark.zip")
+    path = [ours, py4j, other_py4j, theirs, *[p for p in sys.path if not p.endswith(".zip")]]
+    assert pydaemon.same_release_archives(path) == [ours, py4j]
+    assert pydaemon.same_release_archives([theirs, *[p for p in sys.path if not p.endswith(".zip")]]) == []
+    assert pydaemon.same_release_archives([ours]) == []  # no installed PySpark on the path: the archive it is
