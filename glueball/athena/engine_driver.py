@@ -9,7 +9,10 @@ durable record in the query's folder (:func:`glueball.supervise.outcome.record`)
 (``Glueball.FinishQuery``): a server that dies in between finds the record when it settles the query.
 
 It ends when the server says the engine has ended, when idle for ``GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS`` (600),
-when no server has answered for ``GLUEBALL_SESSION_ORPHAN_SECONDS`` (600), or when signalled.
+when no server has answered for ``GLUEBALL_SESSION_ORPHAN_SECONDS`` (600), or when signalled. It also ends after a
+stopped query whose tasks go on computing (:mod:`glueball.runtime.lingering`: a generated loop Spark cannot
+interrupt) for ``STOPPED_TASKS_GRACE_SECONDS``: the query is CANCELLED already, and the engine's end ends its JVM and
+frees the cores those tasks held; the next query gets another engine.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ CANCEL_SECONDS = 0.2  # a stopped query's Spark jobs are cancelled again this of
 # and a longer one's is sent while Spark runs rather than while this process plans it (a stop is heard as late)
 WATCH_AFTER_SECONDS = 0.05
 IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"))
+# how long a stopped query's tasks may go on after its statement returned before the engine ends to end them
+STOPPED_TASKS_GRACE_SECONDS = 5.0
 ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
 # CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table; and ANSI
@@ -70,14 +75,24 @@ class Engine:
                     outcome.report(outcome.SUCCEEDED, f"the engine was idle for {IDLE_SECONDS:.0f} s")
                     return 0
                 continue
-            self.run(query)
+            lingering = self.run(query)
+            if lingering:
+                message = (f"a stopped query's tasks did not stop ({', '.join(lingering)}): the engine ends so "
+                           f"that its JVM does not go on computing them")
+                print(f"glueball athena engine {self.engine_id}: {message}", file=sys.stderr, flush=True)
+                outcome.report(outcome.FAILED, message)
+                return 1
             idle_since = time.monotonic()
         outcome.report(outcome.SUCCEEDED, "the engine was stopped")
         return 0
 
-    def run(self, query: dict[str, Any]) -> None:
+    def run(self, query: dict[str, Any]) -> list[str]:
+        """Run one query to its outcome record and tell the server; the task threads a stopped query left running
+        (none for any other)."""
+        from glueball.athena.models import QueryState
         from glueball.athena.query_runs import run
         from glueball.runtime.client import act_as
+        from glueball.runtime.lingering import lingering_tasks
 
         query_id = query["QueryExecutionId"]
         cancelled = threading.Event()
@@ -94,6 +109,11 @@ class Engine:
             act_as(None)
         outcome.record(Path(query["Folder"]), status, message, **details)
         self._tell(query_id)
+        if status != QueryState.CANCELLED:
+            return []
+        group = f"athena-{query_id}"
+        return lingering_tasks(self.spark.sparkContext._jvm, STOPPED_TASKS_GRACE_SECONDS,
+                               cancel=lambda: self.spark.sparkContext.cancelJobGroup(group))
 
     def _watch(self, query_id: str, cancelled: threading.Event, done: threading.Event) -> None:
         """Wait for the query to be stopped (the server answers when it is, or when the query has ended), then

@@ -14,9 +14,11 @@ It writes the gateway's port and secret, and the JVM's process id, to ``$GLUEBAL
 
 ``reset N``
     between two drivers: stop the SparkContext a driver left (one killed mid-run leaves its context
-    and jobs running), close Hadoop's cached file systems (they keep the settings and credentials of
-    the run that opened them), clear the run's AWS identity from the JVM's system properties, then
-    write ``N`` to ``$GLUEBALL_WARM_GATEWAY.reset`` (``N failed: why`` when it could not).
+    and jobs running), failing when a task of it still computes 5 s after (a loop Spark cannot interrupt,
+    :mod:`glueball.runtime.lingering`) so that the pool retires this JVM; close Hadoop's cached file systems
+    (they keep the settings and credentials of the run that opened them), clear the run's AWS identity from the
+    JVM's system properties, then write ``N`` to ``$GLUEBALL_WARM_GATEWAY.reset`` (``N failed: why`` when it
+    could not).
 
 ``attach PID``
     a warm driver (its keeper's pid) was attached to it.
@@ -35,7 +37,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from glueball.runtime.lingering import lingering_tasks
+
 GATEWAY_ENV = "GLUEBALL_WARM_GATEWAY"
+# how long a stopped run's tasks may go on before the JVM is given up (the pool then retires it)
+LINGERING_GRACE_SECONDS = 5.0
 
 
 def reset(gateway: Any) -> None:
@@ -48,6 +54,9 @@ def reset(gateway: Any) -> None:
         context = active.get()
         context.cancelAllJobs()
         context.stop()
+    lingering = lingering_tasks(jvm, LINGERING_GRACE_SECONDS)
+    if lingering:  # a run's task that no cancellation stops would compute on beside every later run
+        raise RuntimeError(f"tasks of the last run still run after its SparkContext stopped: {', '.join(lingering)}")
     jvm.org.apache.hadoop.fs.FileSystem.closeAll()
     from glueball.runtime.lakeformats import share_run_identity
 

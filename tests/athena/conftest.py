@@ -1,4 +1,5 @@
-"""One server (and so one Athena engine, a Spark driver) for every Athena test: an engine's JVM starts once."""
+"""One server (and so one Athena engine, a Spark driver) for every Athena test: an engine's JVM starts once, and
+ends with the package (its engine's JVM holds memory, and a core while it computes)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tests.athena.helpers import client
 from tests.helpers import ServerProcess
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def athena_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     # the engine outlives a server that stops (a restarted one adopts it): without a server it ends in 5 s
     server = ServerProcess(tmp_path_factory.mktemp("athena")).start(
