@@ -60,12 +60,13 @@ services:
 jars: $(VENV)/.installed
 	$(BIN)/glueball jars fetch --all
 
-# glueball's own modules (an editable install: pip compiled only the dependencies) compiled ahead. Where
+# glueball's own modules and Glue's script libraries (an editable install: pip compiled only the dependencies)
+# compiled ahead (pytest compiles the tests itself). Where
 # PYTHONDONTWRITEBYTECODE is set, as on these machines, Python never writes them itself and compiles every module
 # from source in every process it starts: 0.5 s of each `glueball server`'s 2 s start, and as much again in each
 # driver, warm driver and CLI the demo and the suite start. Up-to-date files are skipped.
 bytecode: $(VENV)/.installed
-	$(BIN)/python -m compileall -q -j 0 glueball awsglue awsgluedq awsglueml tools tests $(wildcard gs_*.py)
+	$(BIN)/python -m compileall -q -j 0 glueball awsglue awsgluedq awsglueml $(wildcard gs_*.py)
 
 demo: $(VENV)/.installed bytecode
 	$(BIN)/python -m glueball.demo

@@ -34,7 +34,7 @@ def uploaded(studio_server: ServerProcess) -> ServerProcess:
         s3.create_bucket(Bucket=BUCKET)
     except ClientError as exc:  # another module of the session made it
         assert exc.response["Error"]["Code"] == "BucketAlreadyOwnedByYou"
-    for path in sorted(FILES.iterdir()):
+    for path in sorted(p for p in FILES.iterdir() if p.is_file()):  # not a __pycache__ Python may have written
         s3.put_object(Bucket=BUCKET, Key=f"transforms/{path.name}", Body=path.read_bytes())
     s3.put_object(Bucket=BUCKET, Key="transforms/broken.json", Body=b'{"name": "broken", "functionName": ')
     s3.put_object(Bucket=BUCKET, Key="transforms/broken.py", Body=b"def broken(self):\n    return self\n")
