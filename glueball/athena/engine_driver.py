@@ -11,7 +11,7 @@ durable record in the query's folder (:func:`glueball.supervise.outcome.record`)
 It ends when the server says the engine has ended, when idle for ``GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS`` (600),
 when no server has answered for ``GLUEBALL_SESSION_ORPHAN_SECONDS`` (600), or when signalled. It also ends after a
 stopped query whose tasks go on computing (:mod:`glueball.runtime.lingering`: a generated loop Spark cannot
-interrupt) for ``STOPPED_TASKS_GRACE_SECONDS``: the query is CANCELLED already, and the engine's end ends its JVM and
+interrupt) for ``lingering.GRACE_SECONDS`` (5): the query is CANCELLED already, and the engine's end ends its JVM and
 frees the cores those tasks held; the next query gets another engine.
 """
 
@@ -33,8 +33,6 @@ CANCEL_SECONDS = 0.2  # a stopped query's Spark jobs are cancelled again this of
 # and a longer one's is sent while Spark runs rather than while this process plans it (a stop is heard as late)
 WATCH_AFTER_SECONDS = 0.05
 IDLE_SECONDS = float(os.environ.get("GLUEBALL_ATHENA_ENGINE_IDLE_SECONDS", "600"))
-# how long a stopped query's tasks may go on after its statement returned before the engine ends to end them
-STOPPED_TASKS_GRACE_SECONDS = 5.0
 ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # Athena's SQL reaches data through the catalog only: no `parquet.`/path`` queries of the driver's files, and
 # CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table; and ANSI
@@ -111,9 +109,8 @@ class Engine:
         self._tell(query_id)
         if status != QueryState.CANCELLED:
             return []
-        group = f"athena-{query_id}"
-        return lingering_tasks(self.spark.sparkContext._jvm, STOPPED_TASKS_GRACE_SECONDS,
-                               cancel=lambda: self.spark.sparkContext.cancelJobGroup(group))
+        context = self.spark.sparkContext
+        return lingering_tasks(context._jvm, cancel=lambda: context.cancelJobGroup(f"athena-{query_id}"))
 
     def _watch(self, query_id: str, cancelled: threading.Event, done: threading.Event) -> None:
         """Wait for the query to be stopped (the server answers when it is, or when the query has ended), then

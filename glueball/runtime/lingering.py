@@ -21,17 +21,23 @@ from typing import Any
 
 TASK_THREAD = "Executor task launch worker for task"
 _BUSY = ("RUNNABLE", "BLOCKED")
+# how long a cancelled job's tasks may go on before the JVM that holds them is given up (an engine ends, a warm JVM
+# is retired)
+GRACE_SECONDS = 5.0
 
 
 def busy_task_threads(jvm: Any) -> set[str]:
     """The names of the JVM's executor task threads that are running now (not waiting in the pool)."""
-    threads = jvm.java.lang.Thread.getAllStackTraces().keySet().toArray()
-    return {str(thread.getName()) for thread in threads
-            if str(thread.getName()).startswith(TASK_THREAD) and thread.isAlive()
-            and str(thread.getState().name()) in _BUSY}
+    busy: set[str] = set()
+    for thread in jvm.java.lang.Thread.getAllStackTraces().keySet().toArray():
+        name = str(thread.getName())  # one call into the JVM a thread; the state only of task threads
+        if name.startswith(TASK_THREAD) and thread.isAlive() and str(thread.getState().name()) in _BUSY:
+            busy.add(name)
+    return busy
 
 
-def lingering_tasks(jvm: Any, grace_seconds: float, every: float = 0.25, cancel: Any = None) -> list[str]:
+def lingering_tasks(jvm: Any, grace_seconds: float = GRACE_SECONDS, every: float = 0.25,
+                    cancel: Any = None) -> list[str]:
     """The task threads busy at every look over ``grace_seconds`` (empty as soon as a look finds none);
     ``cancel``, when given, is called before each look (cancelling again what may have started meanwhile)."""
     deadline = time.monotonic() + grace_seconds

@@ -40,8 +40,6 @@ from typing import Any
 from glueball.runtime.lingering import lingering_tasks
 
 GATEWAY_ENV = "GLUEBALL_WARM_GATEWAY"
-# how long a stopped run's tasks may go on before the JVM is given up (the pool then retires it)
-LINGERING_GRACE_SECONDS = 5.0
 
 
 def reset(gateway: Any) -> None:
@@ -54,7 +52,7 @@ def reset(gateway: Any) -> None:
         context = active.get()
         context.cancelAllJobs()
         context.stop()
-    lingering = lingering_tasks(jvm, LINGERING_GRACE_SECONDS)
+    lingering = lingering_tasks(jvm)
     if lingering:  # a run's task that no cancellation stops would compute on beside every later run
         raise RuntimeError(f"tasks of the last run still run after its SparkContext stopped: {', '.join(lingering)}")
     jvm.org.apache.hadoop.fs.FileSystem.closeAll()
