@@ -1,13 +1,14 @@
 """Jars of glueball's own Java classes, compiled on this machine and cached.
 
 glueball ships a few small Java classes as sources beside the Python modules that use them (its Hadoop
-FileSystem for ``s3://``, the raw-text kinds scanner of the CSV and JSON readers). Each set is compiled
-with the machine's JDK (``$JAVA_HOME/bin/javac``, else the one on ``PATH``; ``--release 17``) against
-jars pyspark ships (no Maven, no network), the first time it is needed, into
-``$GLUEBALL_HADOOP_CACHE`` (default ``~/.cache/glueball/hadoop``) as ``<digest>.jar``: the digest of
-the sources, the pyspark version and the JVM. A build compiles into a temporary folder and renames the
-finished jar into place under a lock file, so concurrent builders (several drivers starting at once)
-never see a partial jar; the cache keeps the newest jars (:data:`KEEP`).
+FileSystem for ``s3://``, the raw-text kinds scanner of the CSV and JSON readers, TestConnection's probes).
+Each set is compiled with the machine's JDK (``$JAVA_HOME/bin/javac``, else the one on ``PATH``;
+``--release 17``) against jars pyspark ships (no Maven, no network) or those the set names, the first time it
+is needed, into ``$GLUEBALL_HADOOP_CACHE`` (default ``~/.cache/glueball/hadoop``) as ``<digest>.jar``: the
+digest of the sources, the pyspark version, the JVM and whatever else the set's classes depend on (``facts``).
+A build compiles into a temporary folder and renames the finished jar into place under a lock file, so
+concurrent builders (several drivers starting at once) never see a partial jar; the cache keeps the newest
+jars (:data:`KEEP`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 from glueball.runtime.jvmshare import java_home
 
 JAVA_RELEASE = "17"  # Spark 4's minimum: the classes load in any JVM that runs Spark
-KEEP = 8  # jars kept in the cache (a few kB each): those of the installations used last
+KEEP = 12  # jars kept in the cache (a few kB each): those of the installations used last
 
 
 def cache_dir() -> Path:
@@ -86,6 +87,8 @@ class JavaJar:
         classpath: the jars javac compiles against (raises ``error`` when they are missing).
         error: the exception class of every failure to build.
         javac_missing: the message when no javac is found.
+        facts: what else the compiled classes depend on (the versions of the jars they compile against, where
+            those are not pyspark's), part of the jar's digest.
     """
 
     what: str
@@ -93,6 +96,7 @@ class JavaJar:
     classpath: Callable[[], list[Path]]
     error: type[Exception]
     javac_missing: str
+    facts: Callable[[], list[str]] = list
     _outcomes: dict[Path, Path | Exception] = field(default_factory=dict)
 
     def jar_path(self) -> Path:
@@ -100,7 +104,8 @@ class JavaJar:
         version, folder = pyspark_jars()
         home = java_home()
         release = Path(home, "release") if home else None
-        facts = [version, str(folder), home, release.read_text() if release and release.is_file() else ""]
+        facts = [version, str(folder), home, release.read_text() if release and release.is_file() else "",
+                 *self.facts()]
         digest = hashlib.sha256()
         for fact in facts:
             digest.update(fact.encode() + b"\0")
