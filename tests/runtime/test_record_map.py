@@ -150,9 +150,12 @@ def test_a_value_unlike_the_sampled_ones_fails_the_job_naming_the_field(frame: D
         Map.apply(frame=frame, f=later_kind).toDF().collect()
     assert "first 2 input records" in str(raised.value)
 
+    def as_text(value: Any) -> str:
+        return str(value)
+
     def later_kept(record: Any) -> Any:
         if record["id"] <= 5:
-            record["age"] = str(record["age"])
+            record["age"] = as_text(record["age"])  # a call the bytecode reader does not follow: the sample decides
         return record  # ids 6-8 keep their int age, which the sample saw only as a string
 
     with pytest.raises(Exception, match="field 'age': left as the input had it"):
@@ -285,13 +288,88 @@ def test_the_sample_is_the_first_records_across_partitions_read_by_one_task(glue
 
 def test_a_map_over_no_records_has_no_records_and_no_fields(glue_context: Any) -> None:
     """An input of no partitions, or of partitions with no records: the sample is empty, so is the output (its
-    schema inferred from no record)."""
+    schema inferred from no record). A function whose kinds its bytecode shows has its fields without a sample."""
     spark = glue_context.spark_session
+
+    def plus(value: Any) -> Any:
+        return value + 1
+
+    def older(record: Any) -> Any:
+        record["age"] = plus(record["age"])  # a call the bytecode reader does not follow: the sample decides
+        return record
+
+    def read(record: Any) -> Any:
+        record["age"] = record["age"] + 1
+        return record
+
     for df in (spark.createDataFrame(spark.sparkContext.emptyRDD(), "id long, age int"),
                spark.range(0, 9, 1, 3).selectExpr("id", "1 as age").where("id > 100")):
-        def older(record: Any) -> Any:
-            record["age"] = record["age"] + 1
-            return record
-
         mapped = Map.apply(frame=DynamicFrame.fromDF(df, glue_context, "none"), f=older).toDF()
         assert (mapped.count(), mapped.columns) == (0, [])
+        mapped = Map.apply(frame=DynamicFrame.fromDF(df, glue_context, "none"), f=read).toDF()
+        assert (mapped.count(), mapped.columns) == (0, ["id", "age"])
+
+
+def test_an_int_kept_beside_strings_set_keeps_its_value_as_the_choice_s_long(frame: DynamicFrame,
+                                                                              sample_of: Any) -> None:
+    """A field some records set to strings and others leave as their int: a choice of long and string, whose long
+    holds the kept ints (the input's int widened; it used to be null)."""
+    def as_text(value: Any) -> str:
+        return str(value)
+
+    def sampled(record: Any) -> Any:
+        if record["id"] <= 5:
+            record["age"] = as_text(record["age"])
+        return record
+
+    def read(record: Any) -> Any:
+        if record["id"] <= 5:
+            record["age"] = str(record["age"])
+        return record
+
+    sample_of(100)  # every record sampled: the sample sees both kinds
+    for f in (sampled, read):
+        mapped = Map.apply(frame=frame, f=f)
+        age = mapped.toDF().schema["age"]
+        assert age.metadata.get(CHOICE_METADATA) is True and age.dataType.simpleString() == \
+            "struct<long:bigint,string:string>", f.__name__
+        found = {i: r["age"] for i, r in rows(mapped).items()}
+        assert found[3] == {"long": None, "string": "23"} and found[7] == {"long": 27, "string": None}, found
+
+
+def test_a_function_whose_bytecode_shows_its_kinds_needs_no_sample(glue_context: Any, frame: DynamicFrame,
+                                                                   sample_of: Any) -> None:
+    """The kinds a function sets are read from its bytecode (record_kinds): no sample job runs, even a branch no
+    sampled record would take is typed, and the values are those of the function."""
+    sample_of(2)
+    context = glue_context.spark_session.sparkContext
+
+    def rare(record: Any) -> Any:
+        record["age"] = None if record["age"] is None else round(record["age"] * 1.5)
+        if record["id"] == 8:
+            record["flag"] = record["id"] > 7
+        return record
+
+    context.setJobGroup("map-read", "Map.apply of a readable function")
+    try:
+        mapped = Map.apply(frame=frame, f=rare)
+        assert context.statusTracker().getJobIdsForGroup("map-read") == []  # no sample job
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    types = {f.name: f.dataType.simpleString() for f in mapped.toDF().schema.fields}
+    assert types["age"] == "bigint" and types["flag"] == "boolean"
+    found = rows(mapped)
+    assert [found[i]["age"] for i in (1, 2, 8)] == [32, 33, 42] and found[8]["flag"] is True
+    assert found[7]["flag"] is None
+
+    def two_kinds(record: Any) -> Any:  # an int or a float: the sample tells which the records hold
+        record["age"] = record["age"] if record["id"] < 100 else 0.5
+        return record
+
+    context.setJobGroup("map-sampled", "Map.apply of a function of two kinds")
+    try:
+        mapped = Map.apply(frame=frame, f=two_kinds)
+        assert context.statusTracker().getJobIdsForGroup("map-sampled") != []  # the sample's job
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    assert mapped.toDF().schema["age"].dataType.simpleString() == "bigint"

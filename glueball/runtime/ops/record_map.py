@@ -1,6 +1,10 @@
 """Map: a Python function per record, its results returned to Spark as typed columns.
 
-**The schema.** Before the plan is built, the function runs in the driver on the first records of the
+**The schema.** Where the function's bytecode shows the one kind of value (``None`` aside) each field it sets may
+take on every path — ``record["amount"] = None if record["amount"] is None else round(record["amount"] * 100)`` sets
+an ``int`` — the schema is read from it (:mod:`glueball.runtime.ops.record_kinds`) and no record runs before the
+plan is built: the fields are those a sample holding records of every path would give (an input of no records
+too). Otherwise, before the plan is built, the function runs in the driver on the first records of the
 input (``spark.glueball.mapSampleRecords``, 10,000 by default; a small job that reads only as far as it
 needs). The output schema is inferred from what it returns there (:mod:`glueball.runtime.ops.record_shapes`):
 the input's fields first, in their order, then the new fields by name; types that differ between records
@@ -45,6 +49,7 @@ from glueball.runtime.dynamicrecord import is_choice_field
 from glueball.runtime.errors import GlueRuntimeError, LazyErrors
 from glueball.runtime.ops.field_reads import fields_changed, fields_read
 from glueball.runtime.ops.record_functions import _arrow_udf, _error_frame, _quote, _whole_row, map_records_exact
+from glueball.runtime.ops.record_kinds import BOOL, FLOAT, INT, NONE, STR, set_kinds
 from glueball.runtime.ops.record_ops import choice_field
 from glueball.runtime.ops.record_results import MESSAGE, Handed, outcomes, results_function
 from glueball.runtime.ops.record_shapes import Misfit, Typed, by_name, merge, settled, value_type, widened
@@ -94,8 +99,6 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], handed: H
     to one through a shuffle — a second stage, and the adaptive planner between the two, about a third of the
     sample's cost in the JVM. Where the first partitions hold fewer records (a selective filter before the Map), the
     one task reads on into the next ones, in turn rather than side by side."""
-    from pyspark.sql.types import StringType
-
     table = df.select(*sent).coalesce(1).limit(size).toArrow()
     inputs = {field.name: field for field in df.schema.fields}
     seen: dict[str, Typed | None] = {}  # the fields records set, and their values' types
@@ -115,6 +118,39 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], handed: H
             for key, value in values.items():
                 hint = inputs[key].dataType if key in inputs else None
                 seen[str(key)] = merge(seen.get(str(key)), value_type(value, hint))
+    return _outputs(inputs, seen, kept, always), table.num_rows < size
+
+
+def _read_outputs(df: DataFrame, f: Callable[[Any], Any]) -> list[Output] | None:
+    """Map's output fields from ``f``'s bytecode, where it shows the one kind of value each field it sets may take on
+    every path that returns the record (:mod:`glueball.runtime.ops.record_kinds`); else None (the sample decides).
+    The fields are those the sample would give for records of every path: a field set to None only keeps its input
+    type, one a path leaves as it was may keep the input's value."""
+    paths = set_kinds(f, {field.name: field.dataType for field in df.schema.fields})
+    if paths is None:
+        return None
+    inputs = {field.name: field for field in df.schema.fields}
+    seen: dict[str, Typed | None] = {}
+    for name in {name for sets in paths.sets for name in sets}:
+        kinds = frozenset().union(*(sets[name] for sets in paths.sets if name in sets)) - {NONE}
+        if len(kinds) > 1:  # two kinds of value (1 or 1.5): which the records hold is the sample's to tell
+            return None
+        hint = inputs[name].dataType if name in inputs else None
+        seen[name] = value_type(_EXAMPLES[next(iter(kinds))], hint) if kinds else None
+    kept = {name for name in inputs if any(name not in sets for sets in paths.sets)}
+    always = {name for name in inputs if all(name not in sets for sets in paths.sets)}
+    return _outputs(inputs, seen, kept, always)
+
+
+_EXAMPLES = {BOOL: True, INT: 0, FLOAT: 0.0, STR: ""}  # a value of each kind, to type as the sample would
+
+
+def _outputs(inputs: dict[str, StructField], seen: dict[str, Typed | None], kept: set[str],
+             always: set[str]) -> list[Output]:
+    """Map's output fields: ``seen``, the fields records set and their values' types; ``kept``, the input fields some
+    record left as they were; ``always``, those every record left as they were."""
+    from pyspark.sql.types import StringType
+
     seen = {name: None if typed is None else (by_name(typed[0]), typed[1]) for name, typed in seen.items()}
     outputs = []
     for name in [*[n for n in inputs if n in seen or n in kept], *sorted(n for n in seen if n not in inputs)]:
@@ -128,7 +164,7 @@ def _infer(df: DataFrame, f: Callable[[Any], Any], sent: list[Column], handed: H
         if field is not None and _may_keep(field, output):
             output = Output(name, output.data_type, choice, field, sent=name not in always)
         outputs.append(output)
-    return outputs, table.num_rows < size
+    return outputs
 
 
 def _bounded(f: Callable[[Any], Any], outputs: list[Output]) -> bool:
@@ -145,9 +181,30 @@ def _bounded(f: Callable[[Any], Any], outputs: list[Output]) -> bool:
 
 def _may_keep(field: StructField, output: Output) -> bool:
     """Whether the input's value of ``field`` can stand for itself in ``output`` (its type, or one it widens to)."""
+    return _kept_as(field, output) is not None
+
+
+def _kept_as(field: StructField, output: Output) -> DataType | None:
+    """The type the input's value of ``field`` stands in ``output`` as: its own, or the one it widens to (an int
+    kept beside strings is the choice's long); None when neither fits."""
     target = (output.data_type, output.choice)
-    return any(merge((own, is_choice_field(field)), target) == target
-               for own in (field.dataType, widened(field.dataType)))
+    return next((own for own in (field.dataType, widened(field.dataType))
+                 if merge((own, is_choice_field(field)), target) == target), None)
+
+
+def _kept_value(field: StructField, output: Output) -> Column:
+    """The input's value of ``field`` as a value of ``output``'s type (widened first where that is what fits)."""
+    from pyspark.sql import functions as F
+
+    from glueball.runtime.ops.record_ops import convert_column
+
+    before = F.col(_quote(field.name))
+    if (field.dataType, is_choice_field(field)) == (output.data_type, output.choice):
+        return before
+    source = _kept_as(field, output) or field.dataType
+    if source != field.dataType:
+        before = before.cast(source)
+    return convert_column(before, source, is_choice_field(field), output.data_type, output.choice)
 
 
 def _result_type(outputs: list[Output]) -> StructType:
@@ -190,7 +247,8 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
     fields = df.schema.fields if reads is None else [field for field in df.schema.fields if field.name in reads]
     sent = [F.col(_quote(field.name)) for field in fields] or [F.lit(None).cast("boolean")]
     handed = Handed(StructType(fields), tracked=reads is not None, partial=len(fields) < len(df.schema.fields))
-    outputs, whole = _infer(df, f, sent, handed, size)
+    read = _read_outputs(df, f) if reads is not None else None
+    outputs, whole = (read, False) if read is not None else _infer(df, f, sent, handed, size)
     if not whole and not _bounded(f, outputs):
         return map_records_exact(frame, f, transformation_ctx, stage_threshold, total_threshold)
     keepable = {o.name for o in outputs if o.kept is not None}
@@ -208,13 +266,7 @@ def map_records(frame: DynamicFrame, f: Callable[[Any], Any], transformation_ctx
             continue
         column = result.getField(f"v{i}")
         if output.kept is not None:
-            own = output.kept
-            before = F.col(_quote(own.name))
-            if (own.dataType, is_choice_field(own)) != (output.data_type, output.choice):
-                from glueball.runtime.ops.record_ops import convert_column
-
-                before = convert_column(before, own.dataType, is_choice_field(own), output.data_type, output.choice)
-            column = F.when(result.getField(f"k{i}"), before).otherwise(column)
+            column = F.when(result.getField(f"k{i}"), _kept_value(output.kept, output)).otherwise(column)
         columns.append(column.alias(output.name, metadata=_metadata(output)))
     records = tagged.where(result.getField(MESSAGE).isNull()).select(*columns)
     errors = LazyErrors(lambda: _error_frame(tagged.withColumn(_ERRORS, result.getField(MESSAGE)), _ERRORS,
