@@ -93,6 +93,7 @@ bench: $(VENV)/.installed-test jdbc-drivers services jars bytecode
 	$(BIN)/python bench/dq.py
 	$(BIN)/python bench/streaming.py
 	$(BIN)/python bench/console.py
+	$(BIN)/python bench/connections.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
