@@ -56,6 +56,7 @@ def test_paths_and_kinds_of_common_functions() -> None:
     ('"%s!" % r["n"]', {"str"}), ('not r["ok"]', {"bool"}), ('r["id"] == r["name"]', {"bool"}),
     ('r["name"] or "-"', {"str"}), ('r["name"].startswith("a")', {"bool"}), ('r["name"].find("a")', {"int"}),
     ('r["n"] > 1 and r["amount"] < 3', {"bool"}), ('1 < r["n"] < 9', {"bool"}),
+    ('f"{r[\'name\']}-{r[\'amount\']:.1f}"', {"str"}), ('round(r["amount"], None)', {"int"}),
 ])
 def test_expressions_have_the_kinds_python_gives_them(expression: str, expected: set[str]) -> None:
     f = function_of(expression)
@@ -139,6 +140,10 @@ def test_a_rebound_builtin_is_not_the_builtin(monkeypatch: pytest.MonkeyPatch) -
     assert kinds(shadowed) == [{"v": {"int"}}]
     monkeypatch.setitem(globals(), "round", lambda value: str(value))
     assert kinds(shadowed) is None
+    monkeypatch.delitem(globals(), "round")
+    namespace: dict[str, Any] = {"__builtins__": {"round": lambda value: str(value)}}
+    exec("def f(r):\n    r['v'] = round(r['amount'])\n    return r\n", namespace)  # noqa: S102 - the test's own text
+    assert kinds(namespace["f"]) is None  # a function given other builtins
 
 
 def test_paths_that_always_raise_or_return_none_are_error_records() -> None:

@@ -8,7 +8,7 @@ forward jumps only) with the kinds each value may have — ``None``, ``bool``, `
 from the record's fields as their Spark types hand them over (long, integer, short and byte columns as ``int``,
 double and float as ``float``, strings, booleans; every one may be ``None``). It knows:
 
-- constants of those kinds; the record's fields read by constant names (``record["name"]``,
+- constants of those kinds; f-strings; the record's fields read by constant names (``record["name"]``,
   ``record.get("name")``, ``"name" in record``), fields the path set before included; local variables;
 - arithmetic (``+ - * / // %``), comparisons, ``is``, ``in``, ``not``, ``and``/``or``, conditional expressions and
   ``if``/``else``; the builtins ``round``, ``abs``, ``int``, ``float``, ``str``, ``bool``, ``len``, ``min``, ``max``
@@ -202,7 +202,8 @@ class _Reader:
         self.record = record
         self.fields = fields
         self.globals: dict[str, Any] = getattr(function, "__globals__", {})
-        self.builtins = vars(builtins)
+        own = getattr(function, "__builtins__", builtins)  # the builtins the function's frame gets
+        self.builtins: dict[str, Any] = own if isinstance(own, dict) else vars(own)
 
     def walk(self) -> list[dict[str, Kinds]]:
         pending = [_State(0)]
@@ -334,6 +335,15 @@ class _Reader:
             if not out:
                 raise _Raises
             stack.append(out)
+        elif op == "FORMAT_VALUE":  # an f-string's field: text, whatever it formats (or it raises)
+            if instruction.arg is not None and instruction.arg & 0x04:
+                _kinds(stack.pop())  # the format spec
+            _kinds(stack.pop())
+            stack.append(frozenset({STR}))
+        elif op == "BUILD_STRING":
+            for _ in range(instruction.argval):
+                _kinds(stack.pop())
+            stack.append(frozenset({STR}))
         elif op == "POP_TOP":
             stack.pop()
         elif op == "COPY":
@@ -404,8 +414,10 @@ def _builtin(name: str, arguments: list[Kinds]) -> Kinds:
         if len(given) < 2:
             raise _Unknown
         out = frozenset().union(*given)
-    elif len(given) == 2 and name == "round":
-        out = frozenset(INT if kind in (INT, BOOL) else kind for kind in given[0] if kind in _NUMBERS)
+    elif len(given) == 2 and name == "round":  # ndigits None rounds to an int, as with no ndigits
+        out = frozenset(INT if kind in (INT, BOOL) or not given[1] else kind for kind in given[0] if kind in _NUMBERS)
+        if NONE in arguments[1] and given[1] and FLOAT in given[0]:
+            out |= {INT}
     elif len(given) != 1:
         raise _Unknown
     elif name == "round":
