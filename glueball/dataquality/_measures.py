@@ -531,11 +531,15 @@ class Measurer:
         keys = _mappings(str(params[1]))
         if len(params) > 2:
             compared = _mappings(str(params[2]))
-        else:
+        else:  # every other column of the primary frame, by name: one the reference lacks fails the rule
             key_columns = {m.lower() for m, _ in keys}
             theirs = {c.lower(): c for c in reference.columns}
-            compared = [(f.name, theirs[f.name.lower()]) for f in self.plan.fields.values()
-                        if f.name.lower() not in key_columns and f.name.lower() in theirs]
+            others = [f.name for f in self.plan.fields.values() if f.name.lower() not in key_columns]
+            missing = [name for name in others if name.lower() not in theirs]
+            if missing:
+                raise PreconditionFailed(f"The following columns were not found in the second dataset "
+                                         f"({params[0]}): {', '.join(missing)}")
+            compared = [(name, theirs[name.lower()]) for name in others]
         pairs = [(self.plan.path(m), _field_of(reference, t)) for m, t in [*keys, *compared]]
         matched = self._semi_join_count(f"dataset match {params}", self.plan.frame, reference, pairs,
                                         null_safe=True)

@@ -168,6 +168,6 @@ def test_all_statistics_of_all_columns_and_nested_keys_in_other_datasets(spark: 
     assert evaluation.analyzers["Column.n.Mean"] == 1.5
     nested = spark.createDataFrame([(1, (1,)), (2, (5,))], "id long, info struct<k: long>")
     reference = spark.createDataFrame([(1,), (2,)], "k long")
-    results = run(nested, 'ReferentialIntegrity "info.k" "ref.k" = 0.5', 'DatasetMatch "ref" "info.k->k" = 0.5',
-                  additional={"ref": reference})
+    results = run(nested, 'ReferentialIntegrity "info.k" "ref.k" = 0.5',
+                  'DatasetMatch "ref" "info.k->k" "id->k" = 0.5', additional={"ref": reference})
     assert [r.outcome for r in results] == ["Passed", "Passed"]

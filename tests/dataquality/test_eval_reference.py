@@ -12,7 +12,10 @@ read from its executors and specs; docs/dataquality.md keeps the table of choice
   pass ("No rows matched the filter"); the rules deequ computes fail there (deequ's empty state);
 - CustomSql without a condition fails when it selects none of the data's columns, or a column the data
   lacks (AWS: "CustomSQL rule will fail if you return records that are not available in the dataset");
-- the reference parser has no end-of-input rule: a stray ``]`` after the last section is accepted.
+- the reference parser has no end-of-input rule: a stray ``]`` after the last section is accepted;
+- DatasetMatch without compared columns compares every non-key column of the primary frame, and fails when the
+  reference lacks one (``The following columns were not found in the second dataset``); the reference's own extra
+  columns are not compared.
 """
 
 from __future__ import annotations
@@ -85,3 +88,16 @@ def test_row_level_custom_sql_must_select_only_the_datas_columns(people: Any) ->
     assert "should only belong to the primary table. Columns not found: extra" in (extra.failure_reason or "")
     assert none.outcome == "Failed"
     assert "must contain at least one column that matches" in (none.failure_reason or "")
+
+
+def test_dataset_match_compares_every_non_key_column_of_the_primary_frame(spark: Any, people: Any) -> None:
+    wider = spark.createDataFrame([(1, "a", "2024-06-30", "x"), (2, "B", "2024-06-01", "y")],
+                                  "id int, name string, day string, extra string")
+    narrower = spark.createDataFrame([(1, "a"), (2, "b")], "id int, name string")
+    matched, lacking, named = run(people, 'DatasetMatch "wide" "id" = 0.5', 'DatasetMatch "narrow" "id" = 1.0',
+                                  'DatasetMatch "narrow" "id" "name" = 1.0',
+                                  additional={"wide": wider, "narrow": narrower})
+    assert matched.outcome == "Passed"  # name differs on id 2; the reference's extra column is not compared
+    assert (lacking.outcome, lacking.failure_reason) == (
+        "Failed", "The following columns were not found in the second dataset (narrow): day")
+    assert named.outcome == "Passed"  # compared columns given: only those
