@@ -28,8 +28,8 @@ def timed(arguments: list[str], secrets: bytes) -> tuple[float, float]:
     """One probe run: (wall s, the probe JVM's CPU s)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     begun = time.perf_counter()
-    probe._run_probe("bench", "JDBC", "postgres", ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx128m",
-                                                   *arguments, str(probe.LOGIN_TIMEOUT_SECONDS)], secrets)
+    probe._run_probe("bench", "JDBC", "postgres",
+                     ["java", *probe.JVM_OPTIONS, *arguments, str(probe.LOGIN_TIMEOUT_SECONDS)], secrets)
     wall = time.perf_counter() - begun
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -42,6 +42,7 @@ LOGIN_TIMEOUT_SECONDS = 15
 # the JVM may compile the probe from source before connecting (no javac): allow for that on a busy machine
 JVM_TIMEOUT_SECONDS = 90
 KAFKA_TIMEOUT_SECONDS = 15
+JVM_OPTIONS = ["-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx128m"]  # a probe's short-lived, small JVM
 
 
 def probe(name: str, kind: str, properties: Mapping[str, str], jdbc_jars: list[str]) -> None:
@@ -127,8 +128,7 @@ def probe_jdbc(name: str, properties: Mapping[str, str], jars: list[str]) -> Non
         raise InvalidInputException(f"{name}: JDBC connections require JDBC_CONNECTION_URL")
     java = _java(name, "JDBC")
     extra = ["ssl=true", "useSsl=true"] if properties.get("JDBC_ENFORCE_SSL", "").lower() == "true" else []
-    command = [java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx128m", *launch(PROBE_SOURCE, jars, []),
-               str(LOGIN_TIMEOUT_SECONDS), *extra]
+    command = [java, *JVM_OPTIONS, *launch(PROBE_SOURCE, jars, []), str(LOGIN_TIMEOUT_SECONDS), *extra]
     secrets = _line(url) + _line(properties.get("USERNAME", "")) + _line(properties.get("PASSWORD", ""))
     _run_probe(name, "JDBC", url, command, secrets)
 
@@ -163,8 +163,7 @@ def probe_kafka(name: str, properties: Mapping[str, str]) -> None:
     java = _java(name, "KAFKA")
     classpath = kafka_probe_classpath(needs_msk_iam(settings.properties))
     system = [f"-D{key}={value}" for key, value in settings.system_properties.items()]
-    command = [java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx128m", *system,
-               *launch(KAFKA_PROBE_SOURCE, classpath), str(KAFKA_TIMEOUT_SECONDS)]
+    command = [java, *JVM_OPTIONS, *system, *launch(KAFKA_PROBE_SOURCE, classpath), str(KAFKA_TIMEOUT_SECONDS)]
     secrets = b"".join(_line(key) + _line(value) for key, value in settings.properties.items())
     _run_probe(name, "Kafka", properties.get("KAFKA_BOOTSTRAP_SERVERS", "the brokers"), command, secrets)
 

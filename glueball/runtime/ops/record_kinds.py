@@ -399,12 +399,9 @@ class _Reader:
                     raise _Unknown
                 return self._field(state, arguments[0])
             return frozenset({_STR_METHODS[first.name]})
-        if first is not _NULL and not isinstance(second, _Builtin):
+        if first is not _NULL or not isinstance(second, _Builtin):  # a builtin is loaded above a NULL
             raise _Unknown
-        callee = second if first is _NULL else first
-        if not isinstance(callee, _Builtin):
-            raise _Unknown
-        return _builtin(callee.name, [_kinds(argument) for argument in arguments])
+        return _builtin(second.name, [_kinds(argument) for argument in arguments])
 
 
 def _builtin(name: str, arguments: list[Kinds]) -> Kinds:

@@ -126,10 +126,10 @@ def _read_outputs(df: DataFrame, f: Callable[[Any], Any]) -> list[Output] | None
     every path that returns the record (:mod:`glueball.runtime.ops.record_kinds`); else None (the sample decides).
     The fields are those the sample would give for records of every path: a field set to None only keeps its input
     type, one a path leaves as it was may keep the input's value."""
-    paths = set_kinds(f, {field.name: field.dataType for field in df.schema.fields})
+    inputs = {field.name: field for field in df.schema.fields}
+    paths = set_kinds(f, {name: field.dataType for name, field in inputs.items()})
     if paths is None:
         return None
-    inputs = {field.name: field for field in df.schema.fields}
     seen: dict[str, Typed | None] = {}
     for name in {name for sets in paths.sets for name in sets}:
         kinds = frozenset().union(*(sets[name] for sets in paths.sets if name in sets)) - {NONE}
