@@ -16,12 +16,15 @@ Semantics, following AWS's DQDL reference where it speaks and SQL where it does 
 - ``between`` excludes both bounds.
 - Numbers compare numerically; a text column is read as numbers with ``try_cast`` (a value that is
   not a number fails). Strings compare as text. Dates (``"2024-01-31"``) compare with the column read
-  as a date (a timestamp column: as timestamps from midnight); ``now()`` arithmetic and times of day
-  compare with the column read as a timestamp.
+  as a date (a timestamp column: the day each value falls on, in the rule's zone, as the reference
+  evaluator reads it); ``now()`` arithmetic and times of day compare with the column read as a
+  timestamp.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from glueball.dataquality._operands import Resolver
@@ -101,8 +104,6 @@ class _Values:
     def read(self, kind: str) -> Column:
         if kind == "number":
             return self.column if self.kind in _NUMERIC else self.column.try_cast("double")
-        if kind == "date" and self.kind in ("timestamp", "timestamp_ntz"):
-            return self.column
         if kind == "date":
             return self.column if self.kind == "date" else self.column.try_cast("date")
         if kind == "instant":
@@ -117,14 +118,54 @@ class _Values:
 
         if kind == "number":
             return F.lit(self.resolver.number(operand))
-        if kind == "date" and self.kind in ("timestamp", "timestamp_ntz"):
-            return F.lit(self.resolver.instant(operand))
         if kind == "date":
             assert isinstance(operand, DateLiteral)
             return F.lit(operand.value)
         if kind == "instant":
             return F.lit(self.resolver.instant(operand))
         return F.lit(_text(operand).lower() if self.ignore_case else _text(operand))
+
+    def _by_day(self, kind: str) -> bool:
+        """A date compared with a timestamp column compares the day the value falls on (in the rule's
+        zone), as the reference evaluator's ``to_date(column)`` does: the day's first and next day's
+        first instant bound it, so the column is compared as it is stored."""
+        return kind == "date" and self.kind in ("timestamp", "timestamp_ntz")
+
+    def _day(self, operand: Operand) -> tuple[Column, Column]:
+        from pyspark.sql import functions as F
+
+        start = self.resolver.instant(operand)
+        return F.lit(start), F.lit(start + dt.timedelta(days=1))
+
+    def compare(self, operator: str, operand: Operand) -> Column:
+        kind = _kind(operand)
+        if not self._by_day(kind):
+            return _compare(operator, self.read(kind), self.literal(operand, kind))
+        start, end = self._day(operand)
+        value = self.column
+        bounds = {">": value >= end, ">=": value >= start, "<": value < start, "<=": value < end}
+        if operator in bounds:
+            return bounds[operator]
+        on = (value >= start) & (value < end)
+        return ~on if operator == "!=" else on
+
+    def inside(self, lower: Operand, upper: Operand) -> Column:
+        """``between``: both bounds excluded."""
+        kind = _kind(lower)
+        if self._by_day(kind):
+            return (self.column >= self._day(lower)[1]) & (self.column < self._day(upper)[0])
+        value = self.read(kind)
+        return (value > self.literal(lower, kind)) & (value < self.literal(upper, kind))
+
+    def any_of(self, operands: Sequence[Operand]) -> Column:
+        kinds = {_kind(v) for v in operands}
+        kind = kinds.pop() if len(kinds) == 1 else "string"
+        if not self._by_day(kind):
+            return self.read(kind).isin([self.literal(v, kind) for v in operands])
+        found = self.compare("=", operands[0])
+        for operand in operands[1:]:
+            found = found | self.compare("=", operand)
+        return found
 
 
 def _text(operand: Operand) -> str:
@@ -168,16 +209,12 @@ def column_values(column: Column, dtype: DataType, condition: Expression, resolv
         if isinstance(operand, Keyword):
             found = _keyword(column, operand)
             return _strict(~found if condition.operator == "!=" else found)
-        kind = _kind(operand)
-        left, right = values.read(kind), values.literal(operand, kind)
-        compared = _compare(condition.operator, left, right)
+        compared = values.compare(condition.operator, operand)
         if condition.operator == "!=":  # AWS: a negated ColumnValues rule passes NULL rows
             compared = compared | column.isNull()
         return _strict(compared)
     if isinstance(condition, Between):
-        kind = _kind(condition.lower)
-        value = values.read(kind)
-        inside = (value > values.literal(condition.lower, kind)) & (value < values.literal(condition.upper, kind))
+        inside = values.inside(condition.lower, condition.upper)
         return _strict(~inside if condition.negated else inside)
     return _strict(_in_list(column, values, condition))
 
@@ -201,9 +238,7 @@ def _in_list(column: Column, values: _Values, condition: InList) -> Column:
     others = [v for v in condition.values if not isinstance(v, Keyword)]
     parts = [_keyword(column, k) for k in keywords]
     if others:
-        kinds = {_kind(v) for v in others}
-        kind = kinds.pop() if len(kinds) == 1 else "string"
-        parts.append(values.read(kind).isin([values.literal(v, kind) for v in others]))
+        parts.append(values.any_of(others))
     found = parts[0]
     for part in parts[1:]:
         found = found | part

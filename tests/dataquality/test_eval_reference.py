@@ -15,7 +15,11 @@ read from its executors and specs; docs/dataquality.md keeps the table of choice
 - the reference parser has no end-of-input rule: a stray ``]`` after the last section is accepted;
 - DatasetMatch without compared columns compares every non-key column of the primary frame, and fails when the
   reference lacks one (``The following columns were not found in the second dataset``); the reference's own extra
-  columns are not compared.
+  columns are not compared;
+- a date compared with a timestamp column compares the day each value falls on (the reference reads the column
+  with ``to_date``), so ``= "2024-06-01"`` holds all that day and ``not between`` keeps its bounds' days. A NULL
+  fails ``not between`` on dates as AWS documents for every ColumnValues rule but ``!=`` and ``not in`` (the
+  reference's ColumnValuesRule lets it pass there; AWS's documentation decides).
 """
 
 from __future__ import annotations
@@ -101,3 +105,42 @@ def test_dataset_match_compares_every_non_key_column_of_the_primary_frame(spark:
     assert (lacking.outcome, lacking.failure_reason) == (
         "Failed", "The following columns were not found in the second dataset (narrow): day")
     assert named.outcome == "Passed"  # compared columns given: only those
+
+
+@pytest.fixture(scope="module")
+def stamps(spark: Any) -> Any:
+    at = [dt.datetime(2024, 6, 1, 0, 0), dt.datetime(2024, 6, 1, 18, 30), dt.datetime(2024, 6, 15, 9, 0),
+          dt.datetime(2024, 6, 30, 23, 59), dt.datetime(2024, 7, 1, 0, 0), None]
+    return spark.createDataFrame([(i, t and t.replace(tzinfo=dt.UTC)) for i, t in enumerate(at)], "id int, t timestamp")
+
+
+@pytest.mark.parametrize(
+    ("condition", "passing"),
+    [  # rows 0-1 fall on 1 June, 2 on 15 June, 3 on 30 June, 4 on 1 July; row 5 is NULL
+        ('= "2024-06-01"', {0, 1}),
+        ('!= "2024-06-01"', {2, 3, 4, 5}),
+        ('> "2024-06-01"', {2, 3, 4}),
+        ('>= "2024-06-15"', {2, 3, 4}),
+        ('< "2024-06-15"', {0, 1}),
+        ('<= "2024-06-30"', {0, 1, 2, 3}),
+        ('between "2024-06-01" and "2024-07-01"', {2, 3}),
+        ('not between "2024-06-01" and "2024-07-01"', {0, 1, 4}),
+        ('not between "2024-06-01" and "2024-06-30"', {0, 1, 3, 4}),
+        ('in ["2024-06-01", "2024-07-01"]', {0, 1, 4}),
+        ('not in ["2024-06-01", "2024-07-01"]', {2, 3, 5}),
+        ('in ["2024-06-30", NULL]', {3, 5}),
+    ],
+)
+def test_dates_compare_with_the_day_a_timestamp_falls_on(stamps: Any, condition: str, passing: set[int]) -> None:
+    rule = f'ColumnValues "t" {condition}'
+    evaluation = evaluate(stamps, f"Rules = [{rule} with threshold >= 0]", now=NOW, row_level=True)
+    (outcome,) = evaluation.rules
+    rows = {row["id"]: row for row in evaluation.row_level.collect()}
+    assert {i for i, row in rows.items() if row["DataQualityRulesFail"] == []} == passing
+    assert outcome.evaluated_metrics["Column.t.ColumnValues.Compliance"] == pytest.approx(len(passing) / 6)
+
+
+def test_dates_on_a_timestamp_column_take_the_rules_time_zone(stamps: Any) -> None:
+    # in Oslo (UTC+2 in summer) 2024-06-30 23:59 UTC already falls on 1 July, as 2024-07-01 00:00 UTC does
+    (outcome,) = run(stamps, 'ColumnValues "t" = "2024-07-01" with threshold >= 0 with timeZone = "Europe/Oslo"')
+    assert outcome.evaluated_metrics["Column.t.ColumnValues.Compliance"] == pytest.approx(2 / 6)
