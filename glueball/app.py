@@ -321,7 +321,7 @@ class Glueball:
         edge.mount(METRIC_OPERATIONS, logs)
         edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         athena = AthenaNeeds(self.store, self.settings.home, self.athena_queued, self.open_object,
-                             self.caller_glue_client, self.query_credentials)
+                             self.caller_glue_client, self.query_credentials, self.table_columns)
         edge.mount(ATHENA_OPERATIONS, athena)
         edge.mount(ATHENA_INTERNAL_OPERATIONS, athena)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store

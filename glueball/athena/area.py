@@ -10,6 +10,7 @@ from typing import IO, Any
 from glueball.api.identity import Caller
 from glueball.api.operations import Operations
 from glueball.store.engine import Store
+from glueball.store.scoped import Scope
 
 OPERATIONS = Operations("athena")
 INTERNAL_OPERATIONS = Operations("glueball")
@@ -27,6 +28,8 @@ class AthenaNeeds:
         glue: a Glue client acting as the caller (the catalog operations: ListDatabases, GetTableMetadata ...).
         credentials: the access key, secret and session token an engine acts with for a query started with
             the given access key (None: the key is no longer valid).
+        table_columns: a catalog table's columns (Glue ``Column`` structures, partition keys last) in a scope;
+            raises when there is no such table. Their types decide some translations (``a / b`` of integers).
     """
 
     store: Store
@@ -35,3 +38,4 @@ class AthenaNeeds:
     open_object: Callable[[str], IO[bytes]]
     glue: Callable[[Caller], Any]
     credentials: Callable[[str | None], tuple[str, str, str | None] | None]
+    table_columns: Callable[[Scope, str, str], list[dict[str, Any]]] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from glueball.api.identity import Caller
@@ -19,7 +20,19 @@ ENGINE_VERSION = {"SelectedEngineVersion": "AUTO", "EffectiveEngineVersion": "At
 
 
 def queries(needs: AthenaNeeds, caller: Caller) -> QueryService:
-    return QueryService(needs.store, Scope(caller.account_id, caller.region), needs.home)
+    scope = Scope(caller.account_id, caller.region)
+    return QueryService(needs.store, scope, needs.home, partial(_column_types, needs, scope))
+
+
+def _column_types(needs: AthenaNeeds, scope: Scope, database: str, table: str) -> list[tuple[str, str]] | None:
+    """A catalog table's columns and their types, as the translation reads them; None when there is none."""
+    if needs.table_columns is None:
+        return None
+    try:
+        columns = needs.table_columns(scope, database, table)
+    except Exception:  # noqa: BLE001 - no such database or table: the statement fails naming it when it runs
+        return None
+    return [(str(c["Name"]), str(c.get("Type") or "string")) for c in columns if c.get("Name")]
 
 
 def _millis(seconds: float | None) -> int:

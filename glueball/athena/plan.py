@@ -23,12 +23,13 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
+from glueball.athena import trino
 from glueball.athena.models import ErrorType, StatementType
 
 # sqlglot names the statements it keeps as plain commands (SHOW, MSCK, UNLOAD ...) in a warning: planned here
@@ -91,6 +92,7 @@ def parse(sql: str) -> list[exp.Expression]:
         raise Refusal(f"line {_line_col(exc)}: {_first_line(exc)}", ErrorType.SYNTAX) from exc
     if len(statements) != 1:
         raise Refusal(f"Only one SQL statement is allowed. Got: {len(statements)}", ErrorType.SYNTAX)
+    trino.mark_typed_literals(statements[0], text)
     return statements
 
 
@@ -106,10 +108,10 @@ def _first_line(exc: ParseError) -> str:
                   lambda m: " at the end of the statement" if m[1] == "SENTINEL" else f" but got '{m[2]}'", described)
 
 
-_PREPARE = re.compile(r"^\s*PREPARE\s+([A-Za-z_][A-Za-z0-9_@:]*)\s+FROM\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
-_EXECUTE = re.compile(r"^\s*EXECUTE\s+([A-Za-z_][A-Za-z0-9_@:]*)(?:\s+USING\s+(.+?))?\s*;?\s*$",
-                      re.IGNORECASE | re.DOTALL)
-_DEALLOCATE = re.compile(r"^\s*DEALLOCATE\s+PREPARE\s+([A-Za-z_][A-Za-z0-9_@:]*)\s*;?\s*$", re.IGNORECASE)
+_NAME = r"(\"[A-Za-z_][A-Za-z0-9_@:]*\"|[A-Za-z_][A-Za-z0-9_@:]*)"  # a statement's name, quoted or not
+_PREPARE = re.compile(rf"^\s*PREPARE\s+{_NAME}\s+FROM\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_EXECUTE = re.compile(rf"^\s*EXECUTE\s+{_NAME}(?:\s+USING\s+(.+?))?\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_DEALLOCATE = re.compile(rf"^\s*DEALLOCATE\s+PREPARE\s+{_NAME}\s*;?\s*$", re.IGNORECASE)
 
 
 def prepared_statement_of(sql: str) -> tuple[str, str, str | None] | None:
@@ -118,7 +120,7 @@ def prepared_statement_of(sql: str) -> tuple[str, str, str | None] | None:
     for kind, pattern in (("PREPARE", _PREPARE), ("EXECUTE", _EXECUTE), ("DEALLOCATE", _DEALLOCATE)):
         found = pattern.match(sql)
         if found:
-            return kind, found.group(1), found.group(2) if found.lastindex and found.lastindex >= 2 else None
+            return kind, found.group(1).strip('"'), found.group(2) if found.lastindex and found.lastindex >= 2 else None
     return None
 
 
@@ -153,6 +155,7 @@ def bind(statement: exp.Expression, parameters: list[str]) -> exp.Expression:
             selected = sqlglot.parse_one(f"SELECT {text}", read=READ, error_level=ErrorLevel.RAISE)
         except ParseError as exc:
             raise Refusal(f"Execution parameter {text!r} is not a SQL literal: {_first_line(exc)}") from exc
+        trino.mark_typed_literals(selected, f"SELECT {text}")
         values = selected.expressions if isinstance(selected, exp.Select) else []
         if len(values) != 1:
             raise Refusal(f"Execution parameter {text!r} is not one value")
@@ -163,27 +166,47 @@ def bind(statement: exp.Expression, parameters: list[str]) -> exp.Expression:
     return statement
 
 
-def plan(statement: exp.Expression, text: str, default_table_location: str | None) -> Plan:
+@dataclass(frozen=True)
+class Catalog:
+    """What the translation reads of the catalog: the columns of a table (``columns(database, table)``) and the
+    query's database (``QueryExecutionContext.Database``) for the tables named without one."""
+
+    columns: trino.Columns | None = None
+    database: str | None = None
+
+    def kept(self, query: exp.Expression) -> exp.Expression:
+        """``query`` as Spark must run it to answer as Trino does (:mod:`glueball.athena.trino`)."""
+        return cast(exp.Expression, trino.keep_semantics(trino.annotate(query, self.columns, self.database)))
+
+
+def plan(statement: exp.Expression, text: str, default_table_location: str | None,
+         catalog: Catalog | None = None) -> Plan:
     """What to run for one parsed statement (``text``: as written, for the statements sqlglot keeps as commands).
 
     Args:
         default_table_location: where a CTAS without ``external_location`` writes (Athena's
             ``<result location>/tables/<query id>/``), None when the query has no result location.
+        catalog: the tables' columns, whose types decide some translations (``a / b`` of integers); without it
+            only the literals' types are known.
 
     Raises:
         Refusal: a statement or construct glueball (or Athena) does not run, named.
     """
+    catalog = catalog or Catalog()
     _refuse_constructs(statement)
     if isinstance(statement, exp.Query):
         _name_columns(statement)
-        return Plan("rows", [_spark(statement)], StatementType.DML, "SELECT", tables_read=_tables(statement))
+        tables = _tables(statement)
+        return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables)
     if isinstance(statement, exp.Create):
-        return _create(statement, default_table_location)
+        return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):
         target = statement.find(exp.Table)
+        tables = _tables(statement.expression) if statement.expression else []
+        if statement.expression is not None:
+            statement.set("expression", catalog.kept(statement.expression))
         return Plan("insert", [_spark(statement)], StatementType.DML, "INSERT",
-                    table={"Name": _table_name(target) if target is not None else ""},
-                    tables_read=_tables(statement.expression) if statement.expression else [])
+                    table={"Name": _table_name(target) if target is not None else ""}, tables_read=tables)
     if isinstance(statement, exp.Describe):
         return Plan("rows", [statement.sql(WRITE)], StatementType.UTILITY, "DESCRIBE", header=False,
                     extension="txt")
@@ -198,7 +221,7 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables, which glueball does not serve "
                       "yet")
     if isinstance(statement, exp.Command):
-        return _command(statement, text.strip().rstrip(";").strip())
+        return _command(statement, text.strip().rstrip(";").strip(), catalog)
     raise Refusal(f"NOT_SUPPORTED: {type(statement).__name__} statements are not supported")
 
 
@@ -240,18 +263,20 @@ def _tables(statement: exp.Expression) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _create(statement: exp.Create, default_location: str | None) -> Plan:
+def _create(statement: exp.Create, default_location: str | None, catalog: Catalog) -> Plan:
     kind = str(statement.args.get("kind") or "").upper()
     if kind in ("DATABASE", "SCHEMA"):
         return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, "CREATE_DATABASE")
     if kind == "VIEW":
-        return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW",
-                    tables_read=_tables(statement.expression) if statement.expression else [])
+        tables = _tables(statement.expression) if statement.expression else []
+        if statement.expression is not None:
+            statement.set("expression", catalog.kept(statement.expression))
+        return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
     if kind != "TABLE":
         raise Refusal(f"NOT_SUPPORTED: CREATE {kind} is not supported")
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
         return Plan("ddl", [_hive_ddl(statement)], StatementType.DDL, "CREATE_TABLE")
-    return _ctas(statement, default_location)
+    return _ctas(statement, default_location, catalog)
 
 
 def _hive_ddl(statement: exp.Create) -> str:
@@ -265,7 +290,7 @@ def _hive_ddl(statement: exp.Create) -> str:
     return statement.sql("hive")
 
 
-def _ctas(statement: exp.Create, default_location: str | None) -> Plan:
+def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog) -> Plan:
     target = statement.this
     if isinstance(target, exp.Schema):
         raise Refusal("NOT_SUPPORTED: CREATE TABLE AS SELECT takes no column list: name the columns in the SELECT")
@@ -287,6 +312,9 @@ def _ctas(statement: exp.Create, default_location: str | None) -> Plan:
     partitions = options.get("partitioned_by") or []
     query = statement.expression
     assert query is not None
+    for position, projection in enumerate(query.selects if isinstance(query, exp.Query) else [], start=1):
+        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):  # Athena names no column itself here
+            raise Refusal(f"Column name not specified at position {position}")
     columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
     if partitions and columns[-len(partitions):] != partitions:
         raise Refusal(f"Partition columns {partitions} must be the last columns of the SELECT, in that order "
@@ -299,10 +327,11 @@ def _ctas(statement: exp.Create, default_location: str | None) -> Plan:
         writer.append("PARTITIONED BY (" + ", ".join(f"`{p}`" for p in partitions) + ")")
     writer.append(f"LOCATION '{_escaped(str(location))}'")
     exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
-    sql = f"CREATE TABLE {exists}{_quoted(target)} {' '.join(writer)} AS {_spark(query)}"
+    tables = _tables(query)
+    sql = f"CREATE TABLE {exists}{_quoted(target)} {' '.join(writer)} AS {_spark(catalog.kept(query))}"
     return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
                 table={"Name": _table_name(target), "Location": str(location), "Format": fmt},
-                tables_read=_tables(query))
+                tables_read=tables)
 
 
 def _properties(statement: exp.Expression) -> dict[str, Any]:
@@ -368,7 +397,7 @@ _UNLOAD = re.compile(r"^\s*UNLOAD\s*\((?P<query>.+)\)\s*TO\s*'(?P<to>[^']+)'\s*W
                      re.IGNORECASE | re.DOTALL)
 
 
-def _command(statement: exp.Command, text: str) -> Plan:
+def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
     first = text.split(None, 1)[0].upper()
     if first == "MSCK":
         return Plan("ddl", [text], StatementType.DDL, "MSCK_REPAIR_TABLE")
@@ -382,15 +411,15 @@ def _command(statement: exp.Command, text: str) -> Plan:
                     extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
     if first == "EXPLAIN":
         inner_text = text[len("EXPLAIN"):]
-        inner_plan = plan(parse(inner_text)[0], inner_text, None)
+        inner_plan = plan(parse(inner_text)[0], inner_text, None, catalog)
         return Plan("rows", [f"EXPLAIN {inner_plan.statements[-1]}"], StatementType.UTILITY, "EXPLAIN",
                     header=False, extension="txt", rename={"plan": "Query Plan"})
     if first == "UNLOAD":
-        return _unload(text)
+        return _unload(text, catalog)
     raise Refusal(f"NOT_SUPPORTED: {first} statements are not supported")
 
 
-def _unload(text: str) -> Plan:
+def _unload(text: str, catalog: Catalog) -> Plan:
     found = _UNLOAD.match(text)
     if found is None:
         raise Refusal("UNLOAD needs the form UNLOAD (SELECT ...) TO 's3://...' WITH (format = '...')",
@@ -404,7 +433,8 @@ def _unload(text: str) -> Plan:
     if fmt not in _FORMATS:
         raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_FORMATS))} (got '{fmt}')")
     _refuse_constructs(query)
-    return Plan("unload", [_spark(query)], StatementType.DML, "UNLOAD",
+    tables = _tables(query)
+    return Plan("unload", [_spark(catalog.kept(query))], StatementType.DML, "UNLOAD",
                 table={"Location": found["to"], "Format": _FORMATS[fmt], "Options": _write_options(fmt, options),
                        "PartitionedBy": options.get("partitioned_by") or []},
-                tables_read=_tables(query))
+                tables_read=tables)

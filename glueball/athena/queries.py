@@ -44,6 +44,7 @@ from glueball.waits import Changes, held
 
 if TYPE_CHECKING:
     from glueball.athena import plan as planner
+    from glueball.athena.trino import Columns
 
 MAX_QUEUED_ENV = "GLUEBALL_ATHENA_MAX_QUEUED"
 _arrivals = Changes()  # queries queued, stopped or ended in this process wake a waiting engine or reader at once
@@ -87,11 +88,12 @@ def changed(db: Session, statement: Any) -> int:
 class QueryService:
     """The query executions of one account in one region."""
 
-    def __init__(self, store: Store, scope: Scope, home: Path) -> None:
+    def __init__(self, store: Store, scope: Scope, home: Path, columns: Columns | None = None) -> None:
         self.store = store
         self.scope = scope
         self.home = home
         self.resources = Resources(store, scope)
+        self.columns = columns  # a catalog table's columns and types, which some translations read
 
     # -- starting
 
@@ -136,7 +138,8 @@ class QueryService:
         parameters = [str(p) for p in request.get("ExecutionParameters") or []]
         query_id = str(uuid.uuid4())
         translating = time.monotonic()
-        state, plan, failure = self._plan(text, parameters, workgroup.name, location, query_id)
+        state, plan, failure = self._plan(text, parameters, workgroup.name, location, query_id,
+                                          str(context.get("Database") or "default"))
         preprocessed = int((time.monotonic() - translating) * 1000)  # parsed, translated, planned for the engine
         now = time.time()
         row = AthenaQueryRow(
@@ -156,7 +159,7 @@ class QueryService:
         return query_id, state is QueryState.QUEUED
 
     def _plan(self, text: str, parameters: list[str], workgroup: str, location: str,
-              query_id: str) -> tuple[QueryState, planner.Plan, Failure | None]:
+              query_id: str, database: str) -> tuple[QueryState, planner.Plan, Failure | None]:
         """The query's first state, its plan, and why it failed when it failed already."""
         from glueball.athena import plan as planner  # sqlglot: imported by a server's first query, not its start
 
@@ -174,12 +177,15 @@ class QueryService:
                 return QueryState.SUCCEEDED, planner.Plan("none", [], StatementType.UTILITY, kind, header=False), None
             if prepared is not None:
                 text = self.resources.prepared(workgroup, prepared[1]).query_statement
-                if parameters:
-                    raise planner.Refusal("EXECUTE ... USING takes the parameters; ExecutionParameters must be empty")
-                parameters = planner.using_values(prepared[2])
+                if parameters and prepared[2]:
+                    raise planner.Refusal("EXECUTE ... USING and ExecutionParameters both give parameters: give "
+                                          "them one way")
+                # EXECUTE name USING a, b; or EXECUTE name with ExecutionParameters (as the AWS CLI passes them)
+                parameters = parameters or planner.using_values(prepared[2])
             statement = planner.bind(planner.parse(text)[0], parameters)
             tables = f"{location.rstrip('/')}/tables/{query_id}/"
-            return QueryState.QUEUED, planner.plan(statement, text, tables), None
+            catalog = planner.Catalog(self.columns, database)
+            return QueryState.QUEUED, planner.plan(statement, text, tables, catalog), None
         except planner.Refusal as refusal:
             return QueryState.FAILED, nothing, Failure(ErrorCategory.USER, refusal.error_type, refusal.message)
         except Exception as exc:  # noqa: BLE001 - a prepared statement that is not there, named as Athena names it

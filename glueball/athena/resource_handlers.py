@@ -9,6 +9,7 @@ the caller (so ``--auth iam`` asks ``glue:GetDatabases``/``glue:GetTables`` ... 
 from __future__ import annotations
 
 import fnmatch
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -283,7 +284,11 @@ def _glue_call(call: Callable[[], T]) -> T:
     except ClientError as err:
         code, message = err.response["Error"]["Code"], err.response["Error"].get("Message", "")
         if code == "EntityNotFoundException":
-            raise MetadataException(message) from None
+            # Athena passes the Data Catalog's error on in the AWS SDK's words, which clients read the code from
+            # (PyAthena's SQLAlchemy dialect tells a missing table by it: has_table, to_sql to a new table)
+            request_id = err.response.get("ResponseMetadata", {}).get("RequestId") or uuid.uuid4()
+            raise MetadataException(f"{message} (Service: AmazonDataCatalog; Status Code: 400; Error Code: {code}; "
+                                    f"Request ID: {request_id}; Proxy: null)") from None
         if code == "AccessDeniedException":
             raise InvalidRequestException(message, "ACCESS_DENIED") from None
         raise InvalidRequestException(f"{code}: {message}") from None

@@ -107,4 +107,7 @@ def test_pyathena_sqlalchemy(athena_server: ServerProcess, rates: str) -> None:
         assert [row[0] for row in found] == ["JPY"]
         counted = connection.execute(sqlalchemy.text(f"SELECT count(*) FROM {rates}")).scalar()
         assert counted == 4
+        # a table that is not there is told from the catalog's error (as Athena words it), not raised
+        assert not inspector.has_table(unique("nope"), schema="default")
+        assert inspector.has_table(rates, schema="default")
     engine.dispose()

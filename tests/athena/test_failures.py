@@ -218,6 +218,11 @@ def test_prepared_statements_and_execution_parameters(athena: Any) -> None:
     assert athena.get_prepared_statement(StatementName="between_them", WorkGroup=group)[
         "PreparedStatement"]["QueryStatement"] == sql
     assert select(athena, "EXECUTE between_them USING 7, 10", WorkGroup=group) == [["i"], ["8"], ["9"]]
+    # the parameters as ExecutionParameters, and the name quoted, as awswrangler sends them
+    assert select(athena, 'EXECUTE "between_them"', WorkGroup=group, ExecutionParameters=["1", "3"]) == [
+        ["i"], ["2"]]
+    both = failure(athena, "EXECUTE between_them USING 7, 10", WorkGroup=group, ExecutionParameters=["1", "3"])
+    assert "give them one way" in both["StateChangeReason"]
     succeeded(athena, "DEALLOCATE PREPARE between_them", WorkGroup=group)
     gone = failure(athena, "EXECUTE between_them USING 7, 10", WorkGroup=group)
     assert "between_them" in gone["StateChangeReason"]

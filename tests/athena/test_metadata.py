@@ -61,6 +61,9 @@ def test_what_is_not_in_the_catalog(athena: Any, tables: tuple[str, list[str]]) 
     with pytest.raises(ClientError) as table:
         athena.get_table_metadata(CatalogName="AwsDataCatalog", DatabaseName=database, TableName="nope")
     assert table.value.response["Error"]["Code"] == "MetadataException"
+    # the Data Catalog's error as Athena passes it on (PyAthena's SQLAlchemy dialect reads the code from it)
+    assert "(Service: AmazonDataCatalog; Status Code: 400; Error Code: EntityNotFoundException; Request ID: " \
+        in table.value.response["Error"]["Message"]
     with pytest.raises(ClientError) as schema:
         athena.list_table_metadata(CatalogName="AwsDataCatalog", DatabaseName=unique("nodb"))
     assert schema.value.response["Error"]["Code"] == "MetadataException"

@@ -56,6 +56,8 @@ def test_parameters_bind_as_literals_only() -> None:
     with pytest.raises(planner.Refusal, match="not a literal value"):
         planner.bind(planner.parse("SELECT ?")[0], ["(SELECT secret FROM t)"])
     assert planner.prepared_statement_of("EXECUTE q USING 1, 'a'") == ("EXECUTE", "q", "1, 'a'")
+    assert planner.prepared_statement_of('EXECUTE "q2"') == ("EXECUTE", "q2", None)
+    assert planner.prepared_statement_of('PREPARE "q2" FROM SELECT 1') == ("PREPARE", "q2", "SELECT 1")
     assert planner.using_values("1, 'a'") == ["1", "'a'"]
 
 

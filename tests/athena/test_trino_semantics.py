@@ -1,0 +1,140 @@
+"""Athena's SQL answers as Trino answers it where Spark's functions of the same name answer otherwise
+(glueball.athena.trino): each statement is planned as a query would be (with the tables' column types the catalog
+gives) and run on Spark with the engine's settings, and its values and types compared with Trino's documented ones.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from glueball.athena import plan as planner
+from glueball.athena.engine_driver import ENGINE_CONF
+
+pytestmark = pytest.mark.spark
+
+TYPES = {"t": [("x", "int"), ("big", "bigint"), ("r", "double"), ("d", "date"), ("ts", "timestamp"),
+               ("s", "string"), ("j", "string"), ("arr", "array<int>")],
+         "v": [("x", "int")]}
+CATALOG = planner.Catalog(lambda database, table: TYPES.get(table) if database == "global_temp" else None,
+                          "global_temp")
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    from tests.helpers import shared_spark
+
+    session = shared_spark()
+    before = {key: session.conf.get(key, None) for key in ENGINE_CONF}
+    session.conf.set("spark.sql.ansi.enabled", ENGINE_CONF["spark.sql.ansi.enabled"])
+    session.sql("SELECT 5 AS x, CAST(9007199254740993 AS BIGINT) AS big, 2.5D AS r, DATE '2024-01-01' AS d, "
+                "TIMESTAMP '2024-01-01 10:00:00' AS ts, 'hello' AS s, '{\"a\":{\"b\":5},\"c\":\"x\",\"n\":5}' AS j, "
+                "ARRAY(1, 2) AS arr").createOrReplaceGlobalTempView("t")
+    session.sql("SELECT * FROM VALUES (1), (3), (CAST(NULL AS INT)), (2) AS v(x)").createOrReplaceGlobalTempView("v")
+    yield session
+    session.catalog.dropGlobalTempView("t")
+    session.catalog.dropGlobalTempView("v")
+    for key, value in before.items():
+        if value is None:
+            session.conf.unset(key)
+        else:
+            session.conf.set(key, value)
+
+
+def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[tuple[Any, ...], list[str]]:
+    statement = planner.bind(planner.parse(sql)[0], parameters or [])
+    frame = spark.sql(planner.plan(statement, sql, None, CATALOG).statements[-1])
+    (row,) = frame.collect()
+    return tuple(row), [field.dataType.simpleString() for field in frame.schema.fields]
+
+
+@pytest.mark.parametrize(
+    ("sql", "values", "types"),
+    [
+        # integers divide as integers, toward zero; a bigint takes part: bigint, exactly
+        ("SELECT 5 / 2, -5 / 2, x / 2, (x + 1) / 2, x * 2 / 3, big / 1, r / 2 FROM global_temp.t",
+         (2, -2, 2, 3, 3, 9007199254740993, 1.25), ["int", "int", "int", "int", "int", "bigint", "double"]),
+        ("SELECT count(*) AS n FROM global_temp.t WHERE x / 2 = 2", (1,), ["bigint"]),
+        ("SELECT length(s) / 2 FROM global_temp.t", (2,), ["bigint"]),
+        # date_add: a timestamp keeps its time and takes hours; a date stays a date
+        ("SELECT date_add('minute', 30, TIMESTAMP '2024-01-01 00:00:00'), date_add('hour', 1, ts), "
+         "date_add('day', 1, ts), date_add('day', 1, d), date_add('month', 1, DATE '2024-01-31') FROM global_temp.t",
+         (dt.datetime(2024, 1, 1, 0, 30), dt.datetime(2024, 1, 1, 11), dt.datetime(2024, 1, 2, 10),
+          dt.date(2024, 1, 2), dt.date(2024, 2, 29)), ["timestamp", "timestamp", "timestamp", "date", "date"]),
+        # DECIMAL 'x' has the literal's digits; DECIMAL alone is decimal(38,0)
+        ("SELECT DECIMAL '12.34', DECIMAL '-0.05', CAST('1.5' AS DECIMAL)",
+         (Decimal("12.34"), Decimal("-0.05"), Decimal("2")), ["decimal(4,2)", "decimal(2,2)", "decimal(38,0)"]),
+        # a real number cast to an integer rounds, half away from zero
+        ("SELECT CAST(2.5 AS integer), CAST(-2.7E0 AS integer), CAST(r AS bigint), CAST(x AS integer) "
+         "FROM global_temp.t", (3, -3, 3, 5), ["int", "int", "bigint", "int"]),
+        ("SELECT CAST('abcdef' AS varchar(3)), CAST('ab' AS char(4)), substr('hello', 0), substr('hello', 2), "
+         "substr(s, 0, 2), split('a,b,c', ',', 2) FROM global_temp.t",
+         ("abc", "ab  ", "", "ello", "", ["a", "b,c"]), ["string"] * 5 + ["array<string>"]),
+        ("SELECT day_of_week(DATE '2024-01-01'), dow(DATE '2024-01-07')", (1, 7), ["bigint", "bigint"]),
+        ("SELECT regexp_extract('abc', 'x'), regexp_extract('abc', 'b'), regexp_extract('abc', 'a(b)', 1)",
+         (None, "b", "b"), ["string"] * 3),
+        ("SELECT json_extract_scalar(j, '$.a'), json_extract_scalar(j, '$.c'), json_extract_scalar(j, '$.n'), "
+         "json_extract_scalar('[1, [2]]', '$[1]') FROM global_temp.t", (None, "x", "5", None), ["string"] * 4),
+        ("SELECT greatest(1, NULL), least(3, 2), greatest(x, 9) FROM global_temp.t", (None, 2, 9), ["int"] * 3),
+        ("SELECT to_hex(sha256(to_utf8('a'))), to_hex(sha1(to_utf8('a'))), repeat('x', 2)",
+         ("CA978112CA1BBDCAFAC231B39A23DC4DA786EFF8147C4E72B9807785AFEE48BB",
+          "86F7E437FAA5A7FCE15D1DDCB9EAEAEA377667B8", ["x", "x"]), ["string", "string", "array<string>"]),
+        # array_agg keeps NULLs (last in its order, as Trino orders), follows ORDER BY, is NULL over no rows
+        ("SELECT array_agg(x ORDER BY x DESC), array_agg(x ORDER BY x), array_agg(x) FROM global_temp.v",
+         ([3, 2, 1, None], [1, 2, 3, None], [1, 3, None, 2]), ["array<int>"] * 3),
+        ("SELECT array_agg(x) FROM global_temp.v WHERE x > 100", (None,), ["array<int>"]),
+        ("SELECT length('abc'), strpos('abc', 'b'), cardinality(ARRAY[1]), year(DATE '2024-01-01'), "
+         "row_number() OVER (ORDER BY 1)", (3, 2, 1, 2024, 1), ["bigint"] * 5),
+    ],
+)
+def test_trinos_answers(spark: Any, sql: str, values: tuple[Any, ...], types: list[str]) -> None:
+    assert answer(spark, sql) == (values, types)
+
+
+def test_unnest_with_ordinality_counts_from_one(spark: Any) -> None:
+    sql = "SELECT e, o FROM global_temp.t CROSS JOIN UNNEST(arr) WITH ORDINALITY AS u(e, o) ORDER BY o"
+    frame = spark.sql(planner.plan(planner.parse(sql)[0], sql, None, CATALOG).statements[-1])
+    assert [tuple(r) for r in frame.collect()] == [(1, 1), (2, 2)]
+    assert frame.schema["o"].dataType.simpleString() == "bigint"
+    alone = "SELECT i, o FROM UNNEST(ARRAY[10, 20]) WITH ORDINALITY AS t(i, o)"
+    assert [tuple(r) for r in spark.sql(planner.plan(planner.parse(alone)[0], alone, None).statements[-1]).collect()] \
+        == [(10, 1), (20, 2)]
+
+
+def test_a_decimal_parameter_keeps_its_digits(spark: Any) -> None:
+    # PyAthena and awswrangler send a Decimal as DECIMAL '12.34' (ExecutionParameters or their own formatting)
+    assert answer(spark, "SELECT ? * 2", ["DECIMAL '12.34'"])[0] == (Decimal("24.68"),)
+    assert answer(spark, "SELECT count(*) FROM global_temp.t WHERE r = DECIMAL '2.5'")[0] == (1,)
+
+
+def test_without_the_catalogs_types_a_column_division_is_left_to_spark() -> None:
+    # the types decide: with no columns known, only the literals' division is an integer one
+    sql = "SELECT x / 2, 7 / 2 FROM global_temp.t"
+    written = planner.plan(planner.parse(sql)[0], sql, None).statements[-1]
+    assert "x / 2" in written and "7 DIV 2" in written
+
+
+def test_a_ctas_column_without_a_name_is_refused_as_athena_refuses_it() -> None:
+    sql = "CREATE TABLE c WITH (external_location = 's3://lake/c/') AS SELECT 1 AS a, 'x', count(*)"
+    with pytest.raises(planner.Refusal, match="Column name not specified at position 2"):
+        planner.plan(planner.parse(sql)[0], sql, None)
+
+
+def test_through_the_api_a_catalog_tables_integer_column_divides_as_integers(athena_server: Any) -> None:
+    from tests.athena.helpers import client, select, succeeded
+    from tests.helpers import unique
+
+    athena = client(athena_server)
+    table = unique("halves")
+    succeeded(athena, f"CREATE TABLE default.{table} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{table}/') AS SELECT * FROM (VALUES (5, 7.5E0), (-5, 1.0E0)) AS t(n, r)",
+              QueryExecutionContext={"Database": "default"})
+    found = select(athena, f"SELECT n / 2 AS half, CAST(r AS integer) AS rounded, date_add('hour', 1, "
+                           f"TIMESTAMP '2024-01-01 00:00:00') AS later FROM {table} ORDER BY n",
+                   QueryExecutionContext={"Database": "default"})
+    assert found == [["half", "rounded", "later"], ["-2", "1", "2024-01-01 01:00:00.000"],
+                     ["2", "8", "2024-01-01 01:00:00.000"]]
