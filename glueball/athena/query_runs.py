@@ -402,6 +402,12 @@ def failure_of(exc: BaseException) -> Failure:
     """The ``AthenaError`` of a Spark (or Glue) error: Athena's name for it and Spark's own words."""
     text = str(exc)
     words = re.sub(r"\s*SQLSTATE: \w+", "", text.strip().splitlines()[0] if text.strip() else type(exc).__name__)
+    # a function Spark does not have is looked up in the catalog's functions (GetUserDefinedFunction), which
+    # answers that it is not there: Trino's words for it
+    unknown = re.search(r"Function ([\w.`]+) not found in database", text)
+    if unknown is not None:
+        name = unknown.group(1).replace("`", "").rsplit(".", 1)[-1]
+        return Failure(ErrorCategory.USER, ErrorType.USER, f"FUNCTION_NOT_FOUND: Function '{name}' not registered")
     for spark_name, athena_name, kind in _NAMES:
         if spark_name in text:
             if athena_name == "ACCESS_DENIED":

@@ -138,3 +138,13 @@ def test_through_the_api_a_catalog_tables_integer_column_divides_as_integers(ath
                    QueryExecutionContext={"Database": "default"})
     assert found == [["half", "rounded", "later"], ["-2", "1", "2024-01-01 01:00:00.000"],
                      ["2", "8", "2024-01-01 01:00:00.000"]]
+
+
+def test_a_function_neither_engine_has_is_named_as_athena_names_it(athena_server: Any) -> None:
+    from tests.athena.helpers import client, run
+
+    failed = run(client(athena_server), "SELECT histogram_of_nothing(1)",
+                 QueryExecutionContext={"Database": "default"})
+    assert failed["Status"]["State"] == "FAILED"
+    assert failed["Status"]["StateChangeReason"] == "FUNCTION_NOT_FOUND: Function 'histogram_of_nothing' not registered"
+    assert failed["Status"]["AthenaError"]["ErrorCategory"] == 2
