@@ -251,8 +251,11 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
     by_spark = CREATED_BY_SPARK in parameters
     if fmt is None or (fmt == "avro" and library):
         return table  # Avro through Hive's AvroSerDe (Spark's own Avro reader is not on the class path)
-    if by_spark and library and "opencsvserde" not in library and "json" not in library:
-        return table  # a Hive-format table Spark made: Hive's SerDe reads it as it was written
+    skips_header = parameters.get("skip.header.line.count") == "1"
+    if by_spark and library and "opencsvserde" not in library and "json" not in library and not skips_header:
+        # a Hive-format table Spark made: Hive's SerDe reads it as it was written (but Spark's Hive table reader
+        # ignores skip.header.line.count, which Athena's DDL gives text tables with a header: the CSV reader)
+        return table
     options = _reader_options(table, fmt)
     if options is None:
         return table
