@@ -279,15 +279,55 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
     return _ctas(statement, default_location, catalog)
 
 
+# the JSON SerDes Athena's DDL names (OpenX's and Hive's HCatalog one); neither is on Spark's class path
+_JSON_SERDES = frozenset({"org.openx.data.jsonserde.jsonserde", "org.apache.hive.hcatalog.data.jsonserde"})
+
+
 def _hive_ddl(statement: exp.Create) -> str:
     """A CREATE TABLE in Hive's DDL as Spark runs it: sqlglot's Spark text, except that partition columns keep
     their types in the PARTITIONED BY clause (a Hive-format table's), as Athena's DDL gives them."""
     properties = statement.args.get("properties")
+    serde = properties.find(exp.RowFormatSerdeProperty) if properties is not None else None
+    if serde is not None and serde.name.lower() in _JSON_SERDES:
+        return _json_table(statement)
     partitioned = properties.find(exp.PartitionedByProperty) if properties is not None else None
     if partitioned is None:
         return statement.sql(WRITE)
     # the Hive dialect keeps ``PARTITIONED BY (day STRING)`` as written
     return statement.sql("hive")
+
+
+def _json_table(statement: exp.Create) -> str:
+    """A table of JSON lines declared with a JSON SerDe: Spark's JSON data source over the same location, with
+    the same columns and partitions (the catalog stores it with OpenX's SerDe, as Glue's crawlers do).
+
+    Raises:
+        Refusal: no location, or SerDe properties Spark's JSON reader has no counterpart for (``mapping.*``).
+    """
+    properties = statement.args["properties"]
+    schema = statement.this
+    if not isinstance(schema, exp.Schema) or properties.find(exp.LocationProperty) is None:
+        raise Refusal("NOT_SUPPORTED: a JSON SerDe table needs its columns and a LOCATION")
+    serde = properties.find(exp.RowFormatSerdeProperty)
+    given = serde.args.get("serde_properties")
+    for prop in given.expressions if given is not None else []:
+        if prop.name.lower().startswith("mapping."):
+            raise Refusal(f"NOT_SUPPORTED: SERDEPROPERTIES '{prop.name}': Spark's JSON reader maps no keys to "
+                          "other column names; name the columns as the JSON keys")
+    columns = [c.sql(WRITE) for c in schema.expressions]
+    partitioned = properties.find(exp.PartitionedByProperty)
+    keys = list(partitioned.this.expressions) if partitioned is not None else []
+    columns += [c.sql(WRITE) for c in keys]
+    clauses = ["USING json"]
+    if keys:
+        clauses.append("PARTITIONED BY (" + ", ".join(f"`{c.name}`" for c in keys) + ")")
+    clauses.append(f"LOCATION '{_escaped(properties.find(exp.LocationProperty).name)}'")
+    table_properties = [p for p in properties.expressions if type(p) is exp.Property]
+    if table_properties:
+        clauses.append("TBLPROPERTIES (" + ", ".join(p.sql(WRITE) for p in table_properties) + ")")
+    table = schema.this
+    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
+    return f"CREATE TABLE {exists}{_quoted(table)} ({', '.join(columns)}) {' '.join(clauses)}"
 
 
 def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog) -> Plan:
