@@ -149,12 +149,10 @@ def _cast(node: exp.Cast) -> exp.Expr | None:
         return node
     if target.this in (exp.DType.VARCHAR, exp.DType.CHAR) and target.expressions:
         length = target.expressions[0]
+        n = length.this if isinstance(length, exp.DataTypeParam) else length
         text = exp.Cast(this=node.this.copy(), to=exp.DataType.build("STRING"))
-        if target.this is exp.DType.CHAR:
-            return _template("RPAD(__text, __n, ' ')", text=text, n=length.this if isinstance(
-                length, exp.DataTypeParam) else length)
-        return _template("SUBSTRING(__text, 1, __n)", text=text, n=length.this if isinstance(
-            length, exp.DataTypeParam) else length)
+        padded = target.this is exp.DType.CHAR  # char(n) pads to n; both keep at most n characters
+        return _template("RPAD(__text, __n, ' ')" if padded else "SUBSTRING(__text, 1, __n)", text=text, n=n)
     source = _type_of(node.this)
     if target.this in _INTEGERS and source is not None and source.this in (
             exp.DType.DOUBLE, exp.DType.FLOAT, exp.DType.DECIMAL):
