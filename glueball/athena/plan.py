@@ -269,6 +269,8 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
         return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, "CREATE_DATABASE")
     if kind == "VIEW":
         tables = _tables(statement.expression) if statement.expression else []
+        if isinstance(statement.expression, exp.Query):
+            _name_columns(statement.expression)  # a view's unnamed columns are _col0 ... as a query's
         if statement.expression is not None:
             statement.set("expression", catalog.kept(statement.expression))
         return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
@@ -473,6 +475,7 @@ def _unload(text: str, catalog: Catalog) -> Plan:
     if fmt not in _FORMATS:
         raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_FORMATS))} (got '{fmt}')")
     _refuse_constructs(query)
+    _name_columns(query)  # the files' unnamed columns are _col0 ... as a query's result's
     tables = _tables(query)
     return Plan("unload", [_spark(catalog.kept(query))], StatementType.DML, "UNLOAD",
                 table={"Location": found["to"], "Format": _FORMATS[fmt], "Options": _write_options(fmt, options),

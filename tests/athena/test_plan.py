@@ -83,3 +83,10 @@ def test_refused_by_name(sql: str, named: str, kind: ErrorType | None) -> None:
 def test_ctas_needs_somewhere_to_write() -> None:
     with pytest.raises(planner.Refusal, match="external_location"):
         planned("CREATE TABLE t AS SELECT 1 AS a", location=None)
+
+
+def test_a_views_and_an_unloads_unnamed_columns_are_named_as_a_querys() -> None:
+    view = planned("CREATE VIEW v AS SELECT 1, 'a' AS b, x / 2 FROM t").statements[0]
+    assert "AS `_col0`" in view and "AS b" in view and "AS `_col2`" in view
+    unload = planned("UNLOAD (SELECT 1, 2 AS two) TO 's3://lake/u/' WITH (format = 'PARQUET')").statements[0]
+    assert "AS `_col0`" in unload and "AS two" in unload
