@@ -21,6 +21,7 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
 - ``array_agg`` keeps NULLs, is NULL over no rows and follows its ``ORDER BY`` (Spark's ``collect_list`` drops
   NULLs, gives ``[]`` and keeps no order);
 - ``UNNEST ... WITH ORDINALITY`` counts from 1, as a ``bigint`` (Spark's ``posexplode`` from 0);
+- ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);
 - the functions that answer ``bigint`` in Trino (``length``, ``strpos``, ``cardinality``, ``year`` ...,
   ``row_number``/``rank``/``dense_rank``) do here too (Spark's answer ``int``).
 
@@ -299,8 +300,21 @@ def _division(node: exp.Div) -> exp.Expr | None:
     return made
 
 
+def _if(node: exp.If) -> exp.Expr | None:
+    """``if(c, x)`` is ``if(c, x, NULL)`` (Spark's ``IF`` takes three); ``CASE WHEN NULL`` never holds (Spark
+    refuses a NULL condition)."""
+    if isinstance(node.parent, exp.Case):
+        if isinstance(node.this, exp.Null):
+            node.set("this", exp.false())
+        return node
+    if node.args.get("false") is None:
+        node.set("false", exp.Null())
+    return node
+
+
 _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.Div, _division),
+    (exp.If, _if),
     (exp.Cast, _cast),
     (exp.DateAdd, _date_add),
     (exp.DayOfWeekIso, _day_of_week),

@@ -87,6 +87,8 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
         ("SELECT array_agg(x ORDER BY x DESC), array_agg(x ORDER BY x), array_agg(x) FROM global_temp.v",
          ([3, 2, 1, None], [1, 2, 3, None], [1, 3, None, 2]), ["array<int>"] * 3),
         ("SELECT array_agg(x) FROM global_temp.v WHERE x > 100", (None,), ["array<int>"]),
+        ("SELECT if(x > 9, 1), if(x > 1, 1), CASE WHEN NULL THEN 1 ELSE 2 END FROM global_temp.t", (None, 1, 2),
+         ["int"] * 3),
         ("SELECT length('abc'), strpos('abc', 'b'), cardinality(ARRAY[1]), year(DATE '2024-01-01'), "
          "row_number() OVER (ORDER BY 1)", (3, 2, 1, 2024, 1), ["bigint"] * 5),
     ],
