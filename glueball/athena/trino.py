@@ -23,7 +23,8 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
 - ``UNNEST ... WITH ORDINALITY`` counts from 1, as a ``bigint`` (Spark's ``posexplode`` from 0);
 - ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);
 - the functions that answer ``bigint`` in Trino (``length``, ``strpos``, ``cardinality``, ``year`` ...,
-  ``row_number``/``rank``/``dense_rank``) do here too (Spark's answer ``int``).
+  ``row_number``/``rank``/``dense_rank``) do here too as a result's column (Spark's answer ``int``; inside an
+  expression the ``int`` stays, which Spark's functions taking a count or a position need).
 
 Every rewrite is of the parsed statement and keeps the arguments' own expressions; anything it does not know is
 left as sqlglot translates it.
@@ -180,7 +181,9 @@ def _date_add(node: exp.DateAdd) -> exp.Expr | None:
 
 
 def _day_of_week(node: exp.DayOfWeekIso) -> exp.Expr:
-    return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=node.this)
+    if _projected(node):
+        return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=node.this)
+    return _template("WEEKDAY(__d) + 1", d=node.this)
 
 
 def _regexp_extract(node: exp.RegexpExtract) -> exp.Expr:
@@ -276,10 +279,20 @@ def _unnest(node: exp.Unnest) -> exp.Expr | None:
     return node
 
 
+def _projected(node: exp.Expr) -> bool:
+    """Whether ``node`` is a column of a SELECT's result (aliased or not): where its type reaches the client. Inside
+    an expression Spark's ``int`` stays, as Spark's functions taking a count or a position (``date_add``,
+    ``element_at``, ``array_repeat``) refuse a ``bigint`` under ANSI rules."""
+    parent = node.parent
+    if isinstance(parent, exp.Alias):
+        node, parent = parent, parent.parent
+    return isinstance(parent, exp.Select) and node.arg_key == "expressions"
+
+
 def _bigint(node: exp.Expr) -> exp.Expr | None:
     if isinstance(node, exp.Window) and not isinstance(node.this, _BIGINT_WINDOWS):
         return None
-    if isinstance(node.parent, exp.Cast):
+    if not _projected(node):
         return None
     made = exp.Cast(this=node.copy(), to=exp.DataType.build("BIGINT"))
     made.type = exp.DataType.build("BIGINT")  # an enclosing division reads it
