@@ -66,7 +66,7 @@ def mark_typed_literals(tree: exp.Expr, text: str) -> None:
 def _typed(tree: exp.Expr) -> bool:
     """Whether a rewrite needs the statement's types (a division, a date_add, a cast to an integer type)."""
     for node in tree.walk():
-        if isinstance(node, exp.Div | exp.DateAdd):
+        if isinstance(node, exp.Div | exp.DateAdd) or (isinstance(node, exp.Unnest) and node.args.get("offset")):
             return True
         if isinstance(node, exp.Cast) and node.to.this in _INTEGERS:
             return True
@@ -95,13 +95,32 @@ def annotate(tree: exp.Expr, columns: Columns | None, database: str | None) -> e
             mapping.setdefault(db, {})[name] = {c.lower(): t for c, t in found}
     try:
         schema = MappingSchema(mapping, dialect="hive")
+        written = [_written_name(p) for p in tree.selects] if isinstance(tree, exp.Query) else []
         qualified = qualify(tree.copy(), dialect="athena", schema=schema, db=database, expand_stars=False,
                             quote_identifiers=False, validate_qualify_columns=False, identify=False,
                             expand_alias_refs=False)
+        _keep_output_names(qualified, written)
         return annotate_types(qualified, schema=schema, dialect="athena")
     except Exception as exc:  # noqa: BLE001 - sqlglot's qualifier refuses what it cannot follow: literals' types only
         log.debug("types of %s read from its literals only: %s", tree.sql("athena")[:200], exc)
         return annotate_types(tree, dialect="athena")
+
+
+def _written_name(projection: exp.Expr) -> exp.Identifier | None:
+    """The identifier that names a result's column as written: its alias, or the column it is."""
+    name = projection.args.get("alias") if isinstance(projection, exp.Alias) else \
+        projection.this if isinstance(projection, exp.Column) else None
+    return name.copy() if isinstance(name, exp.Identifier) else None
+
+
+def _keep_output_names(qualified: exp.Expr, written: list[exp.Identifier | None]) -> None:
+    """The result's column names as the statement wrote them (the qualifier folds every identifier to lower case)."""
+    selects = qualified.selects if isinstance(qualified, exp.Query) else []
+    if len(selects) != len(written):
+        return
+    for projection, name in zip(selects, written, strict=True):
+        if isinstance(projection, exp.Alias) and name is not None:
+            projection.set("alias", name)
 
 
 def keep_semantics(tree: exp.Expr) -> exp.Expr:
@@ -183,7 +202,7 @@ def _date_add(node: exp.DateAdd) -> exp.Expr | None:
 def _day_of_week(node: exp.DayOfWeekIso) -> exp.Expr:
     if _projected(node):
         return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=node.this)
-    return _template("WEEKDAY(__d) + 1", d=node.this)
+    return _template("(WEEKDAY(__d) + 1)", d=node.this)  # kept together inside the expression around it
 
 
 def _regexp_extract(node: exp.RegexpExtract) -> exp.Expr:
@@ -268,8 +287,16 @@ def _unnest(node: exp.Unnest) -> exp.Expr | None:
     if not offset or len(node.expressions) != 1:
         return None
     array = node.expressions[0]
-    positions = _template("CAST(IF(SIZE(__a) > 0, SEQUENCE(1, SIZE(__a)), ARRAY()) AS ARRAY<BIGINT>)", a=array)
-    node.set("expressions", [array, positions])
+    kind = _type_of(array)
+    if isinstance(array, exp.Map | exp.VarMap) or (kind is not None and kind.this is exp.DType.MAP):
+        # a map unnests to its keys and values
+        columns = [_template("MAP_KEYS(__m)", m=array), _template("MAP_VALUES(__m)", m=array)]
+    elif kind is None or kind.this is exp.DType.ARRAY:
+        columns = [array]
+    else:
+        return None
+    positions = _template("CAST(IF(SIZE(__a) > 0, SEQUENCE(1, SIZE(__a)), ARRAY()) AS ARRAY<BIGINT>)", a=columns[0])
+    node.set("expressions", [*columns, positions])
     node.set("offset", None)
     alias = node.args.get("alias")
     name = offset if isinstance(offset, exp.Identifier) else exp.to_identifier("ordinality")
@@ -317,7 +344,7 @@ def _if(node: exp.If) -> exp.Expr | None:
     """``if(c, x)`` is ``if(c, x, NULL)`` (Spark's ``IF`` takes three); ``CASE WHEN NULL`` never holds (Spark
     refuses a NULL condition)."""
     if isinstance(node.parent, exp.Case):
-        if isinstance(node.this, exp.Null):
+        if isinstance(node.this, exp.Null) and node.parent.this is None:  # a searched CASE; not CASE x WHEN NULL
             node.set("this", exp.false())
         return node
     if node.args.get("false") is None:

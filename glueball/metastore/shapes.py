@@ -259,6 +259,10 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
     options = _reader_options(table, fmt)
     if options is None:
         return table
+    if by_spark and skips_header and "lazysimpleserde" in library:
+        # read as Hive's text SerDe reads it: nothing quoted, \N is NULL (an empty field stays NULL: Spark's CSV
+        # reader has no empty string unquoted)
+        options.update({"quote": "", "nullValue": "\\N"})
     keys = table.get("PartitionKeys") or []
     schema = schema_json([*(descriptor.get("Columns") or []), *keys])
     if schema is None:

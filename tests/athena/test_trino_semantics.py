@@ -89,6 +89,11 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
         ("SELECT array_agg(x) FROM global_temp.v WHERE x > 100", (None,), ["array<int>"]),
         ("SELECT if(x > 9, 1), if(x > 1, 1), CASE WHEN NULL THEN 1 ELSE 2 END FROM global_temp.t", (None, 1, 2),
          ["int"] * 3),
+        ("SELECT day_of_week(DATE '2024-03-13') - day_of_week(DATE '2024-03-11'), dow(DATE '2024-03-17') * 10, "
+         "date_add('day', 1 - day_of_week(DATE '2024-03-13'), DATE '2024-03-13')", (2, 70, dt.date(2024, 3, 11)),
+         ["int", "int", "date"]),
+        ("SELECT CASE 1 WHEN NULL THEN 'n' ELSE 'e' END, CASE WHEN NULL THEN 'n' ELSE 'e' END", ("e", "e"),
+         ["string", "string"]),
         # inside an expression the int stays: Spark's date_add, element_at, array_repeat refuse a bigint (ANSI)
         ("SELECT date_add('day', length(s), d), element_at(arr, cardinality(arr)), repeat('x', day_of_week(d)), "
          "substr(s, strpos(s, 'l') + 1) FROM global_temp.t", (dt.date(2024, 1, 6), 2, ["x"], "lo"),
@@ -106,6 +111,9 @@ def test_unnest_with_ordinality_counts_from_one(spark: Any) -> None:
     frame = spark.sql(planner.plan(planner.parse(sql)[0], sql, None, CATALOG).statements[-1])
     assert [tuple(r) for r in frame.collect()] == [(1, 1), (2, 2)]
     assert frame.schema["o"].dataType.simpleString() == "bigint"
+    mapped = "SELECT k, v, o FROM UNNEST(MAP(ARRAY['a', 'b'], ARRAY[1, 2])) WITH ORDINALITY AS t(k, v, o)"
+    assert [tuple(r) for r in spark.sql(planner.plan(planner.parse(mapped)[0], mapped, None).statements[-1])
+            .collect()] == [("a", 1, 1), ("b", 2, 2)]
     alone = "SELECT i, o FROM UNNEST(ARRAY[10, 20]) WITH ORDINALITY AS t(i, o)"
     assert [tuple(r) for r in spark.sql(planner.plan(planner.parse(alone)[0], alone, None).statements[-1]).collect()] \
         == [(10, 1), (20, 2)]
@@ -154,3 +162,9 @@ def test_a_function_neither_engine_has_is_named_as_athena_names_it(athena_server
     assert failed["Status"]["State"] == "FAILED"
     assert failed["Status"]["StateChangeReason"] == "FUNCTION_NOT_FOUND: Function 'histogram_of_nothing' not registered"
     assert failed["Status"]["AthenaError"]["ErrorCategory"] == 2
+
+
+def test_the_results_column_names_are_as_written_when_the_types_are_read(spark: Any) -> None:
+    sql = 'SELECT x AS MyId, CAST(r AS integer) AS "Rounded", x / 2, s FROM global_temp.t'
+    frame = spark.sql(planner.plan(planner.parse(sql)[0], sql, None, CATALOG).statements[-1])
+    assert frame.columns == ["MyId", "Rounded", "_col2", "s"]
