@@ -320,7 +320,10 @@ def _json_table(statement: exp.Create) -> str:
     partitioned = properties.find(exp.PartitionedByProperty)
     keys = list(partitioned.this.expressions) if partitioned is not None else []
     columns += [c.sql(WRITE) for c in keys]
-    clauses = ["USING json"]
+    # OpenX's SerDe fails a query over a line that is no JSON unless told to ignore it (then: a row of NULLs)
+    lenient = any(p.name.lower() == "ignore.malformed.json" and str(p.args["value"].name).lower() == "true"
+                  for p in (given.expressions if given is not None else []))
+    clauses = ["USING json", f"OPTIONS ('mode' = '{'PERMISSIVE' if lenient else 'FAILFAST'}')"]
     if keys:
         clauses.append("PARTITIONED BY (" + ", ".join(f"`{c.name}`" for c in keys) + ")")
     clauses.append(f"LOCATION '{_escaped(properties.find(exp.LocationProperty).name)}'")

@@ -13,7 +13,7 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
   ``DECIMAL`` is ``decimal(10,0)``: the literal would become 12);
 - a cast of a real or decimal number to an integer type rounds (half away from zero) where Spark truncates;
 - ``CAST(x AS varchar(n))`` keeps n characters and ``char(n)`` pads to n (Spark casts both to plain strings);
-- ``day_of_week``/``dow`` is ISO's (Monday 1 ... Sunday 7);
+- ``day_of_week``/``dow`` and ``extract(dow FROM d)`` are ISO's (Monday 1 ... Sunday 7);
 - ``regexp_extract`` without a match is NULL (Spark's is ``''``); ``json_extract_scalar`` of an object or array is
   NULL (Spark's ``get_json_object`` gives its text); ``greatest``/``least`` of a NULL is NULL (Spark skips it);
 - ``sha1``/``sha256``/``sha512`` are binary digests (Spark's are hex text: ``to_hex`` would hex the hex);
@@ -199,10 +199,17 @@ def _date_add(node: exp.DateAdd) -> exp.Expr | None:
     return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), node.expression.copy(), node.this.copy()])
 
 
-def _day_of_week(node: exp.DayOfWeekIso) -> exp.Expr:
-    if _projected(node):
+def _day_of_week(node: exp.DayOfWeekIso, projected: bool | None = None) -> exp.Expr:
+    if _projected(node) if projected is None else projected:
         return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=node.this)
     return _template("(WEEKDAY(__d) + 1)", d=node.this)  # kept together inside the expression around it
+
+
+def _extract(node: exp.Extract) -> exp.Expr | None:
+    """``extract(dow FROM d)`` is ISO's day of the week, as ``day_of_week`` (Spark's ``DOW`` counts from Sunday)."""
+    if str(node.name).upper() not in ("DOW", "DAY_OF_WEEK"):
+        return None
+    return _day_of_week(exp.DayOfWeekIso(this=node.expression.copy()), _projected(node))
 
 
 def _regexp_extract(node: exp.RegexpExtract) -> exp.Expr:
@@ -358,6 +365,7 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.Cast, _cast),
     (exp.DateAdd, _date_add),
     (exp.DayOfWeekIso, _day_of_week),
+    (exp.Extract, _extract),
     (exp.RegexpExtract, _regexp_extract),
     (exp.JSONExtractScalar, _json_scalar),
     (exp.Greatest | exp.Least, _extreme),

@@ -357,6 +357,15 @@ def test_a_json_serde_table_reads_its_json_lines_and_partitions(athena_server: S
     stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
     assert stored["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == "org.openx.data.jsonserde.JsonSerDe"
     assert [k["Name"] for k in stored["PartitionKeys"]] == ["dt"]
+    # a line that is no JSON fails the query, as OpenX's SerDe does unless told to ignore it
+    s3.put_object(Bucket="lake", Key=f"{table}/dt=2024-01-02/c.json", Body=b'{"id": 4, "name": \n')
+    broken = run(athena, f"SELECT count(*) FROM default.{table}")
+    assert broken["Status"]["State"] == "FAILED"
+    lenient = unique("lenient")
+    s3.put_object(Bucket="lake", Key=f"{lenient}/a.json", Body=b'{"id": 1}\nnot json\n')
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{lenient} (id int) ROW FORMAT SERDE '{serde}' WITH "
+                      f"SERDEPROPERTIES ('ignore.malformed.json' = 'true') LOCATION 's3://lake/{lenient}/'")
+    assert select(athena, f"SELECT id FROM default.{lenient} ORDER BY id") == [["id"], ["1"], [None]]
     refused = run(athena, f"CREATE EXTERNAL TABLE default.{unique('mapped')} (ts string) ROW FORMAT SERDE '{serde}' "
                           "WITH SERDEPROPERTIES ('mapping.ts' = 'timestamp') LOCATION 's3://lake/mapped/'")
     assert refused["Status"]["State"] == "FAILED" and "mapping.ts" in refused["Status"]["StateChangeReason"]

@@ -92,6 +92,8 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
         ("SELECT day_of_week(DATE '2024-03-13') - day_of_week(DATE '2024-03-11'), dow(DATE '2024-03-17') * 10, "
          "date_add('day', 1 - day_of_week(DATE '2024-03-13'), DATE '2024-03-13')", (2, 70, dt.date(2024, 3, 11)),
          ["int", "int", "date"]),
+        ("SELECT extract(dow FROM DATE '2024-03-12'), extract(day_of_week FROM DATE '2024-03-17') + 0", (2, 7),
+         ["bigint", "int"]),
         ("SELECT CASE 1 WHEN NULL THEN 'n' ELSE 'e' END, CASE WHEN NULL THEN 'n' ELSE 'e' END", ("e", "e"),
          ["string", "string"]),
         # inside an expression the int stays: Spark's date_add, element_at, array_repeat refuse a bigint (ANSI)
