@@ -38,4 +38,4 @@ class AthenaNeeds:
     open_object: Callable[[str], IO[bytes]]
     glue: Callable[[Caller], Any]
     credentials: Callable[[str | None], tuple[str, str, str | None] | None]
-    table_columns: Callable[[Scope, str, str], list[dict[str, Any]]] | None = None
+    table_columns: Callable[[Scope, str, str], list[dict[str, Any]]]

@@ -26,8 +26,6 @@ def queries(needs: AthenaNeeds, caller: Caller) -> QueryService:
 
 def _column_types(needs: AthenaNeeds, scope: Scope, database: str, table: str) -> list[tuple[str, str]] | None:
     """A catalog table's columns and their types, as the translation reads them; None when there is none."""
-    if needs.table_columns is None:
-        return None
     try:
         columns = needs.table_columns(scope, database, table)
     except Exception:  # noqa: BLE001 - no such database or table: the statement fails naming it when it runs

@@ -308,25 +308,25 @@ def _json_table(statement: exp.Create) -> str:
     """
     properties = statement.args["properties"]
     schema = statement.this
-    if not isinstance(schema, exp.Schema) or properties.find(exp.LocationProperty) is None:
+    location = properties.find(exp.LocationProperty)
+    if not isinstance(schema, exp.Schema) or location is None:
         raise Refusal("NOT_SUPPORTED: a JSON SerDe table needs its columns and a LOCATION")
-    serde = properties.find(exp.RowFormatSerdeProperty)
-    given = serde.args.get("serde_properties")
-    for prop in given.expressions if given is not None else []:
-        if prop.name.lower().startswith("mapping."):
-            raise Refusal(f"NOT_SUPPORTED: SERDEPROPERTIES '{prop.name}': Spark's JSON reader maps no keys to "
+    given = properties.find(exp.RowFormatSerdeProperty).args.get("serde_properties")
+    serde = {p.name: str(p.args["value"].name) for p in (given.expressions if given is not None else [])}
+    for name in serde:
+        if name.lower().startswith("mapping."):
+            raise Refusal(f"NOT_SUPPORTED: SERDEPROPERTIES '{name}': Spark's JSON reader maps no keys to "
                           "other column names; name the columns as the JSON keys")
     columns = [c.sql(WRITE) for c in schema.expressions]
     partitioned = properties.find(exp.PartitionedByProperty)
     keys = list(partitioned.this.expressions) if partitioned is not None else []
     columns += [c.sql(WRITE) for c in keys]
     # OpenX's SerDe fails a query over a line that is no JSON unless told to ignore it (then: a row of NULLs)
-    lenient = any(p.name.lower() == "ignore.malformed.json" and str(p.args["value"].name).lower() == "true"
-                  for p in (given.expressions if given is not None else []))
+    lenient = any(k.lower() == "ignore.malformed.json" and v.lower() == "true" for k, v in serde.items())
     clauses = ["USING json", f"OPTIONS ('mode' = '{'PERMISSIVE' if lenient else 'FAILFAST'}')"]
     if keys:
         clauses.append("PARTITIONED BY (" + ", ".join(f"`{c.name}`" for c in keys) + ")")
-    clauses.append(f"LOCATION '{_escaped(properties.find(exp.LocationProperty).name)}'")
+    clauses.append(f"LOCATION '{_escaped(location.name)}'")
     table_properties = [p for p in properties.expressions if type(p) is exp.Property]
     if table_properties:
         clauses.append("TBLPROPERTIES (" + ", ".join(p.sql(WRITE) for p in table_properties) + ")")

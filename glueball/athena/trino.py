@@ -199,17 +199,23 @@ def _date_add(node: exp.DateAdd) -> exp.Expr | None:
     return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), node.expression.copy(), node.this.copy()])
 
 
-def _day_of_week(node: exp.DayOfWeekIso, projected: bool | None = None) -> exp.Expr:
-    if _projected(node) if projected is None else projected:
-        return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=node.this)
-    return _template("(WEEKDAY(__d) + 1)", d=node.this)  # kept together inside the expression around it
+def _iso_weekday(node: exp.Expr, day: exp.Expr) -> exp.Expr:
+    """ISO's day of the week of ``day`` (Monday 1 ... Sunday 7) in place of ``node``: a ``bigint`` as a result's
+    column, else kept together inside the expression around it."""
+    if _projected(node):
+        return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=day)
+    return _template("(WEEKDAY(__d) + 1)", d=day)
+
+
+def _day_of_week(node: exp.DayOfWeekIso) -> exp.Expr:
+    return _iso_weekday(node, node.this)
 
 
 def _extract(node: exp.Extract) -> exp.Expr | None:
     """``extract(dow FROM d)`` is ISO's day of the week, as ``day_of_week`` (Spark's ``DOW`` counts from Sunday)."""
     if str(node.name).upper() not in ("DOW", "DAY_OF_WEEK"):
         return None
-    return _day_of_week(exp.DayOfWeekIso(this=node.expression.copy()), _projected(node))
+    return _iso_weekday(node, node.expression)
 
 
 def _regexp_extract(node: exp.RegexpExtract) -> exp.Expr:

@@ -143,9 +143,10 @@ class _Values:
             return _compare(operator, self.read(kind), self.literal(operand, kind))
         start, end = self._day(operand)
         value = self.column
-        bounds = {">": value >= end, ">=": value >= start, "<": value < start, "<=": value < end}
-        if operator in bounds:
-            return bounds[operator]
+        if operator in (">", ">="):
+            return value >= (end if operator == ">" else start)
+        if operator in ("<", "<="):
+            return value < (start if operator == "<" else end)
         on = (value >= start) & (value < end)
         return ~on if operator == "!=" else on
 
