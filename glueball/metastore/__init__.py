@@ -8,6 +8,7 @@ docs/metastore.md.
 
 from glueball.metastore.endpoint import HiveMetastoreEndpoint
 from glueball.metastore.service import DataFiles, Metastore
+from glueball.metastore.shapes import FOREIGN_SERDES
 from glueball.metastore.tabledata import ObjectStoreFiles
 
-__all__ = ["DataFiles", "HiveMetastoreEndpoint", "Metastore", "ObjectStoreFiles"]
+__all__ = ["FOREIGN_SERDES", "DataFiles", "HiveMetastoreEndpoint", "Metastore", "ObjectStoreFiles"]

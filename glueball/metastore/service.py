@@ -295,6 +295,7 @@ class Metastore:
             raise MetastoreError("AlreadyExistsException",
                                  f"Partition already exists: {list(sorted(existing)[0])} of {database}.{table}")
         fresh = [p for p in inputs if tuple(p["Values"]) not in existing]
+        self._keep_serde(database, table, fresh)
         for partition in fresh:
             location = (partition.get("StorageDescriptor") or {}).get("Location")
             if location:
@@ -313,6 +314,7 @@ class Metastore:
     @_writes
     def update_partitions(self, database: str, table: str, inputs: list[tuple[list[str], dict[str, Any]]]) -> None:
         """Replace partitions: each ``(values now, new PartitionInput)``."""
+        self._keep_serde(database, table, [item for _, item in inputs])
         glue = self.client()
         for start in range(0, len(inputs), _BATCH):
             entries = [{"PartitionValueList": values, "PartitionInput": item}
@@ -323,6 +325,14 @@ class Metastore:
                 detail = errors[0].get("ErrorDetail") or {}
                 raise MetastoreError(detail.get("ErrorCode") or "InvalidInputException",
                                      f"{detail.get('ErrorMessage')} (partition {errors[0].get('PartitionValueList')})")
+
+    def _keep_serde(self, database: str, table: str, inputs: list[dict[str, Any]]) -> None:
+        """Partitions Spark writes keep their table's SerDe where Spark was answered a stand-in for it
+        (:func:`glueball.metastore.shapes.keep_serde`)."""
+        if inputs:
+            stored = self.get_table(database, table)
+            for partition in inputs:
+                shapes.keep_serde(partition.get("StorageDescriptor"), stored)
 
     @_writes
     def drop_partition(self, database: str, table: str, values: list[str], delete_data: bool) -> dict[str, Any]:

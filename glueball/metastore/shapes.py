@@ -40,6 +40,16 @@ TEXT_INPUT = "org.apache.hadoop.mapred.TextInputFormat"
 TEXT_OUTPUT = "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat"
 LAZY_SIMPLE = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
 OPENX_JSON = "org.openx.data.jsonserde.JsonSerDe"
+# SerDes Glue's crawlers and Athena's DDL give tables that Spark's class path lacks. Hive's client loads a table's
+# SerDe to check the table before it alters it (``Table.checkValidity``: MSCK REPAIR TABLE, ALTER TABLE ... SET
+# TBLPROPERTIES), so a table Spark reads with its own data source is answered with Hive's text SerDe in their
+# place (Spark never reads through it), and the stored one is kept when Spark writes the table or its partitions
+FOREIGN_SERDES = frozenset({
+    OPENX_JSON, "org.apache.hive.hcatalog.data.JsonSerDe", "org.apache.hadoop.hive.serde2.JsonSerDe",
+    "com.amazonaws.glue.serde.GrokSerDe", "com.amazon.ionhiveserde.IonHiveSerDe",
+    "com.ibm.spss.hive.serde2.xml.XmlSerDe", "com.amazonaws.glue.serde.xml.XmlSerDe",
+    "com.amazon.emr.hive.serde.CloudTrailSerde",
+})
 
 # the SerDe, input and output formats Glue's crawlers give each format Spark stores without a Hive SerDe
 _GLUE_FORMATS = {
@@ -52,6 +62,8 @@ _GLUE_FORMATS = {
             TEXT_OUTPUT),
 }
 _SPARK_PLACEHOLDER = "col"
+# the location Spark's Hive client gives an external data source table (its real one is the SerDe's "path")
+_SPARK_LOCATION_PLACEHOLDER = "-__PLACEHOLDER__"
 # keys the endpoint adds when answering a table to Spark as a data source table
 PRESENTED = "glueball.presented"
 
@@ -194,7 +206,7 @@ def for_glue(table_input: dict[str, Any], default_location: str | None) -> dict[
     descriptor = table_input.setdefault("StorageDescriptor", {})
     serde = descriptor.setdefault("SerdeInfo", {})
     serde_parameters = serde.setdefault("Parameters", {})
-    if not descriptor.get("Location"):
+    if not descriptor.get("Location") or str(descriptor["Location"]).endswith(_SPARK_LOCATION_PLACEHOLDER):
         location = serde_parameters.get("path") or default_location
         if location:
             descriptor["Location"] = location
@@ -239,7 +251,36 @@ def _reader_options(table: Mapping[str, Any], fmt: str) -> dict[str, str] | None
 
 
 def for_spark(table: dict[str, Any]) -> dict[str, Any]:
-    """The Glue table to answer Spark: a table Spark cannot read through Hive, made a data source table."""
+    """The Glue table to answer Spark: a table Spark cannot read through Hive, made a data source table, and a data
+    source table's SerDe one Spark's Hive client can load (:data:`FOREIGN_SERDES`)."""
+    presented = _as_data_source(table)
+    if _stands_in(presented):
+        descriptor = presented["StorageDescriptor"]
+        serde = {**descriptor["SerdeInfo"], "SerializationLibrary": LAZY_SIMPLE}
+        presented = {**presented, "StorageDescriptor": {**descriptor, "SerdeInfo": serde}}
+    return presented
+
+
+def _stands_in(table: Mapping[str, Any]) -> bool:
+    """Whether ``table`` is a data source table (Spark reads it with its own reader) stored with a SerDe Spark's
+    class path lacks."""
+    provider = ((table.get("Parameters") or {}).get(PROVIDER) or "hive").lower()
+    library = (((table.get("StorageDescriptor") or {}).get("SerdeInfo") or {}).get("SerializationLibrary"))
+    return provider != "hive" and library in FOREIGN_SERDES
+
+
+def keep_serde(descriptor: dict[str, Any] | None, stored: Mapping[str, Any]) -> None:
+    """Put the stored table's SerDe back into ``descriptor`` (a table's or partition's that Spark writes) where
+    :func:`for_spark` answered Spark with a stand-in for it."""
+    if descriptor is None or not _stands_in(_as_data_source(dict(stored))):
+        return
+    serde = descriptor.get("SerdeInfo")
+    if serde is not None and serde.get("SerializationLibrary") in (None, LAZY_SIMPLE):
+        serde["SerializationLibrary"] = stored["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"]
+
+
+def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
+    """``table`` made a data source table where Spark cannot read it through Hive (see the module's docstring)."""
     parameters = table.get("Parameters") or {}
     if PROVIDER in parameters or table.get("TableType") == VIRTUAL_VIEW:
         return table
@@ -279,6 +320,7 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
 
 def strip_presented(table_input: dict[str, Any], stored: Mapping[str, Any]) -> dict[str, Any]:
     """``table_input`` without what :func:`for_spark` added to ``stored`` (Spark writing it back)."""
+    keep_serde(table_input.get("StorageDescriptor"), stored)
     parameters = table_input.get("Parameters") or {}
     if parameters.get(PRESENTED) != "true":
         return table_input

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from glueball.metastore import FOREIGN_SERDES
 from glueball.objects.locations import to_spark_path
 
 SWITCH_ENV = "GLUEBALL_SQL_CATALOG"
@@ -186,4 +187,20 @@ def spark_settings(s3_filesystem: bool = True) -> dict[str, str]:
         # an external table dropped (its files kept) and made again at its location by a CTAS overwrites them,
         # as on Glue: what dbt-glue's table models do on every run after the first
         "spark.sql.legacy.allowNonEmptyLocationInCTAS": "true",
+        # the columns of a table in a SerDe Spark's class path lacks are the catalog's: Hive's client otherwise asks
+        # the SerDe for them, cannot load it, and finds none (DESCRIBE shows no columns, ALTER TABLE refuses it)
+        "spark.hadoop.hive.serdes.using.metastore.for.schema": ",".join(METASTORE_SCHEMA_SERDES),
     }
+
+
+# Hive 2.3's own list (its default for hive.serdes.using.metastore.for.schema), then the SerDes of Glue's crawlers
+# and Athena's DDL that are not on Spark's class path (shapes.FOREIGN_SERDES)
+METASTORE_SCHEMA_SERDES = (
+    "org.apache.hadoop.hive.ql.io.orc.OrcSerde", "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+    "org.apache.hadoop.hive.serde2.columnar.ColumnarSerDe", "org.apache.hadoop.hive.serde2.dynamic_type.DynamicSerDe",
+    "org.apache.hadoop.hive.serde2.MetadataTypedColumnsetSerDe",
+    "org.apache.hadoop.hive.serde2.columnar.LazyBinaryColumnarSerDe",
+    "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+    "org.apache.hadoop.hive.serde2.lazybinary.LazyBinarySerDe",
+    *sorted(FOREIGN_SERDES),
+)

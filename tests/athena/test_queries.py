@@ -323,6 +323,40 @@ def test_each_query_reads_the_files_there_are_now(athena_server: ServerProcess, 
     assert (count(plain), count(parted)) == (3, 4)
 
 
+def test_a_crawled_json_table_is_repaired_and_altered_keeping_its_serde(athena_server: ServerProcess,
+                                                                        athena: Any) -> None:
+    # a table as Glue's crawlers make one over partitioned JSON lines: OpenX's SerDe, which Spark's Hive client
+    # cannot load (it loads a table's SerDe before it alters the table)
+    table = unique("crawled")
+    s3, glue = client(athena_server, "s3"), client(athena_server, "glue")
+    for day, body in (("2024-01-01", b'{"id": 1, "name": "a"}\n'), ("2024-01-02", b'{"id": 2, "name": "b"}\n')):
+        s3.put_object(Bucket="lake", Key=f"{table}/dt={day}/part.json", Body=body)
+    succeeded(athena, "CREATE DATABASE IF NOT EXISTS default")
+    glue.create_table(DatabaseName="default", TableInput={
+        "Name": table, "TableType": "EXTERNAL_TABLE", "Parameters": {"classification": "json"},
+        "PartitionKeys": [{"Name": "dt", "Type": "string"}],
+        "StorageDescriptor": {
+            "Columns": [{"Name": "id", "Type": "int"}, {"Name": "name", "Type": "string"}],
+            "Location": f"s3://lake/{table}/", "InputFormat": "org.apache.hadoop.mapred.TextInputFormat",
+            "OutputFormat": "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+            "SerdeInfo": {"SerializationLibrary": "org.openx.data.jsonserde.JsonSerDe",
+                          "Parameters": {"paths": "id,name"}}}})
+    succeeded(athena, f"MSCK REPAIR TABLE default.{table}")
+    succeeded(athena, f"ALTER TABLE default.{table} SET TBLPROPERTIES ('owner_team' = 'data')")
+    assert select(athena, f"SELECT id, name, dt FROM default.{table} ORDER BY id") == [
+        ["id", "name", "dt"], ["1", "a", "2024-01-01"], ["2", "b", "2024-01-02"]]
+    stored = glue.get_table(DatabaseName="default", Name=table)["Table"]
+    serde = stored["StorageDescriptor"]["SerdeInfo"]  # (Hive's client adds its serialization.format = 1)
+    assert serde["SerializationLibrary"] == "org.openx.data.jsonserde.JsonSerDe"
+    assert serde["Parameters"]["paths"] == "id,name" and "path" not in serde["Parameters"]
+    assert stored["StorageDescriptor"]["Location"].rstrip("/") == f"s3://lake/{table}"
+    assert stored["Parameters"]["owner_team"] == "data"
+    assert not [k for k in stored["Parameters"] if k.startswith("spark.sql.sources")]
+    partitions = glue.get_partitions(DatabaseName="default", TableName=table)["Partitions"]
+    assert sorted((p["Values"], p["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"]) for p in partitions) == [
+        (["2024-01-01"], "org.openx.data.jsonserde.JsonSerDe"), (["2024-01-02"], "org.openx.data.jsonserde.JsonSerDe")]
+
+
 def test_a_text_table_with_a_header_line_skips_it(athena_server: ServerProcess, athena: Any) -> None:
     # Athena's DDL for CSV files with a header: ROW FORMAT DELIMITED ... TBLPROPERTIES ('skip.header.line.count'='1')
     table = unique("with_header")
@@ -344,21 +378,28 @@ def test_a_json_serde_table_reads_its_json_lines_and_partitions(athena_server: S
     s3 = client(athena_server, "s3")
     s3.put_object(Bucket="lake", Key=f"{table}/dt=2024-01-01/a.json",
                   Body=b'{"id": 1, "name": "a", "tags": ["x"], "geo": {"lat": 1.5}}\n{"id": 2, "name": null}\n')
-    s3.put_object(Bucket="lake", Key=f"{table}/dt=2024-01-02/b.json", Body=b'{"id": 3, "name": "c"}\n')
+    s3.put_object(Bucket="lake", Key=f"{table}/day_two/b.json", Body=b'{"id": 3, "name": "c"}\n')
     succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (id int, name string, tags array<string>, "
                       f"geo struct<lat:double>) PARTITIONED BY (dt string) ROW FORMAT SERDE '{serde}' "
                       f"LOCATION 's3://lake/{table}/'")
-    for day in ("2024-01-01", "2024-01-02"):  # (MSCK REPAIR TABLE fails on such a table: see docs/athena.md)
-        succeeded(athena, f"ALTER TABLE default.{table} ADD PARTITION (dt = '{day}') LOCATION "
-                          f"'s3://lake/{table}/dt={day}/'")
+    # one partition found by MSCK REPAIR TABLE (an ALTER TABLE of a table whose SerDe Spark has not), one added
+    succeeded(athena, f"MSCK REPAIR TABLE default.{table}")
+    succeeded(athena, f"ALTER TABLE default.{table} ADD PARTITION (dt = '2024-01-02') LOCATION "
+                      f"'s3://lake/{table}/day_two/'")
     assert select(athena, f"SELECT id, name, tags[1], geo.lat, dt FROM default.{table} ORDER BY id") == [
         ["id", "name", "_col2", "lat", "dt"], ["1", "a", "x", "1.5", "2024-01-01"],
         ["2", None, None, None, "2024-01-01"], ["3", "c", None, None, "2024-01-02"]]
     stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
     assert stored["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == "org.openx.data.jsonserde.JsonSerDe"
     assert [k["Name"] for k in stored["PartitionKeys"]] == ["dt"]
+    # Glue's readers find the files where the DDL put them (not Spark's placeholder location)
+    assert stored["StorageDescriptor"]["Location"].rstrip("/") == f"s3://lake/{table}"
+    assert [c["Name"] for c in stored["StorageDescriptor"]["Columns"]] == ["id", "name", "tags", "geo"]
+    partitions = client(athena_server, "glue").get_partitions(DatabaseName="default", TableName=table)["Partitions"]
+    assert sorted((p["Values"], p["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"]) for p in partitions) == [
+        (["2024-01-01"], "org.openx.data.jsonserde.JsonSerDe"), (["2024-01-02"], "org.openx.data.jsonserde.JsonSerDe")]
     # a line that is no JSON fails the query, as OpenX's SerDe does unless told to ignore it
-    s3.put_object(Bucket="lake", Key=f"{table}/dt=2024-01-02/c.json", Body=b'{"id": 4, "name": \n')
+    s3.put_object(Bucket="lake", Key=f"{table}/day_two/c.json", Body=b'{"id": 4, "name": \n')
     broken = run(athena, f"SELECT count(*) FROM default.{table}")
     assert broken["Status"]["State"] == "FAILED"
     lenient = unique("lenient")

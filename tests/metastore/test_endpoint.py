@@ -209,6 +209,55 @@ def test_a_crawler_csv_table_is_answered_as_a_spark_data_source_and_written_back
     assert stored["StorageDescriptor"]["SerdeInfo"]["Parameters"] == {"field.delim": ";"}
 
 
+OPENX = "org.openx.data.jsonserde.JsonSerDe"
+LAZY = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+
+
+def test_a_json_table_is_answered_with_a_serde_spark_can_load_and_keeps_its_own(
+        hive: Any, installation: Glueball) -> None:
+    # Hive's client loads a table's SerDe before it alters the table: OpenX's is not on Spark's class path
+    glue = installation.client("glue")
+    glue.create_database(DatabaseInput={"Name": "jsons"})
+    descriptor = {"Location": "s3://lake/jsons/events/", "Columns": [{"Name": "id", "Type": "int"}],
+                  "SerdeInfo": {"SerializationLibrary": OPENX, "Parameters": {"paths": "id"}}}
+    glue.create_table(DatabaseName="jsons", TableInput={
+        "Name": "events", "Parameters": {"classification": "json"}, "StorageDescriptor": descriptor,
+        "PartitionKeys": [{"Name": "dt", "Type": "string"}]})
+    table = hive.get_table("jsons", "events")
+    assert table.parameters["spark.sql.sources.provider"] == "json" and table.sd.serdeInfo.serializationLib == LAZY
+    table.parameters["comment"] = "events"
+    hive.alter_table("jsons", "events", table)
+    stored = glue.get_table(DatabaseName="jsons", Name="events")["Table"]
+    assert stored["StorageDescriptor"]["SerdeInfo"] == {"SerializationLibrary": OPENX, "Parameters": {"paths": "id"}}
+    # a partition Spark adds with the table's SerDe as it was answered is stored with the table's own
+    added = _partition("jsons", "events", "2024-01-01", "s3://lake/jsons/events/dt=2024-01-01")
+    added.sd.serdeInfo = hms.SerDeInfo(serializationLib=LAZY, parameters={})
+    hive.add_partition(added)
+    hive.alter_partition("jsons", "events", added)
+    partition = glue.get_partition(DatabaseName="jsons", TableName="events", PartitionValues=["2024-01-01"])
+    assert partition["Partition"]["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == OPENX
+    # a table Spark reads through Hive (no location: no data source) is answered as it is stored
+    glue.create_table(DatabaseName="jsons", TableInput={"Name": "nowhere", "StorageDescriptor": {
+        "Columns": [{"Name": "id", "Type": "int"}], "SerdeInfo": {"SerializationLibrary": OPENX}}})
+    assert hive.get_table("jsons", "nowhere").sd.serdeInfo.serializationLib == OPENX
+
+
+def test_a_spark_data_source_table_is_stored_at_its_path_not_sparks_placeholder(
+        hive: Any, installation: Glueball) -> None:
+    # Spark's Hive client gives an external data source table a placeholder location; its path is the SerDe's
+    table = _table("jsons_made", "events", "s3://warehouse/jsons_made.db/events-__PLACEHOLDER__", keys=())
+    table.parameters = {"spark.sql.sources.provider": "json", "spark.sql.sources.schema":
+                        '{"type":"struct","fields":[{"name":"id","type":"integer","nullable":true,"metadata":{}}]}'}
+    table.sd.cols = [hms.FieldSchema(name="col", type="array<string>")]
+    table.sd.serdeInfo = hms.SerDeInfo(serializationLib=LAZY, parameters={"path": "s3://lake/made/events"})
+    hive.create_database(hms.Database(name="jsons_made", parameters={}))
+    hive.create_table(table)
+    stored = installation.client("glue").get_table(DatabaseName="jsons_made", Name="events")["Table"]
+    assert stored["StorageDescriptor"]["Location"] == "s3://lake/made/events"
+    assert [c["Name"] for c in stored["StorageDescriptor"]["Columns"]] == ["id"]
+    assert stored["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == OPENX
+
+
 def test_glue_codes_map_to_the_exceptions_each_call_declares() -> None:
     denied = ClientError({"Error": {"Code": "AccessDeniedException", "Message": "no glue:CreateTable"}}, "CreateTable")
     error = to_hive("create_table", denied)
