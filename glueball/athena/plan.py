@@ -46,6 +46,10 @@ _TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "parti
                                "table_type", "bucketed_by", "bucket_count"})
 
 
+_BOUND_QUERY = "glueball_bound_query"  # an UNLOAD's query with its parameters bound (bind_text)
+_WITH_DATA = " with data"  # a CTAS's WITH [NO] DATA among its properties (no property has a space in its name)
+
+
 class Refusal(Exception):
     """A statement that will not run: the FAILED query's ``AthenaError`` (category USER) says what and why."""
 
@@ -138,6 +142,18 @@ def using_values(text: str | None) -> list[str]:
         raise Refusal(f"EXECUTE ... USING: {_first_line(exc)}", ErrorType.SYNTAX) from exc
     assert isinstance(values, exp.Select)
     return [value.sql(READ) for value in values.expressions]
+
+
+def bind_text(text: str, parameters: list[str]) -> tuple[exp.Expression, str]:
+    """The first statement of ``text`` with its parameters bound (:func:`bind`), and its text as planned: an
+    ``UNLOAD``'s (a statement sqlglot keeps as text) with its query's placeholders bound."""
+    statement = parse(text)[0]
+    if isinstance(statement, exp.Command) and statement.name.upper() == "UNLOAD":
+        found = _UNLOAD.match(text)
+        if found is not None:  # the query bound, kept with the statement for the plan (_unload)
+            statement.meta[_BOUND_QUERY] = bind(parse(found["query"])[0], parameters)
+            return statement, text
+    return bind(statement, parameters), text
 
 
 def bind(statement: exp.Expression, parameters: list[str]) -> exp.Expression:
@@ -361,6 +377,11 @@ def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog)
         if not isinstance(projection, exp.Alias | exp.Column | exp.Star):  # Athena names no column itself here
             raise Refusal(f"Column name not specified at position {position}")
     columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
+    seen: set[str] = set()
+    for column in columns:
+        if column.lower() in seen:
+            raise Refusal(f"Column name '{column.lower()}' specified more than once")
+        seen.add(column.lower())
     if partitions and columns[-len(partitions):] != partitions:
         raise Refusal(f"Partition columns {partitions} must be the last columns of the SELECT, in that order "
                       f"(got {columns})")
@@ -373,9 +394,12 @@ def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog)
     writer.append(f"LOCATION '{_escaped(str(location))}'")
     exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
     tables = _tables(query)
-    sql = f"CREATE TABLE {exists}{_quoted(target)} {' '.join(writer)} AS {_spark(catalog.kept(query))}"
+    selected = _spark(catalog.kept(query))
+    if options.get(_WITH_DATA) is False:  # the table and its columns, no rows
+        selected = f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0"
+    sql = f"CREATE TABLE {exists}{_quoted(target)} {' '.join(writer)} AS {selected}"
     return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
-                table={"Name": _table_name(target), "Location": str(location), "Format": fmt},
+                table={"Name": _table_name(target), "Location": str(location), "Format": fmt, "Select": selected},
                 tables_read=tables)
 
 
@@ -394,12 +418,14 @@ def _properties(statement: exp.Expression) -> dict[str, Any]:
             found["location"] = prop.this.name
         elif isinstance(prop, exp.PartitionedByProperty):
             found["partitioned_by"] = _names(prop.this)
+        elif isinstance(prop, exp.WithDataProperty):  # CTAS ... WITH [NO] DATA
+            found[_WITH_DATA] = not prop.args.get("no")
         elif isinstance(prop, exp.Property) and isinstance(prop.args.get("value"), exp.Expression):
             value = prop.args["value"]
             found[prop.name.lower()] = _names(value) if isinstance(value, exp.Array) else value.name
         else:
             raise Refusal(f"NOT_SUPPORTED: table property {prop.sql(READ)}")
-    unknown = sorted(set(found) - _TABLE_PROPERTIES)
+    unknown = sorted(set(found) - _TABLE_PROPERTIES - {_WITH_DATA})
     if unknown:
         raise Refusal(f"INVALID_TABLE_PROPERTY: Catalog 'awsdatacatalog' table property '{unknown[0]}' does not "
                       "exist")
@@ -436,7 +462,8 @@ _SHOW = re.compile(r"^\s*SHOW\s+(?P<what>DATABASES|SCHEMAS|TABLES|VIEWS|PARTITIO
                    r"CREATE\s+VIEW|TBLPROPERTIES|FUNCTIONS)\b(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 _RENAMES = {"DATABASES": {"namespace": "database_name"}, "SCHEMAS": {"namespace": "database_name"},
             "TABLES": {"tableName": "tab_name"}, "VIEWS": {"viewName": "views"},
-            "COLUMNS": {"col_name": "field"}, "CREATE TABLE": {"createtab_stmt": "createtab_stmt"}}
+            "COLUMNS": {"col_name": "field"}, "CREATE TABLE": {"createtab_stmt": "createtab_stmt"},
+            "CREATE VIEW": {"createtab_stmt": "Create View"}}
 _KEEP = {"TABLES": ["tab_name"], "VIEWS": ["views"]}  # Athena lists names only (Spark adds namespace, isTemporary)
 _UNLOAD = re.compile(r"^\s*UNLOAD\s*\((?P<query>.+)\)\s*TO\s*'(?P<to>[^']+)'\s*WITH\s*\((?P<with>.+)\)\s*$",
                      re.IGNORECASE | re.DOTALL)
@@ -451,7 +478,11 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
         if shown is None:
             raise Refusal(f"NOT_SUPPORTED: {text[:80]}")
         what = " ".join(shown["what"].upper().split())
-        sql = ("SHOW DATABASES" + shown["rest"]) if what == "SCHEMAS" else text
+        # Trino's quoted names ("db"."t") are Spark's `db`.`t`; a view's statement is Spark's SHOW CREATE TABLE's
+        rest = re.sub(r'"((?:[^"]|"")*)"', lambda m: "`" + m[1].replace('""', '"').replace("`", "``") + "`",
+                      shown["rest"])
+        sql = {"SCHEMAS": "SHOW DATABASES", "CREATE VIEW": "SHOW CREATE TABLE"}.get(
+            what, text[:shown.start("rest")]) + rest
         return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
                     extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
     if first == "EXPLAIN":
@@ -460,16 +491,16 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
         return Plan("rows", [f"EXPLAIN {inner_plan.statements[-1]}"], StatementType.UTILITY, "EXPLAIN",
                     header=False, extension="txt", rename={"plan": "Query Plan"})
     if first == "UNLOAD":
-        return _unload(text, catalog)
+        return _unload(text, catalog, statement.meta.get(_BOUND_QUERY))
     raise Refusal(f"NOT_SUPPORTED: {first} statements are not supported")
 
 
-def _unload(text: str, catalog: Catalog) -> Plan:
+def _unload(text: str, catalog: Catalog, bound: exp.Expression | None = None) -> Plan:
     found = _UNLOAD.match(text)
     if found is None:
         raise Refusal("UNLOAD needs the form UNLOAD (SELECT ...) TO 's3://...' WITH (format = '...')",
                       ErrorType.SYNTAX)
-    query = parse(found["query"])[0]
+    query = bound if bound is not None else parse(found["query"])[0]
     if not isinstance(query, exp.Query):
         raise Refusal("UNLOAD unloads the result of a SELECT")
     properties = parse(f"CREATE TABLE unload_target WITH ({found['with']}) AS SELECT 1")[0]

@@ -182,7 +182,7 @@ class QueryService:
                                           "them one way")
                 # EXECUTE name USING a, b; or EXECUTE name with ExecutionParameters (as the AWS CLI passes them)
                 parameters = parameters or planner.using_values(prepared[2])
-            statement = planner.bind(planner.parse(text)[0], parameters)
+            statement, text = planner.bind_text(text, parameters)
             tables = f"{location.rstrip('/')}/tables/{query_id}/"
             catalog = planner.Catalog(self.columns, database)
             return QueryState.QUEUED, planner.plan(statement, text, tables, catalog), None

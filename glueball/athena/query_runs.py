@@ -105,7 +105,9 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     named = [(index, field, renames.get(field.name, field.name)) for index, field in enumerate(fields)]
     if plan.get("Keep"):
         named = [entry for kept in plan["Keep"] for entry in named if entry[2] == kept]
-    columns = [resultfile.column_info(name, field.dataType.simpleString()) for _, field, name in named]
+    # a varchar(n) / char(n) column is a string to Spark; its metadata keeps the catalog's type
+    columns = [resultfile.column_info(name, field.metadata.get("__CHAR_VARCHAR_TYPE_STRING")
+                                      or field.dataType.simpleString()) for _, field, name in named]
     printed = frame
     if renames or plan.get("Keep") or not all(texts.printed_here(field.dataType) for _, field, _ in named):
         source = [field.name for field in fields]
@@ -162,12 +164,17 @@ def _write_table(spark: Any, plan: dict[str, Any], query: dict[str, Any], statis
                  begun: float) -> dict[str, Any]:
     """CTAS and INSERT INTO: the statement writes; the rows written are its write metric."""
     _check_cutoff(spark, None, plan.get("TablesRead") or [], query, statistics)
+    if plan["Table"].get("Select"):  # a column Trino has no type for (SELECT NULL AS c) makes no table
+        unknown = [f.name for f in spark.sql(plan["Table"]["Select"]).schema.fields if f.dataType.typeName() == "void"]
+        if unknown:
+            raise Failed(Failure(ErrorCategory.USER, ErrorType.USER, f"NOT_SUPPORTED: Column type is unknown: "
+                                 f"{unknown[0]}"))
     frame = spark.sql(plan["Statements"][-1])
     written = _rows_written(frame)
     if plan["Kind"] == "ctas" and not written:  # Spark's CTAS keeps no write metric: the new table holds them all
         written = spark.table(plan["Table"]["Name"]).count()
     location = (plan.get("Table") or {}).get("Location") or _table_location(spark, plan["Table"]["Name"])
-    return _written_result(spark, query, location, written, statistics)
+    return _written_result(spark, query, location, written, statistics, counted=True)
 
 
 def _unload(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
@@ -185,14 +192,26 @@ def _unload(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics:
     writer.save(location)
     separator = {"sep": options["Options"]["sep"]} if "sep" in options.get("Options", {}) else {}
     written = spark.read.format(options["Format"]).options(**separator).load(location).count()  # what landed
+    if not written:  # Athena unloads no rows as no files (Spark writes a file of none); the folder was empty
+        _remove_files(spark, location)
     return _written_result(spark, query, location, written, statistics)
+
+
+def _remove_files(spark: Any, location: str) -> None:
+    jvm = spark.sparkContext._jvm
+    root = jvm.org.apache.hadoop.fs.Path(location)
+    system = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    for name, _ in _files_under(spark, location):
+        system.delete(jvm.org.apache.hadoop.fs.Path(name), False)
 
 
 _RUNNERS = {"rows": _rows, "ddl": _ddl, "ctas": _write_table, "insert": _write_table, "unload": _unload}
 
 
 def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
-                    statistics: dict[str, Any]) -> dict[str, Any]:
+                    statistics: dict[str, Any], counted: bool = False) -> dict[str, Any]:
+    """The outcome of a statement that writes files: their manifest; ``counted``, a CTAS's or INSERT's result,
+    whose one column ``rows`` Athena describes (its count is the UpdateCount: the result holds no row)."""
     files = _files_under(spark, location)
     output = query["OutputLocation"].rstrip("/")
     manifest = f"{output}/{query['QueryExecutionId']}-manifest.csv"
@@ -201,10 +220,11 @@ def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
     target = f"{output}/{query['QueryExecutionId']}.csv"
     with _Written(target) as path:
         path.write_bytes(b"")
-    _write_metadata(target, [], 0)
+    columns = [resultfile.column_info("rows", "bigint")] if counted else []
+    _write_metadata(target, columns, 0)
     statistics["OutputRows"] = rows
     statistics["OutputBytes"] = sum(size for _, size in files)
-    return {"ColumnInfo": [], "Rows": 0, "Extension": "csv", "UpdateCount": rows, "Manifest": manifest}
+    return {"ColumnInfo": columns, "Rows": 0, "Extension": "csv", "UpdateCount": rows, "Manifest": manifest}
 
 
 def _chomp(value: str | None) -> str | None:

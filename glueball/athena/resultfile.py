@@ -20,10 +20,11 @@ METADATA_SUFFIX = ".metadata"
 # Spark's simple type names -> Athena's (Trino's) type names and the precision Athena reports
 _TYPES = {"string": ("varchar", 2147483647), "int": ("integer", 10), "integer": ("integer", 10),
           "bigint": ("bigint", 19), "long": ("bigint", 19), "smallint": ("smallint", 5), "short": ("smallint", 5),
-          "tinyint": ("tinyint", 3), "byte": ("tinyint", 3), "float": ("real", 17), "double": ("double", 17),
+          "tinyint": ("tinyint", 3), "byte": ("tinyint", 3), "float": ("float", 17), "double": ("double", 17),
           "boolean": ("boolean", 0), "date": ("date", 0), "timestamp": ("timestamp", 3),
           "timestamp_ntz": ("timestamp", 3), "binary": ("varbinary", 1073741824), "void": ("unknown", 0)}
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+_SIZED = re.compile(r"(varchar|char)\((\d+)\)")
 
 
 def athena_type(spark_type: str) -> tuple[str, int, int]:
@@ -32,6 +33,9 @@ def athena_type(spark_type: str) -> tuple[str, int, int]:
     decimal = _DECIMAL.fullmatch(spark_type)
     if decimal:
         return "decimal", int(decimal[1]), int(decimal[2])
+    sized = _SIZED.fullmatch(spark_type)
+    if sized:  # a varchar(n) / char(n) column (Spark's metadata keeps the catalog's type)
+        return sized[1], int(sized[2]), 0
     if spark_type.startswith(("varchar", "char")):
         return "varchar", 2147483647, 0
     for nested, name in (("array<", "array"), ("map<", "map"), ("struct<", "row")):

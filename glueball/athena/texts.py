@@ -9,8 +9,8 @@ Spark's own cast prints some doubles of 10^16 and more with a digit too many, ``
 statement in Spark (6-8 ms of a query's planning).
 
 Every other type is printed by Spark, in one projection of the statement (:func:`as_text`): timestamps
-``2026-01-01 10:00:00.000``, varbinary as hex, maps and rows ``{k=v, ...}``, arrays ``[a, b]``, and decimals, dates and
-reals by Spark's cast.
+``2026-01-01 10:00:00.000``, varbinary as hex bytes apart (``31 32 33``), maps and rows ``{k=v, ...}``, arrays
+``[a, b]``, and decimals, dates and reals by Spark's cast.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def as_text(expression: str, data_type: Any, depth: int = 0) -> str:
     if isinstance(data_type, t.TimestampType | t.TimestampNTZType):
         return f"date_format({expression}, 'yyyy-MM-dd HH:mm:ss.SSS')"
     if isinstance(data_type, t.BinaryType):
-        return f"lower(hex({expression}))"
+        return f"regexp_replace(lower(hex({expression})), '(..)(?!$)', '$1 ')"  # 31 32 33, as Athena prints it
     if isinstance(data_type, t.MapType):
         entry = f"entry_{depth}"
         key = as_text(f"{entry}.key", data_type.keyType, depth + 1)

@@ -9,8 +9,9 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
   columns from the catalog, :func:`annotate`);
 - ``date_add(unit, n, x)`` adds hours, minutes, seconds to a timestamp (Spark's ``DATE_ADD`` adds days to a date):
   ``TIMESTAMPADD``; days, weeks, months to a date stay dates;
-- ``DECIMAL '12.34'`` is a ``decimal(4,2)``, and ``DECIMAL`` without precision a ``decimal(38,0)`` (Spark's bare
-  ``DECIMAL`` is ``decimal(10,0)``: the literal would become 12);
+- a number with a point (``1.2``) is a ``double``, as Athena parses it (PyAthena's and awswrangler's tests against
+  Athena read ``1.2`` and ``VALUES (0.33)`` as floats); ``DECIMAL '12.34'`` is a ``decimal(4,2)``, and ``DECIMAL``
+  without precision a ``decimal(38,0)`` (Spark's bare ``DECIMAL`` is ``decimal(10,0)``: the literal would become 12);
 - a cast of a real or decimal number to an integer type rounds (half away from zero) where Spark truncates;
 - ``CAST(x AS varchar(n))`` keeps n characters and ``char(n)`` pads to n (Spark casts both to plain strings);
 - ``day_of_week``/``dow`` and ``extract(dow FROM d)`` are ISO's (Monday 1 ... Sunday 7);
@@ -21,6 +22,8 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
 - ``array_agg`` keeps NULLs, is NULL over no rows and follows its ``ORDER BY`` (Spark's ``collect_list`` drops
   NULLs, gives ``[]`` and keeps no order);
 - ``UNNEST ... WITH ORDINALITY`` counts from 1, as a ``bigint`` (Spark's ``posexplode`` from 0);
+- ``nan()``, ``infinity()``, ``is_finite``, ``is_infinite`` (Spark has none), ``is_nan(NULL)`` is NULL, and
+  ``random(n)``/``random(m, n)`` an integer below n (Spark's ``rand(n)`` is seeded by n);
 - ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);
 - the functions that answer ``bigint`` in Trino (``length``, ``strpos``, ``cardinality``, ``year`` ...,
   ``row_number``/``rank``/``dense_rank``) do here too as a result's column (Spark's answer ``int``; inside an
@@ -180,6 +183,57 @@ def _cast(node: exp.Cast) -> exp.Expr | None:
         node.set("this", exp.Round(this=node.this.copy()))
         return node
     return None
+
+
+def _number(node: exp.Literal) -> exp.Expr | None:
+    """A number written with a point (``1.2``, ``0.33``) is a ``double``, as Athena parses it (Spark's and Trino's
+    own default are decimals); ``DECIMAL '1.2'`` and a literal cast to a decimal keep their decimal."""
+    text = node.name
+    if node.is_string or "." not in text or "e" in text.lower():
+        return None
+    parent = node.parent
+    if isinstance(parent, exp.Cast) and parent.to.is_type(exp.DType.DECIMAL):
+        return None
+    if node.find_ancestor(exp.TableSample, exp.Property, exp.Properties, exp.DataType) is not None:
+        return None  # where Spark's grammar takes a number as written
+    made = exp.Cast(this=node.copy(), to=exp.DataType.build("DOUBLE"))
+    made.type = exp.DataType.build("DOUBLE")
+    return made
+
+
+_INFINITY = "CAST('Infinity' AS DOUBLE)"
+_FUNCTIONS = {  # Trino's functions Spark has under other names or not at all: (arguments, Spark SQL)
+    "NAN": (0, "CAST('NaN' AS DOUBLE)"),
+    "INFINITY": (0, _INFINITY),
+    "IS_FINITE": (1, f"NOT ISNAN(__a) AND ABS(__a) <> {_INFINITY}"),
+    "IS_INFINITE": (1, f"ABS(__a) = {_INFINITY}"),
+}
+
+
+def _function(node: exp.Anonymous) -> exp.Expr | None:
+    known = _FUNCTIONS.get(str(node.name).upper())
+    if known is None or len(node.expressions) != known[0]:
+        return None
+    return _template(known[1], **dict(zip("ab", node.expressions, strict=False)))
+
+
+def _is_nan(node: exp.IsNan) -> exp.Expr:
+    """``is_nan(NULL)`` is NULL (Spark's ``isnan`` is false)."""
+    return _template("IF(__x IS NULL, NULL, ISNAN(__x))", x=node.this)
+
+
+def _random(node: exp.Rand) -> exp.Expr | None:
+    """``random(n)`` is an integer from 0 up to n (n's type), ``random(m, n)`` one from m up to n; a bound that is
+    not above the start fails the query (Spark's ``rand(n)`` takes n as its seed)."""
+    if node.this is None:
+        return None
+    low, high = (node.this, node.args["lower"]) if node.args.get("lower") is not None else (exp.Literal.number(0),
+                                                                                         node.this)
+    kind = _type_of(high)
+    typed = kind.sql("spark") if kind is not None and kind.this in _INTEGERS else \
+        "INT" if isinstance(high, exp.Literal) and abs(int(high.name)) < 2 ** 31 else "BIGINT"
+    return _template(f"IF(__high > __low, CAST(__low + FLOOR(RAND() * (__high - __low)) AS {typed}), "
+                     "RAISE_ERROR('bound must be greater than the start'))", low=low, high=high)
 
 
 def _decimal_digits(text: str) -> tuple[int, int]:
@@ -384,4 +438,8 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.Unnest, _unnest),
     (exp.Window, _bigint),
     (_BIGINT_FUNCTIONS, _bigint),
+    (exp.Literal, _number),
+    (exp.Anonymous, _function),
+    (exp.IsNan, _is_nan),
+    (exp.Rand, _random),
 )

@@ -30,7 +30,8 @@ def test_ctas_writes_the_format_partitions_and_location_asked_for() -> None:
     (spark,) = ctas.statements
     assert spark.startswith("CREATE TABLE `db`.`t` USING orc OPTIONS ('compression' = 'zlib') "
                             "PARTITIONED BY (`day`) LOCATION 's3://results/tables/q1/' AS SELECT")
-    assert ctas.table == {"Name": "db.t", "Location": "s3://results/tables/q1/", "Format": "ORC"}
+    assert ctas.table == {"Name": "db.t", "Location": "s3://results/tables/q1/", "Format": "ORC",
+                          "Select": "SELECT a, day FROM src"}
     text = planned("CREATE TABLE t WITH (format = 'TEXTFILE', field_delimiter = '|', external_location = "
                    "'s3://lake/t/') AS SELECT 1 AS a")
     assert "USING csv OPTIONS ('sep' = '|')" in text.statements[0] and "LOCATION 's3://lake/t/'" in text.statements[0]
@@ -90,3 +91,29 @@ def test_a_views_and_an_unloads_unnamed_columns_are_named_as_a_querys() -> None:
     assert "AS `_col0`" in view and "AS b" in view and "AS `_col2`" in view
     unload = planned("UNLOAD (SELECT 1, 2 AS two) TO 's3://lake/u/' WITH (format = 'PARQUET')").statements[0]
     assert "AS `_col0`" in unload and "AS two" in unload
+
+
+def test_an_unloads_query_takes_the_execution_parameters() -> None:
+    sql = "UNLOAD (SELECT * FROM t WHERE c = ? AND d = ?) TO 's3://x/y/' WITH (format = 'PARQUET')"
+    statement, text = planner.bind_text(sql, ["'Washington'", "DECIMAL '1.5'"])
+    (spark,) = planner.plan(statement, text, None).statements
+    assert spark == "SELECT * FROM t WHERE c = 'Washington' AND d = CAST('1.5' AS DECIMAL(2, 1))"
+    with pytest.raises(planner.Refusal, match="expected 2 but found 1"):
+        planner.bind_text(sql, ["1"])
+    with pytest.raises(planner.Refusal, match="expected 0 but found 1"):
+        planner.bind_text("UNLOAD (SELECT 1) TO 's3://x/y/' WITH (format = 'PARQUET')", ["1"])
+
+
+def test_show_takes_trinos_quoted_names_and_a_views_statement() -> None:
+    shown = planned('SHOW CREATE VIEW "default"."my ""v"""')
+    assert shown.statements == ['SHOW CREATE TABLE `default`.`my "v"`'] and shown.substatement_type == \
+        "SHOW_CREATE_VIEW"
+    assert planned('SHOW PARTITIONS "db"."t"').statements == ["SHOW PARTITIONS `db`.`t`"]
+    assert planned("SHOW TABLES IN db LIKE 'x*'").statements == ["SHOW TABLES IN db LIKE 'x*'"]
+
+
+def test_ctas_with_no_data_selects_no_rows() -> None:
+    (spark,) = planned("CREATE TABLE c WITH (format = 'PARQUET') AS SELECT 1 AS a WITH NO DATA").statements
+    assert spark.endswith("AS SELECT * FROM (SELECT 1 AS a) AS `_no_data` LIMIT 0")
+    (kept,) = planned("CREATE TABLE c WITH (format = 'PARQUET') AS SELECT 1 AS a WITH DATA").statements
+    assert kept.endswith("AS SELECT 1 AS a")

@@ -130,7 +130,7 @@ def test_results_are_paged_typed_and_headed(athena: Any) -> None:
     assert len(first["ResultSet"]["Rows"]) == 10 and "NextToken" in first
     columns = first["ResultSet"]["ResultSetMetadata"]["ColumnInfo"]
     assert [(c["Name"], c["Type"]) for c in columns] == [
-        ("i", "integer"), ("s", "varchar"), ("half", "decimal"), ("d", "decimal"), ("day", "date"),
+        ("i", "integer"), ("s", "varchar"), ("half", "double"), ("d", "decimal"), ("day", "date"),
         ("even", "boolean"), ("maybe", "varchar"), ("ts", "timestamp")]
     assert (columns[3]["Precision"], columns[3]["Scale"]) == (10, 2)
     everything = rows(athena, query_id)
@@ -170,12 +170,12 @@ def test_a_name_twice_in_a_result_names_two_columns(athena: Any) -> None:
 
 def test_nested_values_and_odd_names_print_as_athena_prints_them(athena: Any) -> None:
     execution = succeeded(athena, "SELECT MAP(ARRAY['a', 'b'], ARRAY[1, NULL]) AS m, "
-                                  "ARRAY[TIMESTAMP '2024-01-01 10:00:00', NULL] AS ts, from_hex('CAFE') AS b, "
+                                  "ARRAY[TIMESTAMP '2024-01-01 10:00:00', NULL] AS ts, from_hex('CAFE01') AS b, "
                                   "CAST(ROW(1, NULL) AS ROW(n INTEGER, s VARCHAR)) AS r, "
                                   "ARRAY[MAP(ARRAY['k'], ARRAY[ARRAY[1, NULL]])] AS nested, 2 AS \"odd`name\"")
     assert rows(athena, execution["QueryExecutionId"]) == [
         ["m", "ts", "b", "r", "nested", "odd`name"],
-        ["{a=1, b=null}", "[2024-01-01 10:00:00.000, null]", "cafe", "{n=1, s=null}", "[{k=[1, null]}]", "2"]]
+        ["{a=1, b=null}", "[2024-01-01 10:00:00.000, null]", "ca fe 01", "{n=1, s=null}", "[{k=[1, null]}]", "2"]]
 
 
 def test_result_csv_and_metadata_land_in_the_result_location(athena_server: ServerProcess, athena: Any) -> None:
@@ -198,7 +198,10 @@ def test_ctas_with_format_partitions_and_location_then_unload_to_parquet(athena_
                              f"external_location = 's3://lake/{target}/') AS SELECT i, kind FROM {source}",
                      QueryExecutionContext={"Database": "default"})
     assert ctas["SubstatementType"] == "CREATE_TABLE_AS_SELECT"
-    assert athena.get_query_results(QueryExecutionId=ctas["QueryExecutionId"])["UpdateCount"] == 10
+    counted = athena.get_query_results(QueryExecutionId=ctas["QueryExecutionId"])
+    assert counted["UpdateCount"] == 10 and counted["ResultSet"]["Rows"] == []  # PyAthena: rowcount, no row
+    assert [(c["Name"], c["Type"], c["Precision"]) for c in counted["ResultSet"]["ResultSetMetadata"]["ColumnInfo"]] \
+        == [("rows", "bigint", 19)]
     manifest = object_text(athena_server, ctas["Statistics"]["DataManifestLocation"]).split()
     assert manifest and all(f.startswith(f"s3://lake/{target}/kind=") for f in manifest)
     glue = client(athena_server, "glue").get_table(DatabaseName="default", Name=target)["Table"]
@@ -240,6 +243,45 @@ def test_ctas_with_format_partitions_and_location_then_unload_to_parquet(athena_
     again = run(athena, f"UNLOAD (SELECT 1) TO 's3://lake/{target}-unl/' WITH (format = 'PARQUET')")
     assert again["Status"]["State"] == "FAILED"
     assert again["Status"]["StateChangeReason"].startswith("HIVE_PATH_ALREADY_EXISTS")
+    # the query's placeholders take ExecutionParameters (awswrangler's qmark style with unload_approach)
+    bound = succeeded(athena, f"UNLOAD (SELECT i FROM default.{source} WHERE i > ? AND kind = ?) TO "
+                              f"'s3://lake/{target}-bound/' WITH (format = 'PARQUET')",
+                      ExecutionParameters=["8", "'even'"])
+    values = []
+    for uri in object_text(athena_server, bound["Statistics"]["DataManifestLocation"]).split():
+        body = client(athena_server, "s3").get_object(Bucket="lake", Key=uri.removeprefix("s3://lake/"))["Body"]
+        values += pyarrow.parquet.read_table(io.BytesIO(body.read())).column("i").to_pylist()
+    assert values == [10]
+    # no rows unloaded: no files (Spark writes a file holding none)
+    none = succeeded(athena, f"UNLOAD (SELECT i FROM default.{source} WHERE i > 100) TO 's3://lake/{target}-none/' "
+                             "WITH (format = 'PARQUET')")
+    assert object_text(athena_server, none["Statistics"]["DataManifestLocation"]) == ""
+    assert athena.get_query_results(QueryExecutionId=none["QueryExecutionId"])["UpdateCount"] == 0
+
+
+def test_ctas_with_no_data_and_what_athena_refuses(athena_server: ServerProcess, athena: Any) -> None:
+    empty = unique("empty")
+    succeeded(athena, f"CREATE TABLE default.{empty} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{empty}/') AS SELECT 1 AS id, 'x' AS code WITH NO DATA")
+    assert select(athena, f"SELECT count(*) FROM default.{empty}") == [["_col0"], ["0"]]
+    stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=empty)["Table"]
+    assert [c["Name"] for c in stored["StorageDescriptor"]["Columns"]] == ["id", "code"]
+    # a result column's type as Athena names it: real is float, varchar(n) keeps its length
+    typed = unique("typed")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{typed} (code varchar(10), ratio float) STORED AS PARQUET "
+                      f"LOCATION 's3://lake/{typed}/'")
+    succeeded(athena, f"INSERT INTO default.{typed} VALUES ('abc', 2.5)")
+    described = succeeded(athena, f"SELECT code, ratio FROM default.{typed}")
+    info = athena.get_query_results(QueryExecutionId=described["QueryExecutionId"])["ResultSet"]["ResultSetMetadata"]
+    assert [(c["Type"], c["Precision"]) for c in info["ColumnInfo"]] == [("varchar", 10), ("float", 17)]
+    # a column without a type (NULL) makes no table; awswrangler matches these words
+    untyped = run(athena, f"CREATE TABLE default.{unique('untyped')} WITH (format = 'PARQUET', external_location = "
+                          f"'s3://lake/{unique('untyped')}/') AS SELECT 1 AS a, NULL AS my_null")
+    assert untyped["Status"]["State"] == "FAILED"
+    assert untyped["Status"]["StateChangeReason"] == "NOT_SUPPORTED: Column type is unknown: my_null"
+    twice = run(athena, f"CREATE TABLE default.{unique('twice')} WITH (format = 'PARQUET', external_location = "
+                        f"'s3://lake/{unique('twice')}/') AS SELECT 1 AS foo, 2 AS foo")
+    assert "Column name 'foo' specified more than once" in twice["Status"]["StateChangeReason"]
 
 
 def test_views_show_and_describe(athena: Any) -> None:
@@ -261,6 +303,9 @@ def test_views_show_and_describe(athena: Any) -> None:
     assert rows(athena, shown_columns["QueryExecutionId"]) == [["i"], ["square"]]
     statement = select(athena, f"SHOW CREATE TABLE default.{base}")
     assert statement[0][0].startswith("CREATE TABLE") and statement[-1] != [None]
+    # PyAthena's SQLAlchemy dialect reads a view's definition so, with Trino's quoted names
+    definition = select(athena, f'SHOW CREATE VIEW "default"."{view}"')
+    assert definition[0][0].startswith("CREATE VIEW") and any(base in line[0] for line in definition)
     succeeded(athena, f"DROP VIEW default.{view}")
     assert [view] not in select(athena, "SHOW TABLES", QueryExecutionContext={"Database": "default"})
 

@@ -102,6 +102,18 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
          ["date", "int", "array<string>", "string"]),
         ("SELECT length('abc'), strpos('abc', 'b'), cardinality(ARRAY[1]), year(DATE '2024-01-01'), "
          "row_number() OVER (ORDER BY 1)", (3, 2, 1, 2024, 1), ["bigint"] * 5),
+        # a number with a point is a double, as Athena parses it (awswrangler and PyAthena read 1.2 as a float)
+        ("SELECT 1.2 AS regular, -0.33, 1.5 * x, ARRAY[0.5], CAST(1.5 AS DECIMAL(3,1)), 1.5E0 FROM global_temp.t",
+         (1.2, -0.33, 7.5, [0.5], Decimal("1.5"), 1.5), ["double"] * 3 + ["array<double>", "decimal(3,1)", "double"]),
+        ("SELECT col FROM (VALUES (0.33), (NULL)) AS t (col) WHERE col IS NOT NULL", (0.33,), ["double"]),
+        # nan(), infinity() and their tests; is_nan of NULL is NULL
+        ("SELECT is_nan(nan()), infinity(), -infinity(), is_finite(1.5), is_finite(infinity()), "
+         "is_infinite(-infinity()), is_nan(CAST(NULL AS double)), is_finite(nan())",
+         (True, float("inf"), float("-inf"), True, False, True, None, False), ["boolean"] + ["double"] * 2
+         + ["boolean"] * 5),
+        # random(n) is an integer from 0 up to n of n's type; random(m, n) from m
+        ("SELECT random(1), random(5, 6), random(CAST(3 AS bigint)) < 3, random() < 1",
+         (0, 5, True, True), ["int", "int", "boolean", "boolean"]),
     ],
 )
 def test_trinos_answers(spark: Any, sql: str, values: tuple[Any, ...], types: list[str]) -> None:
@@ -132,6 +144,18 @@ def test_without_the_catalogs_types_a_column_division_is_left_to_spark() -> None
     sql = "SELECT x / 2, 7 / 2 FROM global_temp.t"
     written = planner.plan(planner.parse(sql)[0], sql, None).statements[-1]
     assert "x / 2" in written and "7 DIV 2" in written
+
+
+def test_random_with_a_bound_not_above_its_start_fails(spark: Any) -> None:
+    with pytest.raises(Exception, match="bound must be greater than the start"):
+        answer(spark, "SELECT random(0)")
+
+
+def test_a_ctas_with_a_column_named_twice_is_refused_in_athenas_words() -> None:
+    # awswrangler tells its users to rename the columns when the message says so
+    sql = "CREATE TABLE c WITH (external_location = 's3://lake/c/') AS SELECT 1 AS foo, 2 AS FOO"
+    with pytest.raises(planner.Refusal, match="Column name 'foo' specified more than once"):
+        planner.plan(planner.parse(sql)[0], sql, None)
 
 
 def test_a_ctas_column_without_a_name_is_refused_as_athena_refuses_it() -> None:
