@@ -73,11 +73,12 @@ class Plan:
     table: dict[str, Any] = field(default_factory=dict)  # ctas/insert: Database, Name, Location; unload options
     tables_read: list[str] = field(default_factory=list)
     keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
+    json: list[str] = field(default_factory=list)  # the result's columns of Trino's json type (JSON text to Spark)
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
-                "TablesRead": self.tables_read, "Keep": self.keep}
+                "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -213,7 +214,9 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     if isinstance(statement, exp.Query):
         _name_columns(statement)
         tables = _tables(statement)
-        return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables)
+        json = trino.json_columns(statement)
+        return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
+                    json=json)
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):

@@ -149,6 +149,10 @@ def _rewrite(node: exp.Expr) -> exp.Expr | None:
 def _template(spark_sql: str, **parts: exp.Expr) -> exp.Expr:
     """Spark SQL with ``__name`` columns standing for ``parts`` (copies of the statement's own expressions)."""
     made = sqlglot.parse_one(spark_sql, read="spark")
+    for parsed in list(made.find_all(exp.ParseJSON)):  # sqlglot writes Spark's PARSE_JSON(x) as x alone
+        parsed.replace(exp.Anonymous(this="PARSE_JSON", expressions=[parsed.this]))
+    if isinstance(made, exp.ParseJSON):
+        made = exp.Anonymous(this="PARSE_JSON", expressions=[made.this])
     for column in list(made.find_all(exp.Column)):
         name = column.name
         if not column.table and name.startswith("__") and name[2:] in parts:
@@ -163,6 +167,8 @@ def _type_of(node: exp.Expr) -> exp.DataType | None:
 
 def _cast(node: exp.Cast) -> exp.Expr | None:
     target = node.to
+    if target.is_type(exp.DType.JSON):
+        return _as_json(node)
     if target.is_type(exp.DType.DECIMAL) and not target.expressions:
         literal = node.this
         if node.meta.get(_TYPED_DECIMAL) and isinstance(literal, exp.Literal):
@@ -275,6 +281,59 @@ def _extract(node: exp.Extract) -> exp.Expr | None:
 def _regexp_extract(node: exp.RegexpExtract) -> exp.Expr:
     extracted = node.copy()
     return _template("CASE WHEN __s RLIKE __p THEN __e END", s=node.this, p=node.expression, e=extracted)
+
+
+# a JSON value is its JSON text here, as Trino prints it: objects' keys sorted, no spaces (Spark's variant's form)
+_JSON_KINDS = (exp.JSONExtract, exp.ParseJSON)
+
+
+def _json_result(node: exp.Expr) -> bool:
+    """Whether ``node`` is a value of Trino's ``json`` type as a statement writes it (a result column's type)."""
+    return isinstance(node, _JSON_KINDS) or (isinstance(node, exp.Cast) and node.to.is_type(exp.DType.JSON))
+
+
+def json_columns(query: exp.Expr) -> list[str]:
+    """The result columns of ``query`` (named as :func:`glueball.athena.plan` names them) whose type is ``json``."""
+    selects = query.selects if isinstance(query, exp.Query) else []
+    return [projection.alias_or_name for projection in selects
+            if _json_result(projection.this if isinstance(projection, exp.Alias) else projection)]
+
+
+def _cast_from_json(node: exp.Expr) -> bool:
+    """Whether ``node`` (a JSON value) is cast to another type: sqlglot's own translation reads it then
+    (``FROM_JSON`` of ``GET_JSON_OBJECT``'s text)."""
+    parent = node.parent
+    return isinstance(parent, exp.Cast) and not parent.to.is_type(exp.DType.JSON)
+
+
+def _as_json(node: exp.Cast) -> exp.Expr | None:
+    """``CAST(x AS JSON)``: x's JSON text (a string is a JSON string, ``"abc"``; a map an object, keys sorted)."""
+    if _json_result(node.this):
+        return node.this.copy()
+    return _template("IF(__x IS NULL, NULL, SUBSTRING(TO_JSON(PARSE_JSON(TO_JSON(ARRAY(__x)))), 2, "
+                     "LENGTH(TO_JSON(PARSE_JSON(TO_JSON(ARRAY(__x))))) - 2))", x=node.this)
+
+
+def _json_extract(node: exp.JSONExtract) -> exp.Expr | None:
+    """``json_extract(j, path)``: the JSON text of the value there (Spark's ``get_json_object`` gives a string
+    without its quotes)."""
+    if _cast_from_json(node):
+        return None
+    path = node.expression
+    text = exp.Literal.string(path.sql("athena").strip("'")) if isinstance(path, exp.JSONPath) else path
+    return _template("TO_JSON(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p))", j=node.this, p=text)
+
+
+def _json_parse(node: exp.ParseJSON) -> exp.Expr | None:
+    """``json_parse(s)``: s's JSON value (sqlglot leaves the text as it was, unchecked): its canonical text."""
+    if _cast_from_json(node):
+        return None
+    return _template("TO_JSON(PARSE_JSON(__s))", s=node.this)
+
+
+def _json_format(node: exp.JSONFormat) -> exp.Expr:
+    """``json_format(j)``: j's JSON text, which is what a JSON value is here (Spark's ``to_json`` takes no string)."""
+    return node.this.copy()
 
 
 def _json_scalar(node: exp.JSONExtractScalar) -> exp.Expr:
@@ -428,6 +487,9 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.Extract, _extract),
     (exp.RegexpExtract, _regexp_extract),
     (exp.JSONExtractScalar, _json_scalar),
+    (exp.JSONExtract, _json_extract),
+    (exp.ParseJSON, _json_parse),
+    (exp.JSONFormat, _json_format),
     (exp.Greatest | exp.Least, _extreme),
     (exp.SHA2Digest, _sha2),
     (exp.SHA, _sha1),

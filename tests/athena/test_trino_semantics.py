@@ -111,6 +111,13 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
          "is_infinite(-infinity()), is_nan(CAST(NULL AS double)), is_finite(nan())",
          (True, float("inf"), float("-inf"), True, False, True, None, False), ["boolean"] + ["double"] * 2
          + ["boolean"] * 5),
+        # a json value is its JSON text, as Trino prints it: a string quoted, an object's keys sorted, no spaces
+        ("SELECT json_extract(j, '$.c'), json_extract(j, '$.a'), json_extract(j, '$.zz'), CAST('HELLO' AS JSON), "
+         "CAST(5 AS JSON), CAST(MAP(ARRAY['b', 'a'], ARRAY[1, 2]) AS JSON), CAST(ARRAY[1, NULL] AS JSON), "
+         "json_format(json_parse('{\"b\": 1, \"a\": [1, 2]}')), CAST(NULL AS JSON), "
+         "CAST(json_extract(j, '$.a.b') AS integer), json_array_length(json_parse('[1, 2]')) FROM global_temp.t",
+         ('"x"', '{"b":5}', None, '"HELLO"', "5", '{"a":2,"b":1}', "[1,null]", '{"a":[1,2],"b":1}', None, 5, 2),
+         ["string"] * 9 + ["int", "int"]),
         # random(n) is an integer from 0 up to n of n's type; random(m, n) from m
         ("SELECT random(1), random(5, 6), random(CAST(3 AS bigint)) < 3, random() < 1",
          (0, 5, True, True), ["int", "int", "boolean", "boolean"]),
@@ -144,6 +151,17 @@ def test_without_the_catalogs_types_a_column_division_is_left_to_spark() -> None
     sql = "SELECT x / 2, 7 / 2 FROM global_temp.t"
     written = planner.plan(planner.parse(sql)[0], sql, None).statements[-1]
     assert "x / 2" in written and "7 DIV 2" in written
+
+
+def test_through_the_api_a_json_value_is_typed_json_and_printed_as_json(athena_server: Any) -> None:
+    from tests.athena.helpers import client, rows, succeeded
+
+    athena = client(athena_server)
+    done = succeeded(athena, "SELECT CAST('HELLO ATHENA' AS JSON) AS j, json_extract('{\"name\": \"Susan\"}', "
+                             "'$.name') AS name, json_format(CAST(ARRAY[1, 2] AS JSON)) AS text")
+    result = athena.get_query_results(QueryExecutionId=done["QueryExecutionId"])["ResultSet"]
+    assert [c["Type"] for c in result["ResultSetMetadata"]["ColumnInfo"]] == ["json", "json", "varchar"]
+    assert rows(athena, done["QueryExecutionId"])[1] == ['"HELLO ATHENA"', '"Susan"', "[1,2]"]
 
 
 def test_random_with_a_bound_not_above_its_start_fails(spark: Any) -> None:
