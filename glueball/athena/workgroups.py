@@ -88,8 +88,10 @@ class Resources:
         with self.store.write() as db:
             row = find_scoped(db, AthenaWorkGroupRow, self.scope, name)
             if row is None:
+                # as Athena makes it: the clients' settings (their result location) apply, none enforced
                 row = AthenaWorkGroupRow(account_id=self.scope.account_id, region=self.scope.region, name=PRIMARY,
-                                         state=WorkGroupState.ENABLED, configuration={}, created=time.time())
+                                         state=WorkGroupState.ENABLED,
+                                         configuration={"EnforceWorkGroupConfiguration": False}, created=time.time())
                 db.add(row)
                 db.flush()
             return _workgroup(row)

@@ -29,6 +29,10 @@ def test_workgroups(athena: Any) -> None:
     assert group["Configuration"]["ResultConfiguration"]["OutputLocation"] == "s3://athena-results/nightly/"
     listed = [g["Name"] for g in athena.list_work_groups()["WorkGroups"]]
     assert "primary" in listed and name in listed
+    # the primary workgroup enforces nothing, as Athena makes it (the console's "Override client-side settings"
+    # is not selected by default): a client's result location applies
+    assert athena.get_work_group(WorkGroup="primary")["WorkGroup"]["Configuration"][
+        "EnforceWorkGroupConfiguration"] is False
     arn = f"arn:aws:athena:us-east-1:{_account(athena)}:workgroup/{name}"
     assert athena.list_tags_for_resource(ResourceARN=arn)["Tags"] == [{"Key": "team", "Value": "risk"}]
     assert code_of(athena.create_work_group, Name=name)[0] == "InvalidRequestException"
