@@ -74,11 +74,13 @@ class Plan:
     tables_read: list[str] = field(default_factory=list)
     keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
     json: list[str] = field(default_factory=list)  # the result's columns of Trino's json type (JSON text to Spark)
+    zoned: list[str] = field(default_factory=list)  # ... of timestamp with time zone (their text made by Spark)
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
-                "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json}
+                "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json,
+                "Zoned": self.zoned}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -215,8 +217,9 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         _name_columns(statement)
         tables = _tables(statement)
         json = trino.json_columns(statement)
+        zoned = trino.zoned_columns(statement)
         return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
-                    json=json)
+                    json=json, zoned=zoned)
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):

@@ -106,9 +106,11 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     if plan.get("Keep"):
         named = [entry for kept in plan["Keep"] for entry in named if entry[2] == kept]
     # a varchar(n) / char(n) column is a string to Spark; its metadata keeps the catalog's type
-    json = set(plan.get("Json") or [])  # Trino's json values are their JSON text to Spark
-    columns = [resultfile.column_info(name, "json" if name in json else field.metadata.get(
-        "__CHAR_VARCHAR_TYPE_STRING") or field.dataType.simpleString()) for _, field, name in named]
+    # Trino's json values are their JSON text to Spark, and its zoned timestamps the text Trino prints
+    typed = {**dict.fromkeys(plan.get("Json") or [], "json"),
+             **dict.fromkeys(plan.get("Zoned") or [], resultfile.ZONED)}
+    columns = [resultfile.column_info(name, typed.get(name) or field.metadata.get("__CHAR_VARCHAR_TYPE_STRING")
+                                      or field.dataType.simpleString()) for _, field, name in named]
     printed = frame
     if renames or plan.get("Keep") or not all(texts.printed_here(field.dataType) for _, field, _ in named):
         source = [field.name for field in fields]

@@ -331,6 +331,35 @@ def _json_parse(node: exp.ParseJSON) -> exp.Expr | None:
     return _template("TO_JSON(PARSE_JSON(__s))", s=node.this)
 
 
+# Trino's values of type timestamp(3) with time zone (Spark's are instants without one, in the session's UTC)
+_ZONED = (exp.CurrentTimestamp, exp.UnixToTime, exp.FromISO8601Timestamp, exp.AtTimeZone)
+_ZONED_TEXT = "yyyy-MM-dd HH:mm:ss.SSS"
+
+
+def zoned_columns(query: exp.Expr) -> list[str]:
+    """The result columns of ``query`` whose type is Trino's ``timestamp with time zone`` (``current_timestamp``,
+    ``now()``, ``from_unixtime``, ``from_iso8601_timestamp``, ``x AT TIME ZONE z``, a cast to the type), each
+    made its text as Trino prints it: the time and its zone (``2024-01-01 10:00:00.000 UTC``; ``AT TIME ZONE``'s
+    local time and zone). Only a SELECT's own columns (a union's branches would differ in type)."""
+    if not isinstance(query, exp.Select):
+        return []
+    names = []
+    for projection in query.selects:
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        zoned = isinstance(value, _ZONED) or (isinstance(value, exp.Cast) and value.to.is_type(
+            exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ))
+        if not zoned or not isinstance(projection, exp.Alias):  # (every unnamed column has its _colN alias)
+            continue
+        zone = value.args.get("zone") if isinstance(value, exp.AtTimeZone) else None
+        if zone is not None and not (isinstance(zone, exp.Literal) and zone.is_string):
+            continue  # a zone read from the rows: left as Spark prints the instant
+        text = _template(f"CONCAT(DATE_FORMAT(__t, '{_ZONED_TEXT}'), ' ', __z)", t=value,
+                         z=zone if zone is not None else exp.Literal.string("UTC"))
+        projection.set("this", text)
+        names.append(projection.alias_or_name)
+    return names
+
+
 def _json_format(node: exp.JSONFormat) -> exp.Expr:
     """``json_format(j)``: j's JSON text, which is what a JSON value is here (Spark's ``to_json`` takes no string)."""
     return node.this.copy()

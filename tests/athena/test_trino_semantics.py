@@ -118,6 +118,12 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
          "CAST(json_extract(j, '$.a.b') AS integer), json_array_length(json_parse('[1, 2]')) FROM global_temp.t",
          ('"x"', '{"b":5}', None, '"HELLO"', "5", '{"a":2,"b":1}', "[1,null]", '{"a":[1,2],"b":1}', None, 5, 2),
          ["string"] * 9 + ["int", "int"]),
+        # a result's timestamp with time zone prints its time and zone, as Trino prints it
+        ("SELECT CAST(TIMESTAMP '2024-01-01 10:00:00' AS timestamp with time zone) AS a, "
+         "TIMESTAMP '2024-01-01 10:00:00' AT TIME ZONE 'America/New_York' AS b, from_unixtime(0) AS c, "
+         "from_unixtime(0) < TIMESTAMP '1970-01-02 00:00:00' AS inside",
+         ("2024-01-01 10:00:00.000 UTC", "2024-01-01 05:00:00.000 America/New_York", "1970-01-01 00:00:00.000 UTC",
+          True), ["string"] * 3 + ["boolean"]),
         # random(n) is an integer from 0 up to n of n's type; random(m, n) from m
         ("SELECT random(1), random(5, 6), random(CAST(3 AS bigint)) < 3, random() < 1",
          (0, 5, True, True), ["int", "int", "boolean", "boolean"]),
@@ -162,6 +168,26 @@ def test_through_the_api_a_json_value_is_typed_json_and_printed_as_json(athena_s
     result = athena.get_query_results(QueryExecutionId=done["QueryExecutionId"])["ResultSet"]
     assert [c["Type"] for c in result["ResultSetMetadata"]["ColumnInfo"]] == ["json", "json", "varchar"]
     assert rows(athena, done["QueryExecutionId"])[1] == ['"HELLO ATHENA"', '"Susan"', "[1,2]"]
+
+
+def test_through_the_api_a_zoned_timestamp_is_typed_and_read_as_one(athena_server: Any) -> None:
+    import datetime
+
+    from pyathena import connect
+
+    from tests.athena.helpers import client, rows, succeeded
+
+    athena = client(athena_server)
+    done = succeeded(athena, "SELECT current_timestamp AS now, TIMESTAMP '2024-01-01 10:00:00' AS plain")
+    result = athena.get_query_results(QueryExecutionId=done["QueryExecutionId"])["ResultSet"]
+    assert [(c["Type"], c["Precision"]) for c in result["ResultSetMetadata"]["ColumnInfo"]] == [
+        ("timestamp with time zone", 3), ("timestamp", 3)]
+    assert rows(athena, done["QueryExecutionId"])[1][0].endswith(" UTC")
+    cursor = connect(s3_staging_dir="s3://athena-results/pyathena/", region_name="us-east-1",
+                     endpoint_url=athena_server.endpoint, aws_access_key_id="AKIDATHENA",
+                     aws_secret_access_key="secret").cursor()
+    (now,) = cursor.execute("SELECT current_timestamp").fetchone()
+    assert now.tzinfo is not None and abs((datetime.datetime.now(datetime.UTC) - now).total_seconds()) < 600
 
 
 def test_random_with_a_bound_not_above_its_start_fails(spark: Any) -> None:
