@@ -75,12 +75,14 @@ class Plan:
     keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
     json: list[str] = field(default_factory=list)  # the result's columns of Trino's json type (JSON text to Spark)
     zoned: list[str] = field(default_factory=list)  # ... of timestamp with time zone (their text made by Spark)
+    hive: bool = False  # a result of Athena's Hive DDL engine (SHOW, DESCRIBE): its columns are Hive's strings
+    pad: int = 0  # each value padded with spaces to this width, as Hive's text formatter writes SHOW COLUMNS
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
                 "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json,
-                "Zoned": self.zoned}
+                "Zoned": self.zoned, "Hive": self.hive, "Pad": self.pad}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -231,7 +233,7 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
                     table={"Name": _table_name(target) if target is not None else ""}, tables_read=tables)
     if isinstance(statement, exp.Describe):
         return Plan("rows", [statement.sql(WRITE)], StatementType.UTILITY, "DESCRIBE", header=False,
-                    extension="txt")
+                    extension="txt", hive=True)
     if isinstance(statement, exp.Drop | exp.Alter | exp.Use):
         kind = type(statement).__name__.upper()
         if isinstance(statement, exp.Use):
@@ -471,6 +473,7 @@ _RENAMES = {"DATABASES": {"namespace": "database_name"}, "SCHEMAS": {"namespace"
             "COLUMNS": {"col_name": "field"}, "CREATE TABLE": {"createtab_stmt": "createtab_stmt"},
             "CREATE VIEW": {"createtab_stmt": "Create View"}}
 _KEEP = {"TABLES": ["tab_name"], "VIEWS": ["views"]}  # Athena lists names only (Spark adds namespace, isTemporary)
+_HIVE_COLUMN_WIDTH = 20  # Hive's MetaDataFormatUtils' alignment: SHOW COLUMNS' names padded to it
 _UNLOAD = re.compile(r"^\s*UNLOAD\s*\((?P<query>.+)\)\s*TO\s*'(?P<to>[^']+)'\s*WITH\s*\((?P<with>.+)\)\s*$",
                      re.IGNORECASE | re.DOTALL)
 
@@ -489,7 +492,8 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
                       shown["rest"])
         sql = {"SCHEMAS": "SHOW DATABASES", "CREATE VIEW": "SHOW CREATE TABLE"}.get(
             what, text[:shown.start("rest")]) + rest
-        return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
+        return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False, hive=True,
+                    pad=_HIVE_COLUMN_WIDTH if what == "COLUMNS" else 0,
                     extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
     if first == "EXPLAIN":
         inner_text = text[len("EXPLAIN"):]

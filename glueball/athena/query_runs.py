@@ -111,6 +111,8 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
              **dict.fromkeys(plan.get("Zoned") or [], resultfile.ZONED)}
     columns = [resultfile.column_info(name, typed.get(name) or field.metadata.get("__CHAR_VARCHAR_TYPE_STRING")
                                       or field.dataType.simpleString()) for _, field, name in named]
+    if plan.get("Hive"):  # Athena's Hive DDL engine answers SHOW and DESCRIBE: Hive's string columns
+        columns = [{**column, "Type": "string", "Precision": 0, "CaseSensitive": False} for column in columns]
     printed = frame
     if renames or plan.get("Keep") or not all(texts.printed_here(field.dataType) for _, field, _ in named):
         source = [field.name for field in fields]
@@ -136,9 +138,10 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
 
             pyarrow.csv.write_csv(table, str(path), pyarrow.csv.WriteOptions(quoting_style="all_valid"))
         else:
+            width = int(plan.get("Pad") or 0)
             with path.open("w", encoding="utf-8") as out:
                 for row in table.to_pylist():  # SHOW CREATE TABLE's one value ends with a newline: no empty row
-                    out.write(resultfile.text_line([_chomp(row[c["Name"]]) for c in columns]))
+                    out.write(resultfile.text_line([_padded(_chomp(row[c["Name"]]), width) for c in columns]))
     statistics["OutputRows"] = table.num_rows
     statistics["OutputBytes"] = _written_size(target)
     _write_metadata(target, columns, table.num_rows)
@@ -228,6 +231,10 @@ def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
     statistics["OutputRows"] = rows
     statistics["OutputBytes"] = sum(size for _, size in files)
     return {"ColumnInfo": columns, "Rows": 0, "Extension": "csv", "UpdateCount": rows, "Manifest": manifest}
+
+
+def _padded(value: str | None, width: int) -> str | None:
+    return value.ljust(width) if isinstance(value, str) else value
 
 
 def _chomp(value: str | None) -> str | None:
