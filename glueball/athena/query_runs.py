@@ -422,16 +422,37 @@ _NAMES = [
     ("LOCATION_ALREADY_EXISTS", "HIVE_PATH_ALREADY_EXISTS", ErrorType.DDL_FAILED),
     ("DIVIDE_BY_ZERO", "DIVISION_BY_ZERO", ErrorType.DATA),
     ("CAST_INVALID_INPUT", "INVALID_CAST_ARGUMENT", ErrorType.DATA),
+    ("PARQUET_COLUMN_DATA_TYPE_MISMATCH", "HIVE_BAD_DATA", ErrorType.DATA),
+    ("FAILED_READ_FILE", "HIVE_CURSOR_ERROR", ErrorType.DATA),
     ("DATATYPE_MISMATCH", "TYPE_MISMATCH", ErrorType.USER),
     ("INSERT_COLUMN_ARITY_MISMATCH", "MISMATCHED_COLUMN_ALIASES", ErrorType.USER),
     ("AccessDeniedException", "ACCESS_DENIED", ErrorType.USER),
 ]
 
 
+_ERROR_CLASS = re.compile(r"\[[A-Z][A-Z0-9_.]*\] .*")
+_THROWN = re.compile(r"^(?:: |Caused by: )(?:[\w.$]+(?:Exception|Error): )?(.*)$")
+
+
+def _thrown(lines: list[str]) -> str:
+    """The words of the JVM's exception in a Py4J error's lines: the first that names Spark's error class (a job's
+    failure wraps its task's), else the first exception's message that says anything (``Exception thrown in
+    awaitResult:`` says nothing)."""
+    for line in lines:
+        named = _ERROR_CLASS.search(line)
+        if named is not None:
+            return named.group(0)
+    messages = [found.group(1).strip() for found in map(_THROWN.match, lines) if found is not None]
+    return next((m for m in messages if m and not m.endswith(":")), messages[0] if messages else lines[0])
+
+
 def failure_of(exc: BaseException) -> Failure:
     """The ``AthenaError`` of a Spark (or Glue) error: Athena's name for it and Spark's own words."""
     text = str(exc)
-    words = re.sub(r"\s*SQLSTATE: \w+", "", text.strip().splitlines()[0] if text.strip() else type(exc).__name__)
+    lines = text.strip().splitlines()
+    if lines and lines[0].startswith("An error occurred while calling"):  # Py4J's: the JVM's exceptions follow
+        lines = [_thrown(lines)]
+    words = re.sub(r"\s*SQLSTATE: \w+", "", lines[0] if lines else type(exc).__name__)
     # a function Spark does not have is looked up in the catalog's functions (GetUserDefinedFunction), which
     # answers that it is not there: Trino's words for it
     unknown = re.search(r"Function ([\w.`]+) not found in database", text)

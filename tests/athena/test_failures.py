@@ -89,6 +89,17 @@ def test_failed_queries_say_why_as_athena_does(athena: Any) -> None:
     assert syntax["AthenaError"]["ErrorType"] == 1006 and syntax["StateChangeReason"].startswith("line 1:")
     two = failure(athena, "SELECT 1; SELECT 2")
     assert "Only one SQL statement" in two["StateChangeReason"]
+    # a table whose type disagrees with its files' (awswrangler's store_parquet_metadata with a dtype override):
+    # the engine's own words, not Py4J's "An error occurred while calling o222.sql"
+    data, typed = unique("wide"), unique("narrow")
+    succeeded(athena, f"CREATE TABLE default.{data} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{data}/') AS SELECT CAST(i AS bigint) AS id FROM UNNEST(sequence(1, 3)) AS t(i)")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{typed} (id smallint) STORED AS PARQUET "
+                      f"LOCATION 's3://lake/{data}/'")
+    mismatch = failure(athena, f"SELECT * FROM default.{typed}")
+    assert mismatch["StateChangeReason"].startswith("HIVE_BAD_DATA: ") and "INT64" in mismatch["StateChangeReason"]
+    assert "An error occurred while calling" not in mismatch["StateChangeReason"]
+    assert mismatch["AthenaError"]["ErrorCategory"] == 2
     execution = run(athena, "SELECT * FROM default.no_such_table")
     results = refused(athena.get_query_results, QueryExecutionId=execution["QueryExecutionId"])
     assert results["Error"]["Code"] == "InvalidRequestException"
