@@ -46,6 +46,8 @@ _TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "parti
                                "table_type", "bucketed_by", "bucket_count"})
 
 
+_NO_ICEBERG = ("NOT_SUPPORTED: table_type = 'ICEBERG' is not supported by glueball's Athena engine yet (Glue jobs "
+               "and sessions write Iceberg tables, with --datalake-formats iceberg)")
 _BOUND_QUERY = "glueball_bound_query"  # an UNLOAD's query with its parameters bound (bind_text)
 _WITH_DATA = " with data"  # a CTAS's WITH [NO] DATA among its properties (no property has a space in its name)
 
@@ -242,8 +244,8 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, f"{kind}_{what}")
     if isinstance(statement, exp.Delete | exp.Update | exp.Merge):
         verb = type(statement).__name__.upper()
-        raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables, which glueball does not serve "
-                      "yet")
+        raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables, which glueball's Athena engine "
+                      "does not write yet")
     if isinstance(statement, exp.Command):
         return _command(statement, text.strip().rstrip(";").strip(), catalog)
     raise Refusal(f"NOT_SUPPORTED: {type(statement).__name__} statements are not supported")
@@ -300,6 +302,10 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
         return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
     if kind != "TABLE":
         raise Refusal(f"NOT_SUPPORTED: CREATE {kind} is not supported")
+    properties = statement.args.get("properties")
+    if any(isinstance(p, exp.Property) and p.name.lower() == "table_type" and
+           str(p.args["value"].name).upper() == "ICEBERG" for p in (properties.expressions if properties else [])):
+        raise Refusal(_NO_ICEBERG)
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
         return Plan("ddl", [_hive_ddl(statement)], StatementType.DDL, "CREATE_TABLE")
     return _ctas(statement, default_location, catalog)
@@ -366,7 +372,7 @@ def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog)
     assert isinstance(target, exp.Table)
     options = _properties(statement)
     if str(options.get("table_type", "HIVE")).upper() == "ICEBERG":
-        raise Refusal("NOT_SUPPORTED: table_type = 'ICEBERG' is not supported by glueball yet (Iceberg tables)")
+        raise Refusal(_NO_ICEBERG)
     if options.get("location"):
         raise Refusal("INVALID_TABLE_PROPERTY: 'location' is an Iceberg table's property: a Hive table's CTAS names "
                       "external_location")

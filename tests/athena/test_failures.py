@@ -120,6 +120,8 @@ def test_failed_queries_say_why_as_athena_does(athena: Any) -> None:
     ("CREATE TABLE t2 WITH (colour = 'red') AS SELECT 1 AS a", "INVALID_TABLE_PROPERTY: Catalog 'awsdatacatalog' "
      "table property 'colour' does not exist"),
     ("CREATE TABLE t2 WITH (table_type = 'ICEBERG') AS SELECT 1 AS a", "table_type = 'ICEBERG' is not supported"),
+    ("CREATE TABLE t3 (a int) LOCATION 's3://lake/i3/' TBLPROPERTIES ('table_type' = 'ICEBERG')",
+     "table_type = 'ICEBERG' is not supported"),
     ("CREATE TABLE t2 WITH (bucketed_by = ARRAY['a'], bucket_count = 2) AS SELECT 1 AS a",
      "bucketed_by/bucket_count"),
     ("CREATE TABLE t2 WITH (format = 'AVRO') AS SELECT 1 AS a", "format 'AVRO'"),
