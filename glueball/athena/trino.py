@@ -360,6 +360,22 @@ def zoned_columns(query: exp.Expr) -> list[str]:
     return names
 
 
+# Spark's names of its types (typeof) -> Trino's, for the types that have one name in each
+_TYPE_NAMES = {"int": "integer", "float": "real", "string": "varchar", "timestamp": "timestamp(3)",
+               "timestamp_ntz": "timestamp(3)", "binary": "varbinary", "void": "unknown"}
+
+
+def _typeof(node: exp.Typeof) -> exp.Expr:
+    """``typeof(x)``: Trino's name of x's type (``integer``, ``varchar``, ``timestamp(3) with time zone`` for
+    :data:`_ZONED` values); Spark's where the two name a type alike (``bigint``, ``double``, ``decimal(p,s)``)."""
+    value = node.this
+    if isinstance(value, _ZONED) or (isinstance(value, exp.Cast) and value.to.is_type(
+            exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)):
+        return exp.Literal.string("timestamp(3) with time zone")
+    cases = " ".join(f"WHEN '{spark}' THEN '{trino}'" for spark, trino in _TYPE_NAMES.items())
+    return _template(f"CASE TYPEOF(__x) {cases} ELSE TYPEOF(__x) END", x=value)
+
+
 def _json_format(node: exp.JSONFormat) -> exp.Expr:
     """``json_format(j)``: j's JSON text, which is what a JSON value is here (Spark's ``to_json`` takes no string)."""
     return node.this.copy()
@@ -519,6 +535,7 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.JSONExtract, _json_extract),
     (exp.ParseJSON, _json_parse),
     (exp.JSONFormat, _json_format),
+    (exp.Typeof, _typeof),
     (exp.Greatest | exp.Least, _extreme),
     (exp.SHA2Digest, _sha2),
     (exp.SHA, _sha1),

@@ -124,6 +124,11 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
          "from_unixtime(0) < TIMESTAMP '1970-01-02 00:00:00' AS inside",
          ("2024-01-01 10:00:00.000 UTC", "2024-01-01 05:00:00.000 America/New_York", "1970-01-01 00:00:00.000 UTC",
           True), ["string"] * 3 + ["boolean"]),
+        # typeof names Trino's types
+        ("SELECT typeof(current_timestamp), typeof(x), typeof(s), typeof(big), typeof(r), typeof(ts), "
+         "typeof(CAST(1 AS real)) FROM global_temp.t",
+         ("timestamp(3) with time zone", "integer", "varchar", "bigint", "double", "timestamp(3)", "real"),
+         ["string"] * 7),
         # random(n) is an integer from 0 up to n of n's type; random(m, n) from m
         ("SELECT random(1), random(5, 6), random(CAST(3 AS bigint)) < 3, random() < 1",
          (0, 5, True, True), ["int", "int", "boolean", "boolean"]),
