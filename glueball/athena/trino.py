@@ -293,9 +293,25 @@ def _json_result(node: exp.Expr) -> bool:
 
 
 def json_columns(query: exp.Expr) -> list[str]:
-    """The result columns of ``query`` (named as :func:`glueball.athena.plan` names them) whose type is ``json``."""
+    """The result columns of ``query`` (named as :func:`glueball.athena.plan` names them) whose type is ``json``:
+    its own JSON values, and those a WITH query or a subquery it reads gives it (by name, or all through ``*``)."""
     selects = query.selects if isinstance(query, exp.Query) else []
-    return [projection.alias_or_name for projection in selects
+    inner: list[str] = []
+    for source in [*query.find_all(exp.CTE), *query.find_all(exp.Subquery)]:
+        if source is not query and isinstance(source.this, exp.Query):
+            inner += [name for name in _own_json_columns(source.this) if name not in inner]
+    names = []
+    for projection in selects:
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        if _json_result(value) or (isinstance(value, exp.Column) and value.name in inner):
+            names.append(projection.alias_or_name)
+        elif isinstance(value, exp.Star) or (isinstance(value, exp.Column) and isinstance(value.this, exp.Star)):
+            names += [name for name in inner if name not in names]
+    return names
+
+
+def _own_json_columns(query: exp.Query) -> list[str]:
+    return [projection.alias_or_name for projection in query.selects
             if _json_result(projection.this if isinstance(projection, exp.Alias) else projection)]
 
 
@@ -321,7 +337,10 @@ def _json_extract(node: exp.JSONExtract) -> exp.Expr | None:
         return None
     path = node.expression
     text = exp.Literal.string(path.sql("athena").strip("'")) if isinstance(path, exp.JSONPath) else path
-    return _template("TO_JSON(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p))", j=node.this, p=text)
+    # a string quoted (Spark's get_json_object gives it bare); an object or array as written, keys in their order
+    return _template("CASE WHEN SCHEMA_OF_VARIANT(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) = 'STRING' "
+                     "THEN TO_JSON(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) ELSE GET_JSON_OBJECT(__j, __p) END",
+                     j=node.this, p=text)
 
 
 def _json_parse(node: exp.ParseJSON) -> exp.Expr | None:

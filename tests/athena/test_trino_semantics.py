@@ -173,6 +173,17 @@ def test_through_the_api_a_json_value_is_typed_json_and_printed_as_json(athena_s
     result = athena.get_query_results(QueryExecutionId=done["QueryExecutionId"])["ResultSet"]
     assert [c["Type"] for c in result["ResultSetMetadata"]["ColumnInfo"]] == ["json", "json", "varchar"]
     assert rows(athena, done["QueryExecutionId"])[1] == ['"HELLO ATHENA"', '"Susan"', "[1,2]"]
+    # awswrangler's own case: json values through a WITH query, and an extracted array keeps its keys' order
+    through = succeeded(athena, "WITH dataset AS (SELECT CAST(12345 AS JSON) AS some_int, '{\"projects\": "
+                                "[{\"name\":\"p1\", \"completed\":false}]}' AS blob) "
+                                "SELECT some_int, json_extract(blob, '$.projects') AS projects FROM dataset")
+    result = athena.get_query_results(QueryExecutionId=through["QueryExecutionId"])["ResultSet"]
+    assert [c["Type"] for c in result["ResultSetMetadata"]["ColumnInfo"]] == ["json", "json"]
+    assert rows(athena, through["QueryExecutionId"])[1] == ["12345", '[{"name":"p1","completed":false}]']
+    starred = succeeded(athena, "WITH d AS (SELECT CAST(MAP(ARRAY['b', 'a'], ARRAY[1, 2]) AS JSON) AS m, 1 AS n) "
+                                "SELECT * FROM d")
+    result = athena.get_query_results(QueryExecutionId=starred["QueryExecutionId"])["ResultSet"]
+    assert [c["Type"] for c in result["ResultSetMetadata"]["ColumnInfo"]] == ["json", "integer"]
 
 
 def test_through_the_api_a_zoned_timestamp_is_typed_and_read_as_one(athena_server: Any) -> None:
