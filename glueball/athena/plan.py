@@ -73,11 +73,18 @@ class Plan:
     table: dict[str, Any] = field(default_factory=dict)  # ctas/insert: Database, Name, Location; unload options
     tables_read: list[str] = field(default_factory=list)
     keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
+    # run instead of the last statement when Spark refuses it for a data source table (SHOW CREATE TABLE ... AS
+    # SERDE, which prints Hive's DDL of a Hive-format table only)
+    otherwise: str | None = None
+    # Spark is answered the catalog's tables as stored, not as the data source tables glueball reads some of them
+    # as (glueball.metastore.shapes.for_spark): SHOW CREATE TABLE prints the table its maker made
+    as_stored: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
-                "TablesRead": self.tables_read, "Keep": self.keep}
+                "TablesRead": self.tables_read, "Keep": self.keep, "Otherwise": self.otherwise,
+                "AsStored": self.as_stored}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -483,8 +490,14 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
                       shown["rest"])
         sql = {"SCHEMAS": "SHOW DATABASES", "CREATE VIEW": "SHOW CREATE TABLE"}.get(
             what, text[:shown.start("rest")]) + rest
-        return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
-                    extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
+        shown_plan = Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
+                          extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
+        if what == "CREATE TABLE" and not re.search(r"\bAS\s+SERDE\s*$", rest, re.IGNORECASE):
+            # Athena prints a Hive-format table's DDL in Hive's words (ROW FORMAT, STORED AS, LOCATION,
+            # TBLPROPERTIES); Spark's plain SHOW CREATE TABLE turns it into USING text|csv|parquet. A Spark data
+            # source table has no Hive DDL (Spark refuses AS SERDE for it): Spark's statement, as before
+            shown_plan.statements, shown_plan.otherwise, shown_plan.as_stored = [f"{sql} AS SERDE"], sql, True
+        return shown_plan
     if first == "EXPLAIN":
         inner_text = text[len("EXPLAIN"):]
         inner_plan = plan(parse(inner_text)[0], inner_text, None, catalog)

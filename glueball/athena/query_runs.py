@@ -47,7 +47,8 @@ def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | N
     (``Statistics``, ``Result``, ``AthenaError``). ``cancelled()`` says whether it was stopped meanwhile."""
     plan = json.loads(query["Plan"])
     begun = time.monotonic()
-    with hivecatalog.remembering():  # the query's catalog reads, each asked of the catalog once
+    # the query's catalog reads, each asked of the catalog once; the tables as stored where the plan says so
+    with hivecatalog.remembering(), hivecatalog.as_stored(bool(plan.get("AsStored"))):
         return _run(spark, plan, query, cancelled, begun)
 
 
@@ -96,7 +97,7 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     planning included), then written out (``ServiceProcessingTimeInMillis``)."""
     for statement in plan["Statements"][:-1]:
         spark.sql(statement).collect()
-    frame = spark.sql(plan["Statements"][-1])
+    frame = _last_statement(spark, plan)
     # the result's columns - Athena's names (SHOW, DESCRIBE), only those it keeps, every value as text: the values
     # Spark prints in one projection (each DataFrame step would analyse the whole statement again), none when the
     # engine prints them all (texts.printed_here)
@@ -141,6 +142,19 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     _write_metadata(target, columns, table.num_rows)
     statistics["ProcessingMillis"] = _since(collected)
     return {"ColumnInfo": columns, "Rows": table.num_rows, "Extension": extension, "UpdateCount": 0}
+
+
+def _last_statement(spark: Any, plan: dict[str, Any]) -> Any:
+    """The frame of the plan's last statement, or of its ``Otherwise`` where Spark refuses that statement for a data
+    source table (``SHOW CREATE TABLE ... AS SERDE``)."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        return spark.sql(plan["Statements"][-1])
+    except AnalysisException as exc:
+        if not plan.get("Otherwise") or "ON_DATA_SOURCE_TABLE" not in str(exc):
+            raise
+        return spark.sql(plan["Otherwise"])
 
 
 def _printing(column: str, data_type: Any) -> str:

@@ -261,6 +261,24 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
     return presented
 
 
+def for_showing(table: dict[str, Any]) -> dict[str, Any]:
+    """The Glue table as stored, its SerDe's parameters escaped as Hive's ``SHOW CREATE TABLE`` writes them (Java's
+    escapes: ``'field.delim'='\\t'``, ``'\\u0001'``, ``'\\\\'``), for a client that shows the table's DDL rather than
+    reads it (an Athena engine's ``SHOW CREATE TABLE ... AS SERDE``: Spark writes the values as they are, and a tab
+    or a line break would split the statement's text)."""
+    descriptor = table.get("StorageDescriptor") or {}
+    serde = descriptor.get("SerdeInfo") or {}
+    if not serde.get("Parameters"):
+        return table
+    escaped = {k: _java_escaped(str(v)) for k, v in serde["Parameters"].items()}
+    return {**table, "StorageDescriptor": {**descriptor, "SerdeInfo": {**serde, "Parameters": escaped}}}
+
+
+def _java_escaped(text: str) -> str:
+    named = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+    return "".join(named.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) > 0x7E else c) for c in text)
+
+
 def _stands_in(table: Mapping[str, Any]) -> bool:
     """Whether ``table`` is a data source table (Spark reads it with its own reader) stored with a SerDe Spark's
     class path lacks."""

@@ -455,3 +455,29 @@ def test_a_json_serde_table_reads_its_json_lines_and_partitions(athena_server: S
     refused = run(athena, f"CREATE EXTERNAL TABLE default.{unique('mapped')} (ts string) ROW FORMAT SERDE '{serde}' "
                           "WITH SERDEPROPERTIES ('mapping.ts' = 'timestamp') LOCATION 's3://lake/mapped/'")
     assert refused["Status"]["State"] == "FAILED" and "mapping.ts" in refused["Status"]["StateChangeReason"]
+
+
+def test_show_create_table_prints_a_hive_format_tables_hive_ddl(athena: Any) -> None:
+    # Athena prints a Hive-format table's DDL in Hive's words, one line a row, its delimiters escaped (Spark's plain
+    # SHOW CREATE TABLE turned a text table into USING text, and OpenCSVSerde's into USING csv with strings)
+    tsv, csv, parquet = unique("show_tsv"), unique("show_csv"), unique("show_ctas")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{tsv} (a string, b int) ROW FORMAT DELIMITED FIELDS TERMINATED "
+                      f"BY '\\t' LINES TERMINATED BY '\\n' STORED AS TEXTFILE LOCATION 's3://lake/{tsv}/'")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{csv} (a string, b int) ROW FORMAT SERDE "
+                      "'org.apache.hadoop.hive.serde2.OpenCSVSerde' WITH SERDEPROPERTIES ('separatorChar'=',', "
+                      f"'quoteChar'='\"', 'escapeChar'='\\\\') LOCATION 's3://lake/{csv}/'")
+    shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{tsv}")]
+    assert shown[0] == f"CREATE EXTERNAL TABLE default.{tsv} ("
+    assert "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe'" in shown
+    assert "  'field.delim' = '\\t'," in shown and "  'line.delim' = '\\n'," in shown
+    assert "  INPUTFORMAT 'org.apache.hadoop.mapred.TextInputFormat'" in shown
+    assert f"LOCATION 's3://lake/{tsv}'" in shown and not any("USING" in line for line in shown)
+    shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{csv}")]
+    assert shown[1:3] == ["  a STRING,", "  b INT)"]  # the declared types, not the SerDe's strings
+    assert "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'" in shown
+    assert "  'separatorChar' = ','," in shown and "  'escapeChar' = '\\\\'," in shown
+    # a Spark data source table (Athena's CTAS) has no Hive DDL: Spark's statement
+    succeeded(athena, f"CREATE TABLE default.{parquet} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{parquet}/') AS SELECT 1 AS x")
+    shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{parquet}")]
+    assert "USING parquet" in shown
