@@ -51,6 +51,12 @@ FOREIGN_SERDES = frozenset({
     "com.amazon.emr.hive.serde.CloudTrailSerde",
 })
 
+# those of them whose tables no reader of Spark's reads (JSON and XML have Spark's readers): a table of one is
+# answered to Spark with UNREAD_SERDE naming it, and an Athena engine refuses a query that reads it by that name
+UNREADABLE_SERDES = frozenset({"com.amazonaws.glue.serde.GrokSerDe", "com.amazon.ionhiveserde.IonHiveSerDe",
+                               "com.amazon.emr.hive.serde.CloudTrailSerde"})
+UNREAD_SERDE = "glueball.unread.serde"
+
 # the SerDe, input and output formats Glue's crawlers give each format Spark stores without a Hive SerDe
 _GLUE_FORMATS = {
     "csv": (LAZY_SIMPLE, TEXT_INPUT, TEXT_OUTPUT),
@@ -327,6 +333,9 @@ def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
     if schema is None:
         return table
     added = {PROVIDER: fmt, PRESENTED: "true", SCHEMA: schema}
+    original = (descriptor.get("SerdeInfo") or {}).get("SerializationLibrary")
+    if original in UNREADABLE_SERDES:  # Spark's reader of the format would misread it: named for the reader
+        added[UNREAD_SERDE] = original
     if keys:
         added[PARTITION_PROVIDER] = "catalog"
         added[NUM_PART_COLS] = str(len(keys))

@@ -481,3 +481,62 @@ def test_show_create_table_prints_a_hive_format_tables_hive_ddl(athena: Any) -> 
                       f"'s3://lake/{parquet}/') AS SELECT 1 AS x")
     shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{parquet}")]
     assert "USING parquet" in shown
+
+
+def test_a_grok_serde_table_is_made_in_the_catalog_and_its_query_refused_by_name(athena_server: ServerProcess,
+                                                                                 athena: Any) -> None:
+    # Glue's Grok SerDe is not on Spark's class path (Spark's Hive client loads a table's SerDe to create it): the
+    # table is made in the Data Catalog as Athena makes it, and a query of it fails naming the SerDe
+    table = unique("grok")
+    client(athena_server, "s3").put_object(Bucket="lake", Key=f"{table}/a.log", Body=b"Jan  1 10:00:00 host app: hi\n")
+    pattern = "%{SYSLOGBASE} %{GREEDYDATA:message}"
+    created = succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (syslogline string, message string) "
+                                "ROW FORMAT SERDE 'com.amazonaws.glue.serde.GrokSerDe' WITH SERDEPROPERTIES "
+                                f"('input.format' = '{pattern}') STORED AS INPUTFORMAT "
+                                "'org.apache.hadoop.mapred.TextInputFormat' OUTPUTFORMAT "
+                                "'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat' "
+                                f"LOCATION 's3://lake/{table}/' TBLPROPERTIES ('team' = 'ops')")
+    assert created["SubstatementType"] == "CREATE_TABLE"
+    stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
+    descriptor = stored["StorageDescriptor"]
+    assert [(c["Name"], c["Type"]) for c in descriptor["Columns"]] == [("syslogline", "string"), ("message", "string")]
+    assert descriptor["SerdeInfo"]["SerializationLibrary"] == "com.amazonaws.glue.serde.GrokSerDe"
+    assert descriptor["SerdeInfo"]["Parameters"]["input.format"] == pattern
+    assert descriptor["Location"] == f"s3://lake/{table}/"
+    assert descriptor["InputFormat"] == "org.apache.hadoop.mapred.TextInputFormat"
+    assert stored["TableType"] == "EXTERNAL_TABLE" and stored["Parameters"]["team"] == "ops"
+    metadata = athena.get_table_metadata(CatalogName="AwsDataCatalog", DatabaseName="default",
+                                         TableName=table)["TableMetadata"]["Parameters"]
+    assert metadata["serde.param.input.format"] == pattern
+    again = run(athena, f"CREATE EXTERNAL TABLE default.{table} (x string) ROW FORMAT SERDE "
+                        f"'com.amazonaws.glue.serde.GrokSerDe' LOCATION 's3://lake/{table}/'")
+    assert again["Status"]["State"] == "FAILED" and "ALREADY_EXISTS" in again["Status"]["StateChangeReason"]
+    succeeded(athena, f"CREATE EXTERNAL TABLE IF NOT EXISTS default.{table} (x string) ROW FORMAT SERDE "
+                      f"'com.amazonaws.glue.serde.GrokSerDe' LOCATION 's3://lake/{table}/'")
+    queried = run(athena, f"SELECT * FROM default.{table}")
+    assert queried["Status"]["State"] == "FAILED"
+    assert queried["Status"]["StateChangeReason"].startswith("NOT_SUPPORTED: ")
+    assert "com.amazonaws.glue.serde.GrokSerDe" in queried["Status"]["StateChangeReason"]
+    assert "Exception" not in queried["Status"]["StateChangeReason"]
+    succeeded(athena, f"ALTER TABLE default.{table} SET TBLPROPERTIES ('owner_team' = 'data')")
+    kept = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
+    assert kept["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == "com.amazonaws.glue.serde.GrokSerDe"
+
+
+def test_an_avro_table_declared_with_its_serde_and_schema_literal(athena_server: ServerProcess, athena: Any) -> None:
+    # Athena's DDL for Avro tables: ROW FORMAT SERDE '...AvroSerDe' WITH SERDEPROPERTIES ('avro.schema.literal'=...)
+    # STORED AS AVRO (Spark refused a SerDe beside a format that brings its own)
+    table = unique("avro")
+    schema = '{"type": "record", "name": "rate", "fields": [{"name": "currency", "type": "string"}, ' \
+             '{"name": "rate", "type": "double"}]}'
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (currency string, rate double) ROW FORMAT SERDE "
+                      "'org.apache.hadoop.hive.serde2.avro.AvroSerDe' WITH SERDEPROPERTIES ('avro.schema.literal'="
+                      f"'{schema}') STORED AS AVRO LOCATION 's3://lake/{table}/'")
+    succeeded(athena, f"INSERT INTO default.{table} VALUES ('EUR', 1.1E0)")
+    assert select(athena, f"SELECT currency, rate FROM default.{table}") == [["currency", "rate"], ["EUR", "1.1"]]
+    descriptor = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"][
+        "StorageDescriptor"]
+    assert descriptor["SerdeInfo"]["SerializationLibrary"] == "org.apache.hadoop.hive.serde2.avro.AvroSerDe"
+    assert descriptor["SerdeInfo"]["Parameters"]["avro.schema.literal"] == schema
+    assert descriptor["InputFormat"] == "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat"
+    assert descriptor["OutputFormat"] == "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat"
