@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -197,10 +198,44 @@ class Catalog:
 
     columns: trino.Columns | None = None
     database: str | None = None
+    # a table's skip.header.line.count and partition keys ((0, []) for none, or no such table)
+    header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None
 
     def kept(self, query: exp.Expression) -> exp.Expression:
-        """``query`` as Spark must run it to answer as Trino does (:mod:`glueball.athena.trino`)."""
-        return cast(exp.Expression, trino.keep_semantics(trino.annotate(query, self.columns, self.database)))
+        """``query`` as Spark must run it to answer as Trino does (:mod:`glueball.athena.trino`), its tables read
+        as Athena reads them (:meth:`_headers_skipped`)."""
+        return self._headers_skipped(cast(exp.Expression, trino.keep_semantics(
+            trino.annotate(query, self.columns, self.database))))
+
+    def _headers_skipped(self, query: exp.Expression) -> exp.Expression:
+        """``query`` with each text table whose files begin with more than one header line
+        (``skip.header.line.count`` N > 1) read without them, as Athena's Hive reader skips them. Spark's CSV
+        reader, which the engine reads such a table with (:mod:`glueball.metastore.shapes`), skips the first line
+        of each file only; the other N - 1 are the first rows of the file's first split (``file_block_start`` 0),
+        numbered in the order the reader gives them (``monotonically_increasing_id`` grows along a split). The
+        partition columns are among the window's keys, so filters on them still prune partitions."""
+        if self.header_lines is None or self.columns is None:
+            return query
+        ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
+        for table in list(query.find_all(exp.Table)):
+            database = (table.db or self.database or "").lower()
+            if not table.name or not database or table.name.lower() in ctes or \
+                    not isinstance(table.parent, exp.From | exp.Join):
+                continue
+            lines, partition_keys = self.header_lines(database, table.name.lower())
+            columns = self.columns(database, table.name.lower()) if lines > 1 else None
+            if not columns:
+                continue
+            names = ", ".join(f"`{name}`" for name, _ in columns)
+            keys = "".join(f", `{name}`" for name in partition_keys)
+            inner = sqlglot.parse_one(
+                f"SELECT {names} FROM (SELECT *, row_number() OVER (PARTITION BY _metadata.file_path, "
+                f"_metadata.file_block_start{keys} ORDER BY monotonically_increasing_id()) AS `glueball_line`, "
+                f"_metadata.file_block_start AS `glueball_block` FROM `{database}`.`{table.name}`) AS `glueball_lines` "
+                f"WHERE `glueball_block` > 0 OR `glueball_line` > {lines - 1}", read=WRITE)
+            table.replace(exp.Subquery(this=inner, alias=exp.TableAlias(
+                this=exp.to_identifier(table.alias_or_name, quoted=True))))
+        return query
 
 
 def plan(statement: exp.Expression, text: str, default_table_location: str | None,

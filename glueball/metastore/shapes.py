@@ -239,12 +239,22 @@ def for_glue(table_input: dict[str, Any], default_location: str | None) -> dict[
     return table_input
 
 
+def header_lines(parameters: Mapping[str, str]) -> int:
+    """The lines a text table's files begin with that are no rows (its ``skip.header.line.count``; 0 unless a
+    count)."""
+    try:
+        return max(int(str(parameters.get("skip.header.line.count") or "0").strip()), 0)
+    except ValueError:
+        return 0
+
+
 def _reader_options(table: Mapping[str, Any], fmt: str) -> dict[str, str] | None:
     descriptor = table.get("StorageDescriptor") or {}
     serde = descriptor.get("SerdeInfo") or {}
     parameters = {**(serde.get("Parameters") or {}), **(table.get("Parameters") or {})}
     if fmt == "csv":
-        options = {"header": "true" if parameters.get("skip.header.line.count") == "1" else "false",
+        # Spark's CSV reader skips one line (an Athena engine drops the rest of more: glueball.athena.plan)
+        options = {"header": "true" if header_lines(parameters) else "false",
                    "sep": parameters.get("field.delim") or parameters.get("separatorChar") or ","}
         if parameters.get("quoteChar"):
             options["quote"] = parameters["quoteChar"]
@@ -316,7 +326,7 @@ def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
     by_spark = CREATED_BY_SPARK in parameters
     if fmt is None or (fmt == "avro" and library):
         return table  # Avro through Hive's AvroSerDe (Spark's own Avro reader is not on the class path)
-    skips_header = parameters.get("skip.header.line.count") == "1"
+    skips_header = header_lines(parameters) > 0
     if by_spark and library and "opencsvserde" not in library and "json" not in library and not skips_header:
         # a Hive-format table Spark made: Hive's SerDe reads it as it was written (but Spark's Hive table reader
         # ignores skip.header.line.count, which Athena's DDL gives text tables with a header: the CSV reader)

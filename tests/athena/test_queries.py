@@ -540,3 +540,22 @@ def test_an_avro_table_declared_with_its_serde_and_schema_literal(athena_server:
     assert descriptor["SerdeInfo"]["Parameters"]["avro.schema.literal"] == schema
     assert descriptor["InputFormat"] == "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat"
     assert descriptor["OutputFormat"] == "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat"
+
+
+def test_a_text_table_skips_as_many_header_lines_as_it_says(athena_server: ServerProcess, athena: Any) -> None:
+    # skip.header.line.count N: the first N lines of every file (Spark's CSV reader skips one; the rest are dropped by
+    # their line number in the file), in each partition, with filters on the partition keys as before
+    table = unique("headers")
+    s3 = client(athena_server, "s3")
+    for key, body in (("dt=a/one.csv", b"report\nid,name\n--,--\n1,x\n2,y\n"),
+                      ("dt=a/two.csv", b"r\nid,name\n-,-\n3,z\n"), ("dt=b/three.csv", b"r\nid,name\n-,-\n4,w\n")):
+        s3.put_object(Bucket="lake", Key=f"{table}/{key}", Body=body)
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (id int, name string) PARTITIONED BY (dt string) ROW "
+                      f"FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE LOCATION 's3://lake/{table}/' "
+                      "TBLPROPERTIES ('skip.header.line.count'='3')")
+    succeeded(athena, f"MSCK REPAIR TABLE default.{table}")
+    assert select(athena, f"SELECT id, name, dt FROM default.{table} ORDER BY id") == [
+        ["id", "name", "dt"], ["1", "x", "a"], ["2", "y", "a"], ["3", "z", "a"], ["4", "w", "b"]]
+    assert select(athena, f"SELECT t.name FROM {table} AS t WHERE t.dt = 'b'",
+                  QueryExecutionContext={"Database": "default"}) == [["name"], ["w"]]
+    assert select(athena, f"SELECT count(*) FROM default.{table} WHERE id > 1") == [["_col0"], ["3"]]
