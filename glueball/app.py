@@ -321,7 +321,7 @@ class Glueball:
         edge.mount(METRIC_OPERATIONS, logs)
         edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         athena = AthenaNeeds(self.store, self.settings.home, self.athena_queued, self.open_object,
-                             self.caller_glue_client, self.query_credentials, self.table_columns)
+                             self.caller_glue_client, self.query_credentials, self.catalog_table)
         edge.mount(ATHENA_OPERATIONS, athena)
         edge.mount(ATHENA_INTERNAL_OPERATIONS, athena)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
@@ -337,8 +337,16 @@ class Glueball:
         Raises:
             EntityNotFoundException: no such database or table.
         """
-        spec = TableService(self.store, scope).get(database, table).spec
+        spec = self.catalog_table(scope, database, table)
         return [*((spec.get("StorageDescriptor") or {}).get("Columns") or []), *(spec.get("PartitionKeys") or [])]
+
+    def catalog_table(self, scope: Scope, database: str, table: str) -> dict[str, Any]:
+        """A catalog table as stored (its ``TableInput`` shape).
+
+        Raises:
+            EntityNotFoundException: no such database or table.
+        """
+        return dict(TableService(self.store, scope).get(database, table).spec)
 
     def read_object(self, uri: str) -> bytes:
         """The bytes of the object at ``s3://bucket/key`` (in the remote object store when there is one).

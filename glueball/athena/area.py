@@ -28,8 +28,9 @@ class AthenaNeeds:
         glue: a Glue client acting as the caller (the catalog operations: ListDatabases, GetTableMetadata ...).
         credentials: the access key, secret and session token an engine acts with for a query started with
             the given access key (None: the key is no longer valid).
-        table_columns: a catalog table's columns (Glue ``Column`` structures, partition keys last) in a scope;
-            raises when there is no such table. Their types decide some translations (``a / b`` of integers).
+        catalog_table: a catalog table as Glue stores it (its ``TableInput`` shape) in a scope; raises when there is
+            no such table. Its columns' types decide some translations (``a / b`` of integers), its header lines how
+            it is read.
     """
 
     store: Store
@@ -38,4 +39,4 @@ class AthenaNeeds:
     open_object: Callable[[str], IO[bytes]]
     glue: Callable[[Caller], Any]
     credentials: Callable[[str | None], tuple[str, str, str | None] | None]
-    table_columns: Callable[[Scope, str, str], list[dict[str, Any]]]
+    catalog_table: Callable[[Scope, str, str], dict[str, Any]]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from glueball.api.identity import Caller
@@ -14,6 +13,7 @@ from glueball.athena.errors import InvalidRequestException
 from glueball.athena.models import QueryExecution, QueryState
 from glueball.athena.queries import QueryService
 from glueball.errors import InvalidInputException
+from glueball.metastore.shapes import header_lines
 from glueball.store.scoped import Scope
 
 ENGINE_VERSION = {"SelectedEngineVersion": "AUTO", "EffectiveEngineVersion": "Athena engine version 3"}
@@ -21,16 +21,40 @@ ENGINE_VERSION = {"SelectedEngineVersion": "AUTO", "EffectiveEngineVersion": "At
 
 def queries(needs: AthenaNeeds, caller: Caller) -> QueryService:
     scope = Scope(caller.account_id, caller.region)
-    return QueryService(needs.store, scope, needs.home, partial(_column_types, needs, scope))
+    tables = _CatalogTables(needs, scope)
+    return QueryService(needs.store, scope, needs.home, tables.column_types, tables.header_lines)
 
 
-def _column_types(needs: AthenaNeeds, scope: Scope, database: str, table: str) -> list[tuple[str, str]] | None:
-    """A catalog table's columns and their types, as the translation reads them; None when there is none."""
-    try:
-        columns = needs.table_columns(scope, database, table)
-    except Exception:  # noqa: BLE001 - no such database or table: the statement fails naming it when it runs
-        return None
-    return [(str(c["Name"]), str(c.get("Type") or "string")) for c in columns if c.get("Name")]
+class _CatalogTables:
+    """The catalog tables the translation of one request's statement reads, each read once."""
+
+    def __init__(self, needs: AthenaNeeds, scope: Scope) -> None:
+        self.needs, self.scope = needs, scope
+        self.found: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def _table(self, database: str, table: str) -> dict[str, Any] | None:
+        if (database, table) not in self.found:
+            try:
+                self.found[(database, table)] = self.needs.catalog_table(self.scope, database, table)
+            except Exception:  # noqa: BLE001 - no such database or table: the statement fails naming it when it runs
+                self.found[(database, table)] = None
+        return self.found[(database, table)]
+
+    def column_types(self, database: str, table: str) -> list[tuple[str, str]] | None:
+        """A catalog table's columns (partition keys last) and their types; None when there is none."""
+        spec = self._table(database, table)
+        if spec is None:
+            return None
+        columns = [*((spec.get("StorageDescriptor") or {}).get("Columns") or []), *(spec.get("PartitionKeys") or [])]
+        return [(str(c["Name"]), str(c.get("Type") or "string")) for c in columns if c.get("Name")]
+
+    def header_lines(self, database: str, table: str) -> tuple[int, list[str]]:
+        """A catalog table's ``skip.header.line.count`` and its partition keys' names."""
+        spec = self._table(database, table)
+        if spec is None:
+            return 0, []
+        return (header_lines(spec.get("Parameters") or {}),
+                [str(k["Name"]) for k in spec.get("PartitionKeys") or [] if k.get("Name")])
 
 
 def _millis(seconds: float | None) -> int:

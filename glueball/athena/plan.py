@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -31,6 +32,7 @@ from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
 from glueball.athena import trino
 from glueball.athena.models import ErrorType, StatementType
+from glueball.metastore.shapes import FOREIGN_SERDES, TEXT_INPUT, TEXT_OUTPUT
 
 # sqlglot names the statements it keeps as plain commands (SHOW, MSCK, UNLOAD ...) in a warning: planned here
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -79,12 +81,19 @@ class Plan:
     zoned: list[str] = field(default_factory=list)  # ... of timestamp with time zone (their text made by Spark)
     hive: bool = False  # a result of Athena's Hive DDL engine (SHOW, DESCRIBE): its columns are Hive's strings
     pad: int = 0  # each value padded with spaces to this width, as Hive's text formatter writes SHOW COLUMNS
+    # run instead of the last statement when Spark refuses it for a data source table (SHOW CREATE TABLE ... AS
+    # SERDE, which prints Hive's DDL of a Hive-format table only)
+    otherwise: str | None = None
+    # Spark is answered the catalog's tables as stored, not as the data source tables glueball reads some of them
+    # as (glueball.metastore.shapes.for_spark): SHOW CREATE TABLE prints the table its maker made
+    as_stored: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
                 "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json,
-                "Zoned": self.zoned, "Hive": self.hive, "Pad": self.pad}
+                "Zoned": self.zoned, "Hive": self.hive, "Pad": self.pad, "Otherwise": self.otherwise,
+                "AsStored": self.as_stored}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -196,10 +205,44 @@ class Catalog:
 
     columns: trino.Columns | None = None
     database: str | None = None
+    # a table's skip.header.line.count and partition keys ((0, []) for none, or no such table)
+    header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None
 
     def kept(self, query: exp.Expression) -> exp.Expression:
-        """``query`` as Spark must run it to answer as Trino does (:mod:`glueball.athena.trino`)."""
-        return cast(exp.Expression, trino.keep_semantics(trino.annotate(query, self.columns, self.database)))
+        """``query`` as Spark must run it to answer as Trino does (:mod:`glueball.athena.trino`), its tables read
+        as Athena reads them (:meth:`_headers_skipped`)."""
+        return self._headers_skipped(cast(exp.Expression, trino.keep_semantics(
+            trino.annotate(query, self.columns, self.database))))
+
+    def _headers_skipped(self, query: exp.Expression) -> exp.Expression:
+        """``query`` with each text table whose files begin with more than one header line
+        (``skip.header.line.count`` N > 1) read without them, as Athena's Hive reader skips them. Spark's CSV
+        reader, which the engine reads such a table with (:mod:`glueball.metastore.shapes`), skips the first line
+        of each file only; the other N - 1 are the first rows of the file's first split (``file_block_start`` 0),
+        numbered in the order the reader gives them (``monotonically_increasing_id`` grows along a split). The
+        partition columns are among the window's keys, so filters on them still prune partitions."""
+        if self.header_lines is None or self.columns is None:
+            return query
+        ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
+        for table in list(query.find_all(exp.Table)):
+            database = (table.db or self.database or "").lower()
+            if not table.name or not database or table.name.lower() in ctes or \
+                    not isinstance(table.parent, exp.From | exp.Join):
+                continue
+            lines, partition_keys = self.header_lines(database, table.name.lower())
+            columns = self.columns(database, table.name.lower()) if lines > 1 else None
+            if not columns:
+                continue
+            names = ", ".join(f"`{name}`" for name, _ in columns)
+            keys = "".join(f", `{name}`" for name in partition_keys)
+            inner = sqlglot.parse_one(
+                f"SELECT {names} FROM (SELECT *, row_number() OVER (PARTITION BY _metadata.file_path, "
+                f"_metadata.file_block_start{keys} ORDER BY monotonically_increasing_id()) AS `glueball_line`, "
+                f"_metadata.file_block_start AS `glueball_block` FROM `{database}`.`{table.name}`) AS `glueball_lines` "
+                f"WHERE `glueball_block` > 0 OR `glueball_line` > {lines - 1}", read=WRITE)
+            table.replace(exp.Subquery(this=inner, alias=exp.TableAlias(
+                this=exp.to_identifier(table.alias_or_name, quoted=True))))
+        return query
 
 
 def plan(statement: exp.Expression, text: str, default_table_location: str | None,
@@ -307,7 +350,7 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
            str(p.args["value"].name).upper() == "ICEBERG" for p in (properties.expressions if properties else [])):
         raise Refusal(_NO_ICEBERG)
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
-        return Plan("ddl", [_hive_ddl(statement)], StatementType.DDL, "CREATE_TABLE")
+        return _hive_ddl(statement)
     return _ctas(statement, default_location, catalog)
 
 
@@ -315,18 +358,104 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
 _JSON_SERDES = frozenset({"org.openx.data.jsonserde.jsonserde", "org.apache.hive.hcatalog.data.jsonserde"})
 
 
-def _hive_ddl(statement: exp.Create) -> str:
+# what Hive's STORED AS <format> stands for when the DDL also names the SerDe (Athena's Avro tables: ROW FORMAT SERDE
+# '...AvroSerDe' WITH SERDEPROPERTIES ('avro.schema.literal' = ...) STORED AS AVRO); Spark refuses a SerDe beside
+# a format that brings its own ("ROW FORMAT SERDE is incompatible with format 'avro'"), Hive takes the formats
+_FORMAT_CLASSES = {
+    "AVRO": ("org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat",
+             "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat"),
+    "PARQUET": ("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+                "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat"),
+    "ORC": ("org.apache.hadoop.hive.ql.io.orc.OrcInputFormat", "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat"),
+    "RCFILE": ("org.apache.hadoop.hive.ql.io.RCFileInputFormat", "org.apache.hadoop.hive.ql.io.RCFileOutputFormat"),
+}
+_FOREIGN = {name.lower(): name for name in FOREIGN_SERDES}
+
+
+def _hive_ddl(statement: exp.Create) -> Plan:
     """A CREATE TABLE in Hive's DDL as Spark runs it: sqlglot's Spark text, except that partition columns keep
-    their types in the PARTITIONED BY clause (a Hive-format table's), as Athena's DDL gives them."""
+    their types in the PARTITIONED BY clause (a Hive-format table's), as Athena's DDL gives them. A table of a SerDe
+    Spark's class path lacks is made in the catalog without Spark (:func:`_catalog_table`)."""
     properties = statement.args.get("properties")
     serde = properties.find(exp.RowFormatSerdeProperty) if properties is not None else None
     if serde is not None and serde.name.lower() in _JSON_SERDES:
-        return _json_table(statement)
+        return Plan("ddl", [_json_table(statement)], StatementType.DDL, "CREATE_TABLE")
+    if serde is not None and serde.name.lower() in _FOREIGN:
+        return _catalog_table(statement, _FOREIGN[serde.name.lower()])
+    stored = properties.find(exp.FileFormatProperty) if properties is not None else None
+    if serde is not None and stored is not None and isinstance(stored.this, exp.Var) and \
+            stored.name.upper() in _FORMAT_CLASSES:
+        input_format, output_format = _FORMAT_CLASSES[stored.name.upper()]
+        stored.set("this", exp.InputOutputFormat(input_format=exp.Literal.string(input_format),
+                                                 output_format=exp.Literal.string(output_format)))
+    return Plan("ddl", [_hive_text(statement)], StatementType.DDL, "CREATE_TABLE")
+
+
+def _hive_text(statement: exp.Create) -> str:
+    properties = statement.args.get("properties")
     partitioned = properties.find(exp.PartitionedByProperty) if properties is not None else None
     if partitioned is None:
         return statement.sql(WRITE)
     # the Hive dialect keeps ``PARTITIONED BY (day STRING)`` as written
     return statement.sql("hive")
+
+
+def _catalog_table(statement: exp.Create, library: str) -> Plan:
+    """A table of a SerDe Spark's class path lacks (Glue's Grok, Ion, XML SerDes, CloudTrail's): Spark's Hive client
+    loads a table's SerDe class to create it, so the engine makes it in the Data Catalog with Glue's CreateTable as
+    Athena does - the same columns, partition keys, SerDe and its properties, formats (Hive's text formats unless
+    given), location and table properties. A query of it is refused naming the SerDe (the engine cannot read it).
+
+    Raises:
+        Refusal: no column list, or a clause such a table cannot take here.
+    """
+    schema = statement.this
+    if not isinstance(schema, exp.Schema) or not schema.expressions:
+        raise Refusal(f"NOT_SUPPORTED: a table of the SerDe {library} needs its columns")
+    table = schema.this
+    assert isinstance(table, exp.Table)
+    properties = statement.args["properties"]
+    given = properties.find(exp.RowFormatSerdeProperty).args.get("serde_properties")
+    serde_parameters = {p.name: str(p.args["value"].name) for p in (given.expressions if given is not None else [])}
+    serde_parameters.setdefault("serialization.format", "1")  # as Hive's client stores a table's SerDe
+    descriptor: dict[str, Any] = {"Columns": [_glue_column(c) for c in schema.expressions],
+                                  "InputFormat": TEXT_INPUT, "OutputFormat": TEXT_OUTPUT,
+                                  "SerdeInfo": {"SerializationLibrary": library, "Parameters": serde_parameters}}
+    table_input: dict[str, Any] = {"Name": table.name, "TableType": "EXTERNAL_TABLE",
+                                   "Parameters": {"EXTERNAL": "TRUE"}, "StorageDescriptor": descriptor}
+    for prop in properties.expressions:
+        if isinstance(prop, exp.ExternalProperty | exp.RowFormatSerdeProperty):
+            continue
+        if isinstance(prop, exp.LocationProperty):
+            descriptor["Location"] = prop.name
+        elif isinstance(prop, exp.PartitionedByProperty) and isinstance(prop.this, exp.Schema):
+            table_input["PartitionKeys"] = [_glue_column(c) for c in prop.this.expressions]
+        elif isinstance(prop, exp.FileFormatProperty) and isinstance(prop.this, exp.InputOutputFormat):
+            descriptor["InputFormat"] = prop.this.args["input_format"].name
+            descriptor["OutputFormat"] = prop.this.args["output_format"].name
+        elif isinstance(prop, exp.FileFormatProperty) and prop.name.upper() == "TEXTFILE":
+            continue
+        elif isinstance(prop, exp.SchemaCommentProperty):
+            table_input["Description"] = prop.name
+            table_input["Parameters"]["comment"] = prop.name
+        elif type(prop) is exp.Property:
+            table_input["Parameters"][prop.name] = str(prop.args["value"].name)
+        else:
+            raise Refusal(f"NOT_SUPPORTED: {prop.sql(READ)} in a table of the SerDe {library}")
+    return Plan("catalog", [], StatementType.DDL, "CREATE_TABLE",
+                table={"Database": table.db or None, "TableInput": table_input,
+                       "IfNotExists": bool(statement.args.get("exists"))})
+
+
+def _glue_column(column: exp.Expression) -> dict[str, str]:
+    """A column of Hive's DDL as Glue stores it (Athena's lower-case type names)."""
+    kind = column.args.get("kind")
+    written = re.sub(r"([:,])\s+", r"\1", kind.sql("hive").lower()) if kind is not None else "string"
+    found = {"Name": column.name.lower(), "Type": written}
+    comment = column.find(exp.CommentColumnConstraint)
+    if comment is not None:
+        found["Comment"] = comment.name
+    return found
 
 
 def _json_table(statement: exp.Create) -> str:
@@ -498,9 +627,15 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
                       shown["rest"])
         sql = {"SCHEMAS": "SHOW DATABASES", "CREATE VIEW": "SHOW CREATE TABLE"}.get(
             what, text[:shown.start("rest")]) + rest
-        return Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False, hive=True,
-                    pad=_HIVE_COLUMN_WIDTH if what == "COLUMNS" else 0,
-                    extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []))
+        shown_plan = Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
+                          extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []), hive=True,
+                          pad=_HIVE_COLUMN_WIDTH if what == "COLUMNS" else 0)
+        if what == "CREATE TABLE" and not re.search(r"\bAS\s+SERDE\s*$", rest, re.IGNORECASE):
+            # Athena prints a Hive-format table's DDL in Hive's words (ROW FORMAT, STORED AS, LOCATION,
+            # TBLPROPERTIES); Spark's plain SHOW CREATE TABLE turns it into USING text|csv|parquet. A Spark data
+            # source table has no Hive DDL (Spark refuses AS SERDE for it): Spark's statement, as before
+            shown_plan.statements, shown_plan.otherwise, shown_plan.as_stored = [f"{sql} AS SERDE"], sql, True
+        return shown_plan
     if first == "EXPLAIN":
         inner_text = text[len("EXPLAIN"):]
         inner_plan = plan(parse(inner_text)[0], inner_text, None, catalog)

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,12 +88,14 @@ def changed(db: Session, statement: Any) -> int:
 class QueryService:
     """The query executions of one account in one region."""
 
-    def __init__(self, store: Store, scope: Scope, home: Path, columns: Columns | None = None) -> None:
+    def __init__(self, store: Store, scope: Scope, home: Path, columns: Columns | None = None,
+                 header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None) -> None:
         self.store = store
         self.scope = scope
         self.home = home
         self.resources = Resources(store, scope)
         self.columns = columns  # a catalog table's columns and types, which some translations read
+        self.header_lines = header_lines  # a text table's header lines and partition keys (planner.Catalog)
 
     # -- starting
 
@@ -184,7 +186,7 @@ class QueryService:
                 parameters = parameters or planner.using_values(prepared[2])
             statement, text = planner.bind_text(text, parameters)
             tables = f"{location.rstrip('/')}/tables/{query_id}/"
-            catalog = planner.Catalog(self.columns, database)
+            catalog = planner.Catalog(self.columns, database, self.header_lines)
             return QueryState.QUEUED, planner.plan(statement, text, tables, catalog), None
         except planner.Refusal as refusal:
             return QueryState.FAILED, nothing, Failure(ErrorCategory.USER, refusal.error_type, refusal.message)

@@ -28,6 +28,7 @@ from typing import Any
 
 from glueball.athena import resultfile, texts
 from glueball.athena.models import ErrorCategory, ErrorType, Failure
+from glueball.metastore import shapes
 from glueball.objects.locations import local_path, object_store_root
 from glueball.runtime import hivecatalog
 
@@ -47,7 +48,8 @@ def run(spark: Any, query: dict[str, Any], cancelled: Any) -> tuple[str, str | N
     (``Statistics``, ``Result``, ``AthenaError``). ``cancelled()`` says whether it was stopped meanwhile."""
     plan = json.loads(query["Plan"])
     begun = time.monotonic()
-    with hivecatalog.remembering():  # the query's catalog reads, each asked of the catalog once
+    # the query's catalog reads, each asked of the catalog once; the tables as stored where the plan says so
+    with hivecatalog.remembering(), hivecatalog.as_stored(bool(plan.get("AsStored"))):
         return _run(spark, plan, query, cancelled, begun)
 
 
@@ -96,7 +98,7 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     planning included), then written out (``ServiceProcessingTimeInMillis``)."""
     for statement in plan["Statements"][:-1]:
         spark.sql(statement).collect()
-    frame = spark.sql(plan["Statements"][-1])
+    frame = _last_statement(spark, plan)
     # the result's columns - Athena's names (SHOW, DESCRIBE), only those it keeps, every value as text: the values
     # Spark prints in one projection (each DataFrame step would analyse the whole statement again), none when the
     # engine prints them all (texts.printed_here)
@@ -147,6 +149,19 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
     _write_metadata(target, columns, table.num_rows)
     statistics["ProcessingMillis"] = _since(collected)
     return {"ColumnInfo": columns, "Rows": table.num_rows, "Extension": extension, "UpdateCount": 0}
+
+
+def _last_statement(spark: Any, plan: dict[str, Any]) -> Any:
+    """The frame of the plan's last statement, or of its ``Otherwise`` where Spark refuses that statement for a data
+    source table (``SHOW CREATE TABLE ... AS SERDE``)."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        return spark.sql(plan["Statements"][-1])
+    except AnalysisException as exc:
+        if not plan.get("Otherwise") or "ON_DATA_SOURCE_TABLE" not in str(exc):
+            raise
+        return spark.sql(plan["Otherwise"])
 
 
 def _printing(column: str, data_type: Any) -> str:
@@ -211,7 +226,35 @@ def _remove_files(spark: Any, location: str) -> None:
         system.delete(jvm.org.apache.hadoop.fs.Path(name), False)
 
 
-_RUNNERS = {"rows": _rows, "ddl": _ddl, "ctas": _write_table, "insert": _write_table, "unload": _unload}
+def _catalog(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
+             begun: float) -> dict[str, Any]:
+    """A table Spark's Hive client cannot create (its SerDe is not on Spark's class path), made with Glue's
+    CreateTable by the engine's Glue client, as the query's caller (:func:`glueball.athena.plan._catalog_table`)."""
+    from botocore.exceptions import ClientError
+
+    from glueball.runtime.client import glue_client
+
+    table = plan["Table"]
+    database = table.get("Database") or query.get("Database") or "default"
+    try:
+        glue_client().create_table(DatabaseName=database, TableInput=table["TableInput"])
+    except ClientError as err:
+        code = err.response["Error"]["Code"]
+        if code == "AlreadyExistsException" and table.get("IfNotExists"):
+            pass
+        elif code == "AlreadyExistsException":
+            raise Failed(Failure(ErrorCategory.USER, ErrorType.DDL_FAILED, f"ALREADY_EXISTS: Table "
+                                 f"{database}.{table['TableInput']['Name']} already exists")) from None
+        elif code == "EntityNotFoundException":
+            raise Failed(Failure(ErrorCategory.USER, ErrorType.USER, f"SCHEMA_NOT_FOUND: Schema {database} does not "
+                                 "exist")) from None
+        else:
+            raise
+    return _ddl(spark, {**plan, "Statements": []}, query, statistics, begun)
+
+
+_RUNNERS = {"rows": _rows, "ddl": _ddl, "ctas": _write_table, "insert": _write_table, "unload": _unload,
+            "catalog": _catalog}
 
 
 def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
@@ -282,6 +325,8 @@ def _scanned(spark: Any, frames: list[Any]) -> int:
         while leaves.hasNext():
             leaf = leaves.next()
             kind = leaf.getClass().getName()
+            if kind.endswith(".LogicalRelation"):
+                _refuse_unread(leaf)
             if kind.endswith(".LogicalRelation") and leaf.relation().getClass().getName() == _FILE_RELATION:
                 index = leaf.relation().location()
                 if index.getClass().getName() == _CATALOG_FILE_INDEX:  # not pruned: its statistics are no size
@@ -298,6 +343,18 @@ def _scanned(spark: Any, frames: list[Any]) -> int:
                     if uri not in counted:
                         counted[uri] = _size(spark, uri)
     return sum(counted.values())
+
+
+def _refuse_unread(relation: Any) -> None:
+    """A catalog table whose SerDe no reader of Spark's reads (Glue's Grok SerDe, Ion, CloudTrail's) is refused by
+    its SerDe's name before the query runs: Spark's reader of its format would misread its files."""
+    table = relation.catalogTable()
+    if not table.isDefined() or not table.get().properties().contains(shapes.UNREAD_SERDE):
+        return
+    serde = table.get().properties().apply(shapes.UNREAD_SERDE)
+    name = str(table.get().identifier().unquotedString()).removeprefix("spark_catalog.")
+    raise Failed(Failure(ErrorCategory.USER, ErrorType.USER, f"NOT_SUPPORTED: Table {name} is read with the SerDe "
+                         f"{serde}, which glueball's engine (Spark) does not have"))
 
 
 def _items(sequence: Any) -> list[Any]:
@@ -459,6 +516,10 @@ def failure_of(exc: BaseException) -> Failure:
     if unknown is not None:
         name = unknown.group(1).replace("`", "").rsplit(".", 1)[-1]
         return Failure(ErrorCategory.USER, ErrorType.USER, f"FUNCTION_NOT_FOUND: Function '{name}' not registered")
+    missing = re.search(r"ClassNotFoundException:?\s+(?:Class\s+)?([\w.$]+)", text)
+    if missing is not None:  # a table's SerDe or format Spark's class path lacks
+        return Failure(ErrorCategory.USER, ErrorType.USER, f"NOT_SUPPORTED: {missing.group(1)} is not available to "
+                       "glueball's engine (Spark)")
     for spark_name, athena_name, kind in _NAMES:
         if spark_name in text:
             if athena_name == "ACCESS_DENIED":

@@ -322,11 +322,16 @@ def _table_wire(table: dict[str, Any]) -> dict[str, Any]:
         return [{k: c[k] for k in ("Name", "Type", "Comment") if c.get(k) is not None} for c in found]
 
     descriptor = table.get("StorageDescriptor") or {}
+    serde = descriptor.get("SerdeInfo") or {}
     parameters = dict(table.get("Parameters") or {})
+    # Athena gives the storage descriptor among the table's parameters: its location, formats and SerDe, and each
+    # SerDe parameter as serde.param.<key> (PyAthena's SQLAlchemy dialect reflects a table's SERDEPROPERTIES,
+    # ROW FORMAT, STORED AS and LOCATION from these)
     for key, value in (("location", descriptor.get("Location")), ("inputformat", descriptor.get("InputFormat")),
                        ("outputformat", descriptor.get("OutputFormat")),
-                       ("serde.serialization.lib", (descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"))):
-        if value:
+                       ("serde.serialization.lib", serde.get("SerializationLibrary")),
+                       *((f"serde.param.{k}", v) for k, v in (serde.get("Parameters") or {}).items())):
+        if value or key.startswith("serde.param."):  # a SerDe parameter's empty value is a value
             parameters.setdefault(key, value)
     wire = {"Name": table["Name"], "TableType": table.get("TableType", "EXTERNAL_TABLE"),
             "Columns": columns(descriptor.get("Columns") or []),

@@ -141,7 +141,8 @@ class HiveMetastoreHandler:
         return found
 
     def _hive_table(self, table: dict[str, Any], database: str) -> hms.Table:
-        return convert.to_hive_table(shapes.for_spark(table), database)
+        return convert.to_hive_table(shapes.for_spark(table) if self.metastore.presents else shapes.for_showing(table),
+                                     database)
 
     @_call
     def get_table(self, dbname: str, tbl_name: str) -> hms.Table:

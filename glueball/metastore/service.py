@@ -77,6 +77,7 @@ class Metastore:
     _memo: dict[tuple[str, ...], dict[str, Any]] | None = field(default=None, init=False, repr=False)
     _generation: int = field(default=0, init=False, repr=False)
     _memo_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _stored: int = field(default=0, init=False, repr=False)
 
     # ------------------------------------------------------------ remembered reads
 
@@ -92,6 +93,26 @@ class Metastore:
         finally:
             with self._memo_lock:
                 self._memo, self._generation = None, self._generation + 1
+
+    @contextmanager
+    def as_stored(self) -> Iterator[None]:
+        """Within the block, tables are answered to the metastore's client as stored (:attr:`presents` is false):
+        not made the data source tables Spark reads some of them as (:func:`shapes.for_spark`), their SerDe's
+        parameters escaped as Hive shows them (:func:`shapes.for_showing`). For a statement that shows a table rather
+        than reads or writes it (an Athena engine's ``SHOW CREATE TABLE``), on a metastore that serves one statement
+        at a time."""
+        with self._memo_lock:
+            self._stored += 1
+        try:
+            yield
+        finally:
+            with self._memo_lock:
+                self._stored -= 1
+
+    @property
+    def presents(self) -> bool:
+        """Whether tables are answered as Spark reads them (:func:`shapes.for_spark`), not as stored."""
+        return self._stored == 0
 
     def _forget(self) -> None:
         with self._memo_lock:

@@ -51,6 +51,12 @@ FOREIGN_SERDES = frozenset({
     "com.amazon.emr.hive.serde.CloudTrailSerde",
 })
 
+# those of them whose tables no reader of Spark's reads (JSON and XML have Spark's readers): a table of one is
+# answered to Spark with UNREAD_SERDE naming it, and an Athena engine refuses a query that reads it by that name
+UNREADABLE_SERDES = frozenset({"com.amazonaws.glue.serde.GrokSerDe", "com.amazon.ionhiveserde.IonHiveSerDe",
+                               "com.amazon.emr.hive.serde.CloudTrailSerde"})
+UNREAD_SERDE = "glueball.unread.serde"
+
 # the SerDe, input and output formats Glue's crawlers give each format Spark stores without a Hive SerDe
 _GLUE_FORMATS = {
     "csv": (LAZY_SIMPLE, TEXT_INPUT, TEXT_OUTPUT),
@@ -233,12 +239,22 @@ def for_glue(table_input: dict[str, Any], default_location: str | None) -> dict[
     return table_input
 
 
+def header_lines(parameters: Mapping[str, str]) -> int:
+    """The lines a text table's files begin with that are no rows (its ``skip.header.line.count``; 0 unless a
+    count)."""
+    try:
+        return max(int(str(parameters.get("skip.header.line.count") or "0").strip()), 0)
+    except ValueError:
+        return 0
+
+
 def _reader_options(table: Mapping[str, Any], fmt: str) -> dict[str, str] | None:
     descriptor = table.get("StorageDescriptor") or {}
     serde = descriptor.get("SerdeInfo") or {}
     parameters = {**(serde.get("Parameters") or {}), **(table.get("Parameters") or {})}
     if fmt == "csv":
-        options = {"header": "true" if parameters.get("skip.header.line.count") == "1" else "false",
+        # Spark's CSV reader skips one line (an Athena engine drops the rest of more: glueball.athena.plan)
+        options = {"header": "true" if header_lines(parameters) else "false",
                    "sep": parameters.get("field.delim") or parameters.get("separatorChar") or ","}
         if parameters.get("quoteChar"):
             options["quote"] = parameters["quoteChar"]
@@ -259,6 +275,24 @@ def for_spark(table: dict[str, Any]) -> dict[str, Any]:
         serde = {**descriptor["SerdeInfo"], "SerializationLibrary": LAZY_SIMPLE}
         presented = {**presented, "StorageDescriptor": {**descriptor, "SerdeInfo": serde}}
     return presented
+
+
+def for_showing(table: dict[str, Any]) -> dict[str, Any]:
+    """The Glue table as stored, its SerDe's parameters escaped as Hive's ``SHOW CREATE TABLE`` writes them (Java's
+    escapes: ``'field.delim'='\\t'``, ``'\\u0001'``, ``'\\\\'``), for a client that shows the table's DDL rather than
+    reads it (an Athena engine's ``SHOW CREATE TABLE ... AS SERDE``: Spark writes the values as they are, and a tab
+    or a line break would split the statement's text)."""
+    descriptor = table.get("StorageDescriptor") or {}
+    serde = descriptor.get("SerdeInfo") or {}
+    if not serde.get("Parameters"):
+        return table
+    escaped = {k: _java_escaped(str(v)) for k, v in serde["Parameters"].items()}
+    return {**table, "StorageDescriptor": {**descriptor, "SerdeInfo": {**serde, "Parameters": escaped}}}
+
+
+def _java_escaped(text: str) -> str:
+    named = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+    return "".join(named.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) > 0x7E else c) for c in text)
 
 
 def _stands_in(table: Mapping[str, Any]) -> bool:
@@ -292,7 +326,7 @@ def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
     by_spark = CREATED_BY_SPARK in parameters
     if fmt is None or (fmt == "avro" and library):
         return table  # Avro through Hive's AvroSerDe (Spark's own Avro reader is not on the class path)
-    skips_header = parameters.get("skip.header.line.count") == "1"
+    skips_header = header_lines(parameters) > 0
     if by_spark and library and "opencsvserde" not in library and "json" not in library and not skips_header:
         # a Hive-format table Spark made: Hive's SerDe reads it as it was written (but Spark's Hive table reader
         # ignores skip.header.line.count, which Athena's DDL gives text tables with a header: the CSV reader)
@@ -309,6 +343,9 @@ def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
     if schema is None:
         return table
     added = {PROVIDER: fmt, PRESENTED: "true", SCHEMA: schema}
+    original = (descriptor.get("SerdeInfo") or {}).get("SerializationLibrary")
+    if original in UNREADABLE_SERDES:  # Spark's reader of the format would misread it: named for the reader
+        added[UNREAD_SERDE] = original
     if keys:
         added[PARTITION_PROVIDER] = "catalog"
         added[NUM_PART_COLS] = str(len(keys))

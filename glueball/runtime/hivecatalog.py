@@ -105,6 +105,17 @@ def remembering() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def as_stored(wanted: bool = True) -> Iterator[None]:
+    """With ``wanted``, the process's metastore answers Spark the catalog's tables as they are stored in the block
+    (:meth:`glueball.metastore.Metastore.as_stored`). Nothing when this process serves no metastore."""
+    if not wanted or _endpoint is None:
+        yield
+        return
+    with _endpoint.metastore.as_stored():
+        yield
+
+
 class _NoCatalog:
     """The Glue client Spark's Hive client is started against before there is a run (:func:`start_catalog_client`):
     a catalog with no database, which keeps nothing it is given. What Spark's start asks of it is whether
@@ -194,7 +205,8 @@ def spark_settings(s3_filesystem: bool = True) -> dict[str, str]:
 
 
 # Hive 2.3's own list (its default for hive.serdes.using.metastore.for.schema), then the SerDes of Glue's crawlers
-# and Athena's DDL that are not on Spark's class path (shapes.FOREIGN_SERDES)
+# and Athena's DDL that are not on Spark's class path (shapes.FOREIGN_SERDES), and Hive's OpenCSVSerde, whose own
+# schema is every column a string: the catalog keeps the types the table was declared with, which Athena reads
 METASTORE_SCHEMA_SERDES = (
     "org.apache.hadoop.hive.ql.io.orc.OrcSerde", "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
     "org.apache.hadoop.hive.serde2.columnar.ColumnarSerDe", "org.apache.hadoop.hive.serde2.dynamic_type.DynamicSerDe",
@@ -202,5 +214,6 @@ METASTORE_SCHEMA_SERDES = (
     "org.apache.hadoop.hive.serde2.columnar.LazyBinaryColumnarSerDe",
     "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
     "org.apache.hadoop.hive.serde2.lazybinary.LazyBinarySerDe",
+    "org.apache.hadoop.hive.serde2.OpenCSVSerde",
     *sorted(FOREIGN_SERDES),
 )

@@ -111,3 +111,49 @@ def test_pyathena_sqlalchemy(athena_server: ServerProcess, rates: str) -> None:
         assert not inspector.has_table(unique("nope"), schema="default")
         assert inspector.has_table(rates, schema="default")
     engine.dispose()
+
+
+def test_pyathena_reflects_serde_properties_formats_and_compression_of_athena_ddl(athena_server: ServerProcess) -> None:
+    """Tables made by Athena's DDL reflect as PyAthena reflects them from Athena: GetTableMetadata gives the SerDe's
+    parameters as ``serde.param.<key>`` beside ``serde.serialization.lib``, the formats, the location and the
+    table's own parameters."""
+    import sqlalchemy
+
+    athena = client(athena_server)
+    tsv, csv, parquet = unique("tsv"), unique("opencsv"), unique("snappy")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{tsv} (a string, b int) ROW FORMAT DELIMITED FIELDS TERMINATED "
+                      f"BY '\\t' LINES TERMINATED BY '\\n' STORED AS TEXTFILE LOCATION 's3://lake/{tsv}/'")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{csv} (a string, b int) ROW FORMAT SERDE "
+                      "'org.apache.hadoop.hive.serde2.OpenCSVSerde' WITH SERDEPROPERTIES ('separatorChar'=',', "
+                      f"'quoteChar'='\"', 'escapeChar'='\\\\') LOCATION 's3://lake/{csv}/'")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{parquet} (a int) STORED AS PARQUET LOCATION "
+                      f"'s3://lake/{parquet}/' TBLPROPERTIES ('parquet.compression'='SNAPPY', "
+                      "'parquet.compress'='GZIP')")
+    metadata = athena.get_table_metadata(CatalogName="AwsDataCatalog", DatabaseName="default",
+                                         TableName=tsv)["TableMetadata"]["Parameters"]
+    assert {k: v for k, v in metadata.items() if k.startswith("serde.")} == {
+        "serde.serialization.lib": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+        "serde.param.field.delim": "\t", "serde.param.line.delim": "\n", "serde.param.serialization.format": "\t"}
+    assert metadata["inputformat"] == "org.apache.hadoop.mapred.TextInputFormat"
+    url = (f"awsathena+rest://{KEY}:{SECRET}@athena.us-east-1.amazonaws.com:443/default?"
+           f"s3_staging_dir={quote_plus(RESULTS)}&endpoint_url={quote_plus(athena_server.endpoint)}")
+    engine = sqlalchemy.create_engine(url)
+    with engine.connect() as connection:
+        inspector = sqlalchemy.inspect(connection)
+        options = inspector.get_table_options(tsv, schema="default")
+        assert dict(options["awsathena_serdeproperties"]) == {"field.delim": "\t", "line.delim": "\n",
+                                                               "serialization.format": "\t"}
+        assert options["awsathena_row_format"] == "SERDE 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe'"
+        assert options["awsathena_location"].rstrip("/") == f"s3://lake/{tsv}"
+        options = inspector.get_table_options(csv, schema="default")
+        assert dict(options["awsathena_serdeproperties"]) == {"separatorChar": ",", "quoteChar": '"',
+                                                               "escapeChar": "\\", "serialization.format": "1"}
+        options = inspector.get_table_options(parquet, schema="default")
+        # Athena's Parquet compression property; parquet.compress is a table property like any other to Athena
+        assert options["awsathena_compression"] == "SNAPPY"
+        assert dict(options["awsathena_serdeproperties"]) == {"serialization.format": "1"}
+        assert options["awsathena_tblproperties"]["parquet.compress"] == "GZIP"
+        assert options["awsathena_file_format"] == (
+            "INPUTFORMAT 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat' "
+            "OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat'")
+    engine.dispose()

@@ -459,3 +459,107 @@ def test_a_json_serde_table_reads_its_json_lines_and_partitions(athena_server: S
     refused = run(athena, f"CREATE EXTERNAL TABLE default.{unique('mapped')} (ts string) ROW FORMAT SERDE '{serde}' "
                           "WITH SERDEPROPERTIES ('mapping.ts' = 'timestamp') LOCATION 's3://lake/mapped/'")
     assert refused["Status"]["State"] == "FAILED" and "mapping.ts" in refused["Status"]["StateChangeReason"]
+
+
+def test_show_create_table_prints_a_hive_format_tables_hive_ddl(athena: Any) -> None:
+    # Athena prints a Hive-format table's DDL in Hive's words, one line a row, its delimiters escaped (Spark's plain
+    # SHOW CREATE TABLE turned a text table into USING text, and OpenCSVSerde's into USING csv with strings)
+    tsv, csv, parquet = unique("show_tsv"), unique("show_csv"), unique("show_ctas")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{tsv} (a string, b int) ROW FORMAT DELIMITED FIELDS TERMINATED "
+                      f"BY '\\t' LINES TERMINATED BY '\\n' STORED AS TEXTFILE LOCATION 's3://lake/{tsv}/'")
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{csv} (a string, b int) ROW FORMAT SERDE "
+                      "'org.apache.hadoop.hive.serde2.OpenCSVSerde' WITH SERDEPROPERTIES ('separatorChar'=',', "
+                      f"'quoteChar'='\"', 'escapeChar'='\\\\') LOCATION 's3://lake/{csv}/'")
+    shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{tsv}")]
+    assert shown[0] == f"CREATE EXTERNAL TABLE default.{tsv} ("
+    assert "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe'" in shown
+    assert "  'field.delim' = '\\t'," in shown and "  'line.delim' = '\\n'," in shown
+    assert "  INPUTFORMAT 'org.apache.hadoop.mapred.TextInputFormat'" in shown
+    assert f"LOCATION 's3://lake/{tsv}'" in shown and not any("USING" in line for line in shown)
+    shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{csv}")]
+    assert shown[1:3] == ["  a STRING,", "  b INT)"]  # the declared types, not the SerDe's strings
+    assert "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'" in shown
+    assert "  'separatorChar' = ','," in shown and "  'escapeChar' = '\\\\'," in shown
+    # a Spark data source table (Athena's CTAS) has no Hive DDL: Spark's statement
+    succeeded(athena, f"CREATE TABLE default.{parquet} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{parquet}/') AS SELECT 1 AS x")
+    shown = [row[0] for row in select(athena, f"SHOW CREATE TABLE default.{parquet}")]
+    assert "USING parquet" in shown
+
+
+def test_a_grok_serde_table_is_made_in_the_catalog_and_its_query_refused_by_name(athena_server: ServerProcess,
+                                                                                 athena: Any) -> None:
+    # Glue's Grok SerDe is not on Spark's class path (Spark's Hive client loads a table's SerDe to create it): the
+    # table is made in the Data Catalog as Athena makes it, and a query of it fails naming the SerDe
+    table = unique("grok")
+    client(athena_server, "s3").put_object(Bucket="lake", Key=f"{table}/a.log", Body=b"Jan  1 10:00:00 host app: hi\n")
+    pattern = "%{SYSLOGBASE} %{GREEDYDATA:message}"
+    created = succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (syslogline string, message string) "
+                                "ROW FORMAT SERDE 'com.amazonaws.glue.serde.GrokSerDe' WITH SERDEPROPERTIES "
+                                f"('input.format' = '{pattern}') STORED AS INPUTFORMAT "
+                                "'org.apache.hadoop.mapred.TextInputFormat' OUTPUTFORMAT "
+                                "'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat' "
+                                f"LOCATION 's3://lake/{table}/' TBLPROPERTIES ('team' = 'ops')")
+    assert created["SubstatementType"] == "CREATE_TABLE"
+    stored = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
+    descriptor = stored["StorageDescriptor"]
+    assert [(c["Name"], c["Type"]) for c in descriptor["Columns"]] == [("syslogline", "string"), ("message", "string")]
+    assert descriptor["SerdeInfo"]["SerializationLibrary"] == "com.amazonaws.glue.serde.GrokSerDe"
+    assert descriptor["SerdeInfo"]["Parameters"]["input.format"] == pattern
+    assert descriptor["Location"] == f"s3://lake/{table}/"
+    assert descriptor["InputFormat"] == "org.apache.hadoop.mapred.TextInputFormat"
+    assert stored["TableType"] == "EXTERNAL_TABLE" and stored["Parameters"]["team"] == "ops"
+    metadata = athena.get_table_metadata(CatalogName="AwsDataCatalog", DatabaseName="default",
+                                         TableName=table)["TableMetadata"]["Parameters"]
+    assert metadata["serde.param.input.format"] == pattern
+    again = run(athena, f"CREATE EXTERNAL TABLE default.{table} (x string) ROW FORMAT SERDE "
+                        f"'com.amazonaws.glue.serde.GrokSerDe' LOCATION 's3://lake/{table}/'")
+    assert again["Status"]["State"] == "FAILED" and "ALREADY_EXISTS" in again["Status"]["StateChangeReason"]
+    succeeded(athena, f"CREATE EXTERNAL TABLE IF NOT EXISTS default.{table} (x string) ROW FORMAT SERDE "
+                      f"'com.amazonaws.glue.serde.GrokSerDe' LOCATION 's3://lake/{table}/'")
+    queried = run(athena, f"SELECT * FROM default.{table}")
+    assert queried["Status"]["State"] == "FAILED"
+    assert queried["Status"]["StateChangeReason"].startswith("NOT_SUPPORTED: ")
+    assert "com.amazonaws.glue.serde.GrokSerDe" in queried["Status"]["StateChangeReason"]
+    assert "Exception" not in queried["Status"]["StateChangeReason"]
+    succeeded(athena, f"ALTER TABLE default.{table} SET TBLPROPERTIES ('owner_team' = 'data')")
+    kept = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"]
+    assert kept["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == "com.amazonaws.glue.serde.GrokSerDe"
+
+
+def test_an_avro_table_declared_with_its_serde_and_schema_literal(athena_server: ServerProcess, athena: Any) -> None:
+    # Athena's DDL for Avro tables: ROW FORMAT SERDE '...AvroSerDe' WITH SERDEPROPERTIES ('avro.schema.literal'=...)
+    # STORED AS AVRO (Spark refused a SerDe beside a format that brings its own)
+    table = unique("avro")
+    schema = '{"type": "record", "name": "rate", "fields": [{"name": "currency", "type": "string"}, ' \
+             '{"name": "rate", "type": "double"}]}'
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (currency string, rate double) ROW FORMAT SERDE "
+                      "'org.apache.hadoop.hive.serde2.avro.AvroSerDe' WITH SERDEPROPERTIES ('avro.schema.literal'="
+                      f"'{schema}') STORED AS AVRO LOCATION 's3://lake/{table}/'")
+    succeeded(athena, f"INSERT INTO default.{table} VALUES ('EUR', 1.1E0)")
+    assert select(athena, f"SELECT currency, rate FROM default.{table}") == [["currency", "rate"], ["EUR", "1.1"]]
+    descriptor = client(athena_server, "glue").get_table(DatabaseName="default", Name=table)["Table"][
+        "StorageDescriptor"]
+    assert descriptor["SerdeInfo"]["SerializationLibrary"] == "org.apache.hadoop.hive.serde2.avro.AvroSerDe"
+    assert descriptor["SerdeInfo"]["Parameters"]["avro.schema.literal"] == schema
+    assert descriptor["InputFormat"] == "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat"
+    assert descriptor["OutputFormat"] == "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat"
+
+
+def test_a_text_table_skips_as_many_header_lines_as_it_says(athena_server: ServerProcess, athena: Any) -> None:
+    # skip.header.line.count N: the first N lines of every file (Spark's CSV reader skips one; the rest are dropped by
+    # their line number in the file), in each partition, with filters on the partition keys as before
+    table = unique("headers")
+    s3 = client(athena_server, "s3")
+    for key, body in (("dt=a/one.csv", b"report\nid,name\n--,--\n1,x\n2,y\n"),
+                      ("dt=a/two.csv", b"r\nid,name\n-,-\n3,z\n"), ("dt=b/three.csv", b"r\nid,name\n-,-\n4,w\n")):
+        s3.put_object(Bucket="lake", Key=f"{table}/{key}", Body=body)
+    succeeded(athena, f"CREATE EXTERNAL TABLE default.{table} (id int, name string) PARTITIONED BY (dt string) ROW "
+                      f"FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE LOCATION 's3://lake/{table}/' "
+                      "TBLPROPERTIES ('skip.header.line.count'='3')")
+    succeeded(athena, f"MSCK REPAIR TABLE default.{table}")
+    assert select(athena, f"SELECT id, name, dt FROM default.{table} ORDER BY id") == [
+        ["id", "name", "dt"], ["1", "x", "a"], ["2", "y", "a"], ["3", "z", "a"], ["4", "w", "b"]]
+    assert select(athena, f"SELECT t.name FROM {table} AS t WHERE t.dt = 'b'",
+                  QueryExecutionContext={"Database": "default"}) == [["name"], ["w"]]
+    assert select(athena, f"SELECT count(*) FROM default.{table} WHERE id > 1") == [["_col0"], ["3"]]
