@@ -22,6 +22,7 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
 - ``array_agg`` keeps NULLs, is NULL over no rows and follows its ``ORDER BY`` (Spark's ``collect_list`` drops
   NULLs, gives ``[]`` and keeps no order);
 - ``UNNEST ... WITH ORDINALITY`` counts from 1, as a ``bigint`` (Spark's ``posexplode`` from 0);
+- ``ROW(a, b)``'s fields are ``field0``, ``field1`` (Spark's ``col1``, ``col2``);
 - ``nan()``, ``infinity()``, ``is_finite``, ``is_infinite`` (Spark has none), ``is_nan(NULL)`` is NULL, and
   ``random(n)``/``random(m, n)`` an integer below n (Spark's ``rand(n)`` is seeded by n);
 - ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);
@@ -395,6 +396,14 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
     return _template(f"CASE TYPEOF(__x) {cases} ELSE TYPEOF(__x) END", x=value)
 
 
+def _row(node: exp.Struct) -> exp.Expr | None:
+    """``ROW(a, b)``'s fields are ``field0``, ``field1`` ... as Athena names them (Spark's ``col1``, ``col2``)."""
+    if not node.expressions or any(isinstance(e, exp.Alias | exp.PropertyEQ) for e in node.expressions):
+        return None
+    node.set("expressions", [exp.alias_(e.copy(), f"field{i}") for i, e in enumerate(node.expressions)])
+    return node
+
+
 def _json_format(node: exp.JSONFormat) -> exp.Expr:
     """``json_format(j)``: j's JSON text, which is what a JSON value is here (Spark's ``to_json`` takes no string)."""
     return node.this.copy()
@@ -555,6 +564,7 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.ParseJSON, _json_parse),
     (exp.JSONFormat, _json_format),
     (exp.Typeof, _typeof),
+    (exp.Struct, _row),
     (exp.Greatest | exp.Least, _extreme),
     (exp.SHA2Digest, _sha2),
     (exp.SHA, _sha1),

@@ -172,10 +172,12 @@ def test_nested_values_and_odd_names_print_as_athena_prints_them(athena: Any) ->
     execution = succeeded(athena, "SELECT MAP(ARRAY['a', 'b'], ARRAY[1, NULL]) AS m, "
                                   "ARRAY[TIMESTAMP '2024-01-01 10:00:00', NULL] AS ts, from_hex('CAFE01') AS b, "
                                   "CAST(ROW(1, NULL) AS ROW(n INTEGER, s VARCHAR)) AS r, "
-                                  "ARRAY[MAP(ARRAY['k'], ARRAY[ARRAY[1, NULL]])] AS nested, 2 AS \"odd`name\"")
+                                  "ARRAY[MAP(ARRAY['k'], ARRAY[ARRAY[1, NULL]])] AS nested, 2 AS \"odd`name\", "
+                                  "ROW('John', 30) AS anonymous")
     assert rows(athena, execution["QueryExecutionId"]) == [
-        ["m", "ts", "b", "r", "nested", "odd`name"],
-        ["{a=1, b=null}", "[2024-01-01 10:00:00.000, null]", "ca fe 01", "{n=1, s=null}", "[{k=[1, null]}]", "2"]]
+        ["m", "ts", "b", "r", "nested", "odd`name", "anonymous"],
+        ["{a=1, b=null}", "[2024-01-01 10:00:00.000, null]", "ca fe 01", "{n=1, s=null}", "[{k=[1, null]}]", "2",
+         "{field0=John, field1=30}"]]
 
 
 def test_result_csv_and_metadata_land_in_the_result_location(athena_server: ServerProcess, athena: Any) -> None:

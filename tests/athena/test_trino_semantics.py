@@ -124,6 +124,11 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
          "from_unixtime(0) < TIMESTAMP '1970-01-02 00:00:00' AS inside",
          ("2024-01-01 10:00:00.000 UTC", "2024-01-01 05:00:00.000 America/New_York", "1970-01-01 00:00:00.000 UTC",
           True), ["string"] * 3 + ["boolean"]),
+        # ROW(a, b)'s fields are field0, field1 ... as Athena names them (PyAthena's tests against Athena)
+        ("SELECT ROW('John', 30), ARRAY[ROW(ROW(1), 2)], CAST(ROW(1, NULL) AS ROW(n INTEGER, s VARCHAR))",
+         (("John", 30), [((1,), 2)], (1, None)),
+         ["struct<field0:string,field1:int>", "array<struct<field0:struct<field0:int>,field1:int>>",
+          "struct<n:int,s:string>"]),
         # typeof names Trino's types
         ("SELECT typeof(current_timestamp), typeof(x), typeof(s), typeof(big), typeof(r), typeof(ts), "
          "typeof(CAST(1 AS real)) FROM global_temp.t",
