@@ -170,6 +170,10 @@ def _cast(node: exp.Cast) -> exp.Expr | None:
     target = node.to
     if target.is_type(exp.DType.JSON):
         return _as_json(node)
+    if target.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not target.expressions:  # a zoned time's text
+        zoned = _zoned_text(node.this)
+        if zoned is not None:
+            return zoned
     if target.is_type(exp.DType.DECIMAL) and not target.expressions:
         literal = node.this
         if node.meta.get(_TYPED_DECIMAL) and isinstance(literal, exp.Literal):
@@ -366,18 +370,30 @@ def zoned_columns(query: exp.Expr) -> list[str]:
     names = []
     for projection in query.selects:
         value = projection.this if isinstance(projection, exp.Alias) else projection
-        zoned = isinstance(value, _ZONED) or (isinstance(value, exp.Cast) and value.to.is_type(
-            exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ))
-        if not zoned or not isinstance(projection, exp.Alias):  # (every unnamed column has its _colN alias)
+        if not isinstance(projection, exp.Alias):  # (every unnamed column has its _colN alias)
             continue
-        zone = value.args.get("zone") if isinstance(value, exp.AtTimeZone) else None
-        if zone is not None and not (isinstance(zone, exp.Literal) and zone.is_string):
-            continue  # a zone read from the rows: left as Spark prints the instant
-        text = _template(f"CONCAT(DATE_FORMAT(__t, '{_ZONED_TEXT}'), ' ', __z)", t=value,
-                         z=zone if zone is not None else exp.Literal.string("UTC"))
-        projection.set("this", text)
-        names.append(projection.alias_or_name)
+        text = _zoned_text(value)
+        if text is not None:
+            projection.set("this", text)
+            names.append(projection.alias_or_name)
     return names
+
+
+def _is_zoned(value: exp.Expr) -> bool:
+    return isinstance(value, _ZONED) or (isinstance(value, exp.Cast) and value.to.is_type(
+        exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ))
+
+
+def _zoned_text(value: exp.Expr) -> exp.Expr | None:
+    """Trino's text of a zoned timestamp ``value``: its time and zone; None when ``value`` is none (or its zone is
+    read from the rows: then Spark prints the instant)."""
+    if not _is_zoned(value):
+        return None
+    zone = value.args.get("zone") if isinstance(value, exp.AtTimeZone) else None
+    if zone is not None and not (isinstance(zone, exp.Literal) and zone.is_string):
+        return None
+    return _template(f"CONCAT(DATE_FORMAT(__t, '{_ZONED_TEXT}'), ' ', __z)", t=value,
+                     z=zone if zone is not None else exp.Literal.string("UTC"))
 
 
 # Spark's names of its types (typeof) -> Trino's, for the types that have one name in each
@@ -389,8 +405,7 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
     """``typeof(x)``: Trino's name of x's type (``integer``, ``varchar``, ``timestamp(3) with time zone`` for
     :data:`_ZONED` values); Spark's where the two name a type alike (``bigint``, ``double``, ``decimal(p,s)``)."""
     value = node.this
-    if isinstance(value, _ZONED) or (isinstance(value, exp.Cast) and value.to.is_type(
-            exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)):
+    if _is_zoned(value):
         return exp.Literal.string("timestamp(3) with time zone")
     cases = " ".join(f"WHEN '{spark}' THEN '{trino}'" for spark, trino in _TYPE_NAMES.items())
     return _template(f"CASE TYPEOF(__x) {cases} ELSE TYPEOF(__x) END", x=value)

@@ -121,9 +121,9 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
         # a result's timestamp with time zone prints its time and zone, as Trino prints it
         ("SELECT CAST(TIMESTAMP '2024-01-01 10:00:00' AS timestamp with time zone) AS a, "
          "TIMESTAMP '2024-01-01 10:00:00' AT TIME ZONE 'America/New_York' AS b, from_unixtime(0) AS c, "
-         "from_unixtime(0) < TIMESTAMP '1970-01-02 00:00:00' AS inside",
+         "from_unixtime(0) < TIMESTAMP '1970-01-02 00:00:00' AS inside, CAST(from_unixtime(0) AS varchar) AS text",
          ("2024-01-01 10:00:00.000 UTC", "2024-01-01 05:00:00.000 America/New_York", "1970-01-01 00:00:00.000 UTC",
-          True), ["string"] * 3 + ["boolean"]),
+          True, "1970-01-01 00:00:00.000 UTC"), ["string"] * 3 + ["boolean", "string"]),
         # ROW(a, b)'s fields are field0, field1 ... as Athena names them (PyAthena's tests against Athena)
         ("SELECT ROW('John', 30), ARRAY[ROW(ROW(1), 2)], CAST(ROW(1, NULL) AS ROW(n INTEGER, s VARCHAR))",
          (("John", 30), [((1,), 2)], (1, None)),
