@@ -229,7 +229,7 @@ def _remove_files(spark: Any, location: str) -> None:
 def _catalog(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
              begun: float) -> dict[str, Any]:
     """A table Spark's Hive client cannot create (its SerDe is not on Spark's class path), made with Glue's
-    CreateTable by the engine's Glue client, as the query's caller (:func:`glueball.athena.plan._catalog_table`)."""
+    CreateTable by the engine's Glue client, as the query's caller (:func:`glueball.athena.hive_ddl.hive_ddl`)."""
     from botocore.exceptions import ClientError
 
     from glueball.runtime.client import glue_client
