@@ -12,7 +12,7 @@ from typing import Any
 from sqlglot import exp
 
 from glueball.athena.models import StatementType
-from glueball.athena.plan import READ, WRITE, Plan, Refusal, escaped, quoted_name
+from glueball.athena.plans import READ, WRITE, Plan, Refusal, escaped, quoted_name
 from glueball.metastore.shapes import FOREIGN_SERDES, TEXT_INPUT, TEXT_OUTPUT
 
 # the JSON SerDes Athena's DDL names (OpenX's and Hive's HCatalog one); neither is on Spark's class path

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 import sqlglot
@@ -31,12 +31,15 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
 from glueball.athena import trino
+from glueball.athena.hive_ddl import hive_ddl
 from glueball.athena.models import ErrorType, StatementType
+from glueball.athena.plans import READ, WRITE, Plan, Refusal, escaped, quoted_name
+
+__all__ = ["READ", "WRITE", "Catalog", "Plan", "Refusal", "bind", "bind_text", "escaped", "parse", "plan",
+           "prepared_statement_of", "quoted_name", "using_values"]
 
 # sqlglot names the statements it keeps as plain commands (SHOW, MSCK, UNLOAD ...) in a warning: planned here
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
-READ = "athena"  # sqlglot's Athena dialect: Hive for DDL, Trino for the rest
-WRITE = "spark"
 
 # Spark functions that reach into the JVM or the files of the driver: no Athena function, never run
 _FORBIDDEN_FUNCTIONS = frozenset({"REFLECT", "JAVA_METHOD", "TRY_REFLECT", "INPUT_FILE_NAME"})
@@ -51,48 +54,6 @@ _NO_ICEBERG = ("NOT_SUPPORTED: table_type = 'ICEBERG' is not supported by glueba
                "and sessions write Iceberg tables, with --datalake-formats iceberg)")
 _BOUND_QUERY = "glueball_bound_query"  # an UNLOAD's query with its parameters bound (bind_text)
 _WITH_DATA = " with data"  # a CTAS's WITH [NO] DATA among its properties (no property has a space in its name)
-
-
-class Refusal(Exception):
-    """A statement that will not run: the FAILED query's ``AthenaError`` (category USER) says what and why."""
-
-    def __init__(self, message: str, error_type: ErrorType = ErrorType.USER) -> None:
-        super().__init__(message)
-        self.message = message
-        self.error_type = error_type
-
-
-@dataclass
-class Plan:
-    """What the engine runs for one query execution (stored as :meth:`to_json`)."""
-
-    kind: str
-    statements: list[str]
-    statement_type: StatementType
-    substatement_type: str
-    header: bool = True  # the result's first row names the columns (queries; not DDL's text results)
-    extension: str = "csv"
-    rename: dict[str, str] = field(default_factory=dict)  # Spark's column names -> Athena's (SHOW, DESCRIBE)
-    table: dict[str, Any] = field(default_factory=dict)  # ctas/insert: Database, Name, Location; unload options
-    tables_read: list[str] = field(default_factory=list)
-    keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
-    json: list[str] = field(default_factory=list)  # the result's columns of Trino's json type (JSON text to Spark)
-    zoned: list[str] = field(default_factory=list)  # ... of timestamp with time zone (their text made by Spark)
-    hive: bool = False  # a result of Athena's Hive DDL engine (SHOW, DESCRIBE): its columns are Hive's strings
-    pad: int = 0  # each value padded with spaces to this width, as Hive's text formatter writes SHOW COLUMNS
-    # run instead of the last statement when Spark refuses it for a data source table (SHOW CREATE TABLE ... AS
-    # SERDE, which prints Hive's DDL of a Hive-format table only)
-    otherwise: str | None = None
-    # Spark is answered the catalog's tables as stored, not as the data source tables glueball reads some of them
-    # as (glueball.metastore.shapes.for_spark): SHOW CREATE TABLE prints the table its maker made
-    as_stored: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
-                "Extension": self.extension, "Rename": self.rename, "Table": self.table,
-                "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json,
-                "Zoned": self.zoned, "Hive": self.hive, "Pad": self.pad, "Otherwise": self.otherwise,
-                "AsStored": self.as_stored}
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -349,8 +310,6 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
            str(p.args["value"].name).upper() == "ICEBERG" for p in (properties.expressions if properties else [])):
         raise Refusal(_NO_ICEBERG)
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
-        from glueball.athena.hive_ddl import hive_ddl
-
         return hive_ddl(statement)
     return _ctas(statement, default_location, catalog)
 
@@ -452,14 +411,6 @@ def _write_options(fmt: str, options: dict[str, Any]) -> dict[str, str]:
     elif options.get("field_delimiter"):
         raise Refusal(f"field_delimiter applies to TEXTFILE and CSV, not {fmt}")
     return written
-
-
-def quoted_name(table: exp.Table) -> str:
-    return ".".join(f"`{part}`" for part in (table.db, table.name) if part)
-
-
-def escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
 _SHOW = re.compile(r"^\s*SHOW\s+(?P<what>DATABASES|SCHEMAS|TABLES|VIEWS|PARTITIONS|COLUMNS|CREATE\s+TABLE|"
