@@ -201,11 +201,11 @@ def _parameter_value(text: str) -> exp.Expression:
         return exp.Literal.string(text)
     trino.mark_typed_literals(selected, f"SELECT {text}")
     values = selected.expressions if isinstance(selected, exp.Select) else []
-    if len(values) == 1 and isinstance(values[0], _LITERALS) and not any(
-            isinstance(node, exp.Column | exp.Query | exp.Subquery | exp.Anonymous | exp.Func) and
-            not isinstance(node, exp.Cast) for node in values[0].walk()) and selected.args.get("from") is None:
-        return values[0]
-    return exp.Literal.string(text)
+    if len(values) != 1 or not isinstance(values[0], _LITERALS) or selected.args.get("from") is not None:
+        return exp.Literal.string(text)
+    computed = [node for node in values[0].walk() if isinstance(node, exp.Column | exp.Query | exp.Func)
+                and not isinstance(node, exp.Cast | exp.Array)]  # a column, a subquery, a function's call
+    return exp.Literal.string(text) if computed else values[0]
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,8 @@ def test_parameters_bind_as_literals_only() -> None:
     assert planner.bind(planner.parse("SELECT ?")[0], ["CAST(secret AS varchar)"]).sql("athena") == \
         "SELECT 'CAST(secret AS varchar)'"
     assert planner.bind(planner.parse("SELECT ?")[0], ["it's"]).sql("athena") == "SELECT 'it''s'"
+    assert planner.bind(planner.parse("SELECT ?, ?")[0], ["ARRAY[1, -2]", "ARRAY[now()]"]).sql("athena") == \
+        "SELECT ARRAY[1, -2], 'ARRAY[now()]'"
     assert planner.prepared_statement_of("EXECUTE q USING 1, 'a'") == ("EXECUTE", "q", "1, 'a'")
     assert planner.prepared_statement_of('EXECUTE "q2"') == ("EXECUTE", "q2", None)
     assert planner.prepared_statement_of('PREPARE "q2" FROM SELECT 1') == ("PREPARE", "q2", "SELECT 1")
