@@ -28,7 +28,7 @@ from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, UnsupportedError
 
 from glueball.athena import trino
 from glueball.athena.hive_ddl import hive_ddl
@@ -133,29 +133,40 @@ def bind_text(text: str, parameters: list[str]) -> tuple[exp.Expression, str]:
 
 
 def bind(statement: exp.Expression, parameters: list[str]) -> exp.Expression:
-    """``statement`` with its ``?`` placeholders replaced, in order, by ``parameters`` (SQL literals, as
-    ``ExecutionParameters`` and ``EXECUTE ... USING`` give them).
+    """``statement`` with its ``?`` placeholders replaced, in order, by ``parameters`` (as ``ExecutionParameters``
+    and ``EXECUTE ... USING`` give them): a parameter that is one SQL literal value (``'x'``, ``2``, ``DATE
+    '2020-01-01'``, ``CAST('1.5' AS DECIMAL(3,1))``) is that value; any other text is that text as a string, as
+    Athena takes awswrangler's ``qmark`` parameters (``["Washington"]`` matches the string Washington in its
+    tests against Athena). Never an expression of the query's columns or a subquery.
 
     Raises:
-        Refusal: as many parameters as placeholders are needed; a parameter must be one literal value.
+        Refusal: as many parameters as placeholders are needed.
     """
-    placeholders = [p for p in statement.find_all(exp.Placeholder) if not p.this]
+    # in the order they are written (a breadth-first walk would take a deeper AND's first)
+    placeholders = [p for p in statement.find_all(exp.Placeholder, bfs=False) if not p.this]
     if len(placeholders) != len(parameters):
         raise Refusal(f"Incorrect number of parameters: expected {len(placeholders)} but found {len(parameters)}")
     for placeholder, text in zip(placeholders, parameters, strict=True):
-        try:
-            selected = sqlglot.parse_one(f"SELECT {text}", read=READ, error_level=ErrorLevel.RAISE)
-        except ParseError as exc:
-            raise Refusal(f"Execution parameter {text!r} is not a SQL literal: {_first_line(exc)}") from exc
-        trino.mark_typed_literals(selected, f"SELECT {text}")
-        values = selected.expressions if isinstance(selected, exp.Select) else []
-        if len(values) != 1:
-            raise Refusal(f"Execution parameter {text!r} is not one value")
-        value = values[0]
-        if not isinstance(value, exp.Literal | exp.Boolean | exp.Null | exp.Cast | exp.Neg | exp.Array):
-            raise Refusal(f"Execution parameter {text!r} is not a literal value")
-        placeholder.replace(value)
+        placeholder.replace(_parameter_value(text))
     return statement
+
+
+_LITERALS = (exp.Literal, exp.Boolean, exp.Null, exp.Cast, exp.Neg, exp.Array)
+
+
+def _parameter_value(text: str) -> exp.Expression:
+    """One parameter's value: the SQL literal ``text`` is, else ``text`` as a string (:func:`bind`)."""
+    try:
+        selected = sqlglot.parse_one(f"SELECT {text}", read=READ, error_level=ErrorLevel.RAISE)
+    except SqlglotError:  # (an unclosed quote is the tokenizer's error, not the parser's)
+        return exp.Literal.string(text)
+    trino.mark_typed_literals(selected, f"SELECT {text}")
+    values = selected.expressions if isinstance(selected, exp.Select) else []
+    if len(values) != 1 or not isinstance(values[0], _LITERALS) or selected.args.get("from") is not None:
+        return exp.Literal.string(text)
+    computed = [node for node in values[0].walk() if isinstance(node, exp.Column | exp.Query | exp.Func)
+                and not isinstance(node, exp.Cast | exp.Array)]  # a column, a subquery, a function's call
+    return exp.Literal.string(text) if computed else values[0]
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,17 @@ def test_parameters_bind_as_literals_only() -> None:
     assert statement.sql("athena") == "SELECT * FROM t WHERE a = 'x' AND b = 2"
     with pytest.raises(planner.Refusal, match="expected 1 but found 2"):
         planner.bind(planner.parse("SELECT ?")[0], ["1", "2"])
-    with pytest.raises(planner.Refusal, match="not a literal value"):
-        planner.bind(planner.parse("SELECT ?")[0], ["(SELECT secret FROM t)"])
+    # any other text is that text as a string (awswrangler's qmark parameters, ["Washington"]): never an expression
+    # of the query's columns or a subquery
+    bound = planner.bind(planner.parse("SELECT * FROM t WHERE a = ? AND b = ? AND c = ? AND d = ? AND e = ?")[0],
+                         ["Washington", "a string", "(SELECT secret FROM t)", "6 OR 1 = 1", "DATE '2020-01-01'"])
+    assert bound.sql("athena") == ("SELECT * FROM t WHERE a = 'Washington' AND b = 'a string' AND c = '(SELECT "
+                                   "secret FROM t)' AND d = '6 OR 1 = 1' AND e = CAST('2020-01-01' AS DATE)")
+    assert planner.bind(planner.parse("SELECT ?")[0], ["CAST(secret AS varchar)"]).sql("athena") == \
+        "SELECT 'CAST(secret AS varchar)'"
+    assert planner.bind(planner.parse("SELECT ?")[0], ["it's"]).sql("athena") == "SELECT 'it''s'"
+    assert planner.bind(planner.parse("SELECT ?, ?")[0], ["ARRAY[1, -2]", "ARRAY[now()]"]).sql("athena") == \
+        "SELECT ARRAY[1, -2], 'ARRAY[now()]'"
     assert planner.prepared_statement_of("EXECUTE q USING 1, 'a'") == ("EXECUTE", "q", "1, 'a'")
     assert planner.prepared_statement_of('EXECUTE "q2"') == ("EXECUTE", "q2", None)
     assert planner.prepared_statement_of('PREPARE "q2" FROM SELECT 1') == ("PREPARE", "q2", "SELECT 1")
