@@ -350,10 +350,11 @@ class Metastore:
     def _keep_serde(self, database: str, table: str, inputs: list[dict[str, Any]]) -> None:
         """Partitions Spark writes keep their table's SerDe where Spark was answered a stand-in for it
         (:func:`glueball.metastore.shapes.keep_serde`)."""
-        if inputs:
-            stored = self.get_table(database, table)
-            for partition in inputs:
-                shapes.keep_serde(partition.get("StorageDescriptor"), stored)
+        if not inputs:
+            return
+        library = shapes.stood_in(self.get_table(database, table))  # the table's shape read once for them all
+        for partition in inputs:
+            shapes.keep_serde(partition.get("StorageDescriptor"), library)
 
     @_writes
     def drop_partition(self, database: str, table: str, values: list[str], delete_data: bool) -> dict[str, Any]:

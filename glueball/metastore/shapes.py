@@ -303,14 +303,19 @@ def _stands_in(table: Mapping[str, Any]) -> bool:
     return provider != "hive" and library in FOREIGN_SERDES
 
 
-def keep_serde(descriptor: dict[str, Any] | None, stored: Mapping[str, Any]) -> None:
-    """Put the stored table's SerDe back into ``descriptor`` (a table's or partition's that Spark writes) where
-    :func:`for_spark` answered Spark with a stand-in for it."""
-    if descriptor is None or not _stands_in(_as_data_source(dict(stored))):
-        return
-    serde = descriptor.get("SerdeInfo")
-    if serde is not None and serde.get("SerializationLibrary") in (None, LAZY_SIMPLE):
-        serde["SerializationLibrary"] = stored["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"]
+def stood_in(stored: Mapping[str, Any]) -> str | None:
+    """The stored table's SerDe where :func:`for_spark` answers Spark a stand-in for it, else None."""
+    if not _stands_in(_as_data_source(dict(stored))):
+        return None
+    return str(stored["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"])
+
+
+def keep_serde(descriptor: dict[str, Any] | None, library: str | None) -> None:
+    """Put ``library`` (:func:`stood_in`: the stored table's SerDe Spark was answered a stand-in for) back into
+    ``descriptor``, a table's or partition's that Spark writes, where it carries the stand-in."""
+    serde = (descriptor or {}).get("SerdeInfo")
+    if library is not None and serde is not None and serde.get("SerializationLibrary") in (None, LAZY_SIMPLE):
+        serde["SerializationLibrary"] = library
 
 
 def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
@@ -357,7 +362,7 @@ def _as_data_source(table: dict[str, Any]) -> dict[str, Any]:
 
 def strip_presented(table_input: dict[str, Any], stored: Mapping[str, Any]) -> dict[str, Any]:
     """``table_input`` without what :func:`for_spark` added to ``stored`` (Spark writing it back)."""
-    keep_serde(table_input.get("StorageDescriptor"), stored)
+    keep_serde(table_input.get("StorageDescriptor"), stood_in(stored))
     parameters = table_input.get("Parameters") or {}
     if parameters.get(PRESENTED) != "true":
         return table_input
