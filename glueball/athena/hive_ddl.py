@@ -76,8 +76,7 @@ def _catalog_table(statement: exp.Create, library: str) -> Plan:
     table = schema.this
     assert isinstance(table, exp.Table)
     properties = statement.args["properties"]
-    given = properties.find(exp.RowFormatSerdeProperty).args.get("serde_properties")
-    serde_parameters = {p.name: str(p.args["value"].name) for p in (given.expressions if given is not None else [])}
+    serde_parameters = _serde_properties(properties)
     serde_parameters.setdefault("serialization.format", "1")  # as Hive's client stores a table's SerDe
     descriptor: dict[str, Any] = {"Columns": [_glue_column(c) for c in schema.expressions],
                                   "InputFormat": TEXT_INPUT, "OutputFormat": TEXT_OUTPUT,
@@ -131,8 +130,7 @@ def _json_table(statement: exp.Create) -> str:
     location = properties.find(exp.LocationProperty)
     if not isinstance(schema, exp.Schema) or location is None:
         raise Refusal("NOT_SUPPORTED: a JSON SerDe table needs its columns and a LOCATION")
-    given = properties.find(exp.RowFormatSerdeProperty).args.get("serde_properties")
-    serde = {p.name: str(p.args["value"].name) for p in (given.expressions if given is not None else [])}
+    serde = _serde_properties(properties)
     for name in serde:
         if name.lower().startswith("mapping."):
             raise Refusal(f"NOT_SUPPORTED: SERDEPROPERTIES '{name}': Spark's JSON reader maps no keys to "
@@ -153,3 +151,10 @@ def _json_table(statement: exp.Create) -> str:
     table = schema.this
     exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
     return f"CREATE TABLE {exists}{quoted_name(table)} ({', '.join(columns)}) {' '.join(clauses)}"
+
+
+def _serde_properties(properties: exp.Properties) -> dict[str, str]:
+    """The ``WITH SERDEPROPERTIES (...)`` of a ``ROW FORMAT SERDE`` clause, as written."""
+    clause = properties.find(exp.RowFormatSerdeProperty)
+    given = clause.args.get("serde_properties") if clause is not None else None
+    return {p.name: str(p.args["value"].name) for p in (given.expressions if given is not None else [])}

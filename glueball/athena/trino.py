@@ -335,17 +335,21 @@ def _as_json(node: exp.Cast) -> exp.Expr | None:
                      "LENGTH(TO_JSON(PARSE_JSON(TO_JSON(ARRAY(__x))))) - 2))", x=node.this)
 
 
+def _json_path(node: exp.JSONExtract | exp.JSONExtractScalar) -> exp.Expr:
+    """The JSON path a ``json_extract``/``json_extract_scalar`` takes, as the text Spark's functions read."""
+    path = node.expression
+    return exp.Literal.string(path.sql("athena").strip("'")) if isinstance(path, exp.JSONPath) else path
+
+
 def _json_extract(node: exp.JSONExtract) -> exp.Expr | None:
     """``json_extract(j, path)``: the JSON text of the value there (Spark's ``get_json_object`` gives a string
     without its quotes)."""
     if _cast_from_json(node):
         return None
-    path = node.expression
-    text = exp.Literal.string(path.sql("athena").strip("'")) if isinstance(path, exp.JSONPath) else path
     # a string quoted (Spark's get_json_object gives it bare); an object or array as written, keys in their order
     return _template("CASE WHEN SCHEMA_OF_VARIANT(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) = 'STRING' "
                      "THEN TO_JSON(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) ELSE GET_JSON_OBJECT(__j, __p) END",
-                     j=node.this, p=text)
+                     j=node.this, p=_json_path(node))
 
 
 def _json_parse(node: exp.ParseJSON) -> exp.Expr | None:
@@ -425,10 +429,8 @@ def _json_format(node: exp.JSONFormat) -> exp.Expr:
 
 
 def _json_scalar(node: exp.JSONExtractScalar) -> exp.Expr:
-    path = node.expression
-    text = exp.Literal.string(path.sql("athena").strip("'")) if isinstance(path, exp.JSONPath) else path
     return _template("CASE WHEN SCHEMA_OF_VARIANT(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) RLIKE '^(OBJECT|ARRAY)' "
-                     "THEN NULL ELSE __e END", j=node.this, p=text, e=node.copy())
+                     "THEN NULL ELSE __e END", j=node.this, p=_json_path(node), e=node.copy())
 
 
 def _extreme(node: exp.Greatest | exp.Least) -> exp.Expr:
