@@ -321,7 +321,8 @@ class Glueball:
         edge.mount(METRIC_OPERATIONS, logs)
         edge.mount(LAKE_FORMATION_OPERATIONS, LakeFormationNeeds())
         athena = AthenaNeeds(self.store, self.settings.home, self.athena_queued, self.open_object,
-                             self.caller_glue_client, self.query_credentials, self.catalog_table)
+                             self.caller_glue_client, self.query_credentials, self.catalog_table,
+                             self.athena_has_iceberg)
         edge.mount(ATHENA_OPERATIONS, athena)
         edge.mount(ATHENA_INTERNAL_OPERATIONS, athena)
         if self.settings.object_store_url:  # the objects live in another S3-compatible store
@@ -404,7 +405,20 @@ class Glueball:
         key = self.iam.root_key(DEFAULT_ACCOUNT_ID) if self.settings.auth == "iam" else None
         env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = key or ("glueball", "glueball")
         env.pop("AWS_SESSION_TOKEN", None)
-        return default_shape(self.settings.home), env
+        return self.athena_engine_shape(), env
+
+    def athena_has_iceberg(self) -> bool:
+        from glueball import jvm
+
+        return jvm.available("iceberg") is not None
+
+    def athena_engine_shape(self) -> Shape:
+        """An Athena engine's driver: a default Glue job's with Iceberg (``--datalake-formats iceberg``: its jars on
+        the JVM, ``glue_catalog`` over this catalog) when this installation has Iceberg's jars, so that it reads and
+        writes the catalog's Iceberg tables; without them a default job's, and Iceberg statements are refused naming
+        ``glueball jars fetch iceberg``."""
+        iceberg = {"--datalake-formats": "iceberg"} if self.athena_has_iceberg() else None
+        return default_shape(self.settings.home, iceberg)
 
     def write_object(self, uri: str, data: bytes) -> None:
         """Write ``data`` as the object at ``s3://bucket/key`` (in the remote object store when there is one), in

@@ -31,6 +31,8 @@ class AthenaNeeds:
         catalog_table: a catalog table as Glue stores it (its ``TableInput`` shape) in a scope; raises when there is
             no such table. Its columns' types decide some translations (``a / b`` of integers), its header lines how
             it is read.
+        iceberg: whether an engine started now has Iceberg (this installation has Iceberg's jars): statements of
+            Iceberg tables run then, and are refused naming the jars otherwise.
     """
 
     store: Store
@@ -40,3 +42,4 @@ class AthenaNeeds:
     glue: Callable[[Caller], Any]
     credentials: Callable[[str | None], tuple[str, str, str | None] | None]
     catalog_table: Callable[[Scope, str, str], dict[str, Any]]
+    iceberg: Callable[[], bool] = lambda: False

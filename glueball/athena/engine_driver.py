@@ -38,8 +38,11 @@ ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # CREATE TABLE without a format is Hive's text table (Athena's default), not a data source table; and ANSI
 # semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL. No cache of
 # partitions' file listings across queries: each query lists the files there are (query_runs.forget_listings)
+# Iceberg's catalog (an engine with Iceberg, glueball.athena.iceberg) keeps no table it loaded: a table another
+# writer committed to since is read as it is now, and each query's caller loads it anew (the Glue authorization)
 ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
-               "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0"}
+               "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0",
+               "spark.sql.catalog.glue_catalog.cache-enabled": "false"}
 
 
 class Engine:
@@ -48,6 +51,10 @@ class Engine:
         self.client = client
         self.spark = spark
         self.stopping = False
+        from glueball.runtime.lakeformats import iceberg_catalogs
+
+        conf = {str(k): str(v) for k, v in spark.conf.getAll.items()}
+        self.iceberg = bool(iceberg_catalogs(conf))  # whose AWS clients (Glue, S3) act as each query's caller
 
     def serve(self) -> int:
         idle_since = time.monotonic()
@@ -97,20 +104,37 @@ class Engine:
         done = threading.Event()
         watcher = threading.Thread(target=self._watch, args=(query_id, cancelled, done), daemon=True)
         credentials = query.get("Credentials") or {}
-        act_as((credentials.get("AccessKeyId", "glueball"), credentials.get("SecretAccessKey", "glueball"),
-                credentials.get("SessionToken"), query.get("Region") or os.environ.get("AWS_REGION", "us-east-1")))
+        acting = (credentials.get("AccessKeyId", "glueball"), credentials.get("SecretAccessKey", "glueball"),
+                  credentials.get("SessionToken"), query.get("Region") or os.environ.get("AWS_REGION", "us-east-1"))
+        act_as(acting)
+        self._share_identity(acting)
         watcher.start()
         try:
             status, message, details = run(self.spark, query, cancelled.is_set)
         finally:
             done.set()
             act_as(None)
+            self._share_identity(None)
         outcome.record(Path(query["Folder"]), status, message, **details)
         self._tell(query_id)
         if status != QueryState.CANCELLED:
             return []
         context = self.spark.sparkContext
         return lingering_tasks(context._jvm, cancel=lambda: context.cancelJobGroup(f"athena-{query_id}"))
+
+    def _share_identity(self, acting: tuple[str, str, str | None, str] | None) -> None:
+        """Sign the JVM's AWS clients (Iceberg's Glue and S3 clients read the SDK's system properties on each
+        request) as the query's caller, or as the engine itself again (None)."""
+        if not self.iceberg:
+            return
+        from glueball.runtime.lakeformats import share_run_identity
+
+        environ: dict[str, str] | None = None
+        if acting is not None:
+            key, secret, token, region = acting
+            environ = {"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret, "AWS_REGION": region,
+                       **({"AWS_SESSION_TOKEN": token} if token else {})}
+        share_run_identity(self.spark.sparkContext._jvm, environ)
 
     def _watch(self, query_id: str, cancelled: threading.Event, done: threading.Event) -> None:
         """Wait for the query to be stopped (the server answers when it is, or when the query has ended), then

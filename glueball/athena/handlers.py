@@ -22,7 +22,8 @@ ENGINE_VERSION = {"SelectedEngineVersion": "AUTO", "EffectiveEngineVersion": "At
 def queries(needs: AthenaNeeds, caller: Caller) -> QueryService:
     scope = Scope(caller.account_id, caller.region)
     tables = _CatalogTables(needs, scope)
-    return QueryService(needs.store, scope, needs.home, tables.column_types, tables.header_lines)
+    return QueryService(needs.store, scope, needs.home, tables.column_types, tables.header_lines, tables.table_type,
+                        needs.iceberg)
 
 
 class _CatalogTables:
@@ -47,6 +48,11 @@ class _CatalogTables:
             return None
         columns = [*((spec.get("StorageDescriptor") or {}).get("Columns") or []), *(spec.get("PartitionKeys") or [])]
         return [(str(c["Name"]), str(c.get("Type") or "string")) for c in columns if c.get("Name")]
+
+    def table_type(self, database: str, table: str) -> str:
+        """A catalog table's ``table_type`` parameter in capitals (``ICEBERG``), empty for none or no table."""
+        spec = self._table(database, table)
+        return str(((spec or {}).get("Parameters") or {}).get("table_type") or "").upper()
 
     def header_lines(self, database: str, table: str) -> tuple[int, list[str]]:
         """A catalog table's ``skip.header.line.count`` and its partition keys' names."""

@@ -30,7 +30,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, UnsupportedError
 
-from glueball.athena import trino
+from glueball.athena import iceberg, trino
 from glueball.athena.hive_ddl import hive_ddl
 from glueball.athena.models import ErrorType, StatementType
 from glueball.athena.plans import READ, WRITE, Plan, Refusal, escaped, quoted_name
@@ -47,11 +47,11 @@ _FORBIDDEN_FUNCTIONS = frozenset({"REFLECT", "JAVA_METHOD", "TRY_REFLECT", "INPU
 _FORMATS = {"PARQUET": "parquet", "ORC": "orc", "JSON": "json", "TEXTFILE": "csv", "CSV": "csv"}
 _TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "partitioned_by", "write_compression",
                                "compression", "parquet_compression", "orc_compression", "field_delimiter",
-                               "table_type", "bucketed_by", "bucket_count"})
+                               "table_type", "bucketed_by", "bucket_count", "is_external"})
+# an Iceberg table's CTAS properties besides those (glueball.athena.iceberg)
+_ICEBERG_PROPERTIES = (iceberg.TABLE_PROPERTIES | {"partitioning"}) - _TABLE_PROPERTIES
 
 
-_NO_ICEBERG = ("NOT_SUPPORTED: table_type = 'ICEBERG' is not supported by glueball's Athena engine yet (Glue jobs "
-               "and sessions write Iceberg tables, with --datalake-formats iceberg)")
 _BOUND_QUERY = "glueball_bound_query"  # an UNLOAD's query with its parameters bound (bind_text)
 _WITH_DATA = " with data"  # a CTAS's WITH [NO] DATA among its properties (no property has a space in its name)
 
@@ -178,12 +178,31 @@ class Catalog:
     database: str | None = None
     # a table's skip.header.line.count and partition keys ((0, []) for none, or no such table)
     header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None
+    table_type: iceberg.TableType | None = None  # a table's table_type: ICEBERG tables are read through Iceberg
+    iceberg: bool = False  # whether the engine has Iceberg (else a statement of an Iceberg table is refused)
 
     def kept(self, query: exp.Expression) -> exp.Expression:
         """``query`` as Spark must run it to answer as Trino does (:mod:`glueball.athena.trino`), its tables read
-        as Athena reads them (:meth:`_headers_skipped`)."""
-        return self._headers_skipped(cast(exp.Expression, trino.keep_semantics(
-            trino.annotate(query, self.columns, self.database))))
+        as Athena reads them (:meth:`_headers_skipped`, :meth:`routed`)."""
+        return self.routed(self._headers_skipped(cast(exp.Expression, trino.keep_semantics(
+            trino.annotate(query, self.columns, self.database)))))
+
+    def routed(self, statement: exp.Expression) -> exp.Expression:
+        """``statement`` with its Iceberg tables named in Iceberg's catalog (:func:`glueball.athena.iceberg.route`).
+
+        Raises:
+            Refusal: it names an Iceberg table and the engine has no Iceberg.
+        """
+        if iceberg.route(statement, self.table_type, self.database) and not self.iceberg:
+            raise Refusal(iceberg.NO_ICEBERG)
+        return statement
+
+    def is_iceberg(self, table: exp.Expression | None) -> bool:
+        """Whether ``table`` (a statement's target) is an Iceberg table of the catalog."""
+        if not isinstance(table, exp.Table) or self.table_type is None:
+            return False
+        schema = (table.db or self.database or "").lower()
+        return bool(schema) and self.table_type(schema, table.name.lower()) == "ICEBERG"
 
     def _headers_skipped(self, query: exp.Expression) -> exp.Expression:
         """``query`` with each text table whose files begin with more than one header line
@@ -243,23 +262,38 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     if isinstance(statement, exp.Insert):
         target = statement.find(exp.Table)
         tables = _tables(statement.expression) if statement.expression else []
+        into_iceberg = catalog.is_iceberg(target)
+        name = _table_name(target) if target is not None else ""
+        if into_iceberg and target is not None:  # its name in Iceberg's catalog (glueball.athena.iceberg.spark_name)
+            name = f"{(target.db or catalog.database or '').lower()}.{target.name}"
         if statement.expression is not None:
             statement.set("expression", catalog.kept(statement.expression))
+        if target is not None:
+            catalog.routed(target)
         return Plan("insert", [_spark(statement)], StatementType.DML, "INSERT",
-                    table={"Name": _table_name(target) if target is not None else ""}, tables_read=tables)
+                    table={"Name": name, **({"Iceberg": True} if into_iceberg else {})}, tables_read=tables)
     if isinstance(statement, exp.Describe):
-        return Plan("rows", [statement.sql(WRITE)], StatementType.UTILITY, "DESCRIBE", header=False,
+        return Plan("rows", [catalog.routed(statement).sql(WRITE)], StatementType.UTILITY, "DESCRIBE", header=False,
                     extension="txt", hive=True)
     if isinstance(statement, exp.Drop | exp.Alter | exp.Use):
         kind = type(statement).__name__.upper()
         if isinstance(statement, exp.Use):
             raise Refusal("USE is not supported: name the database in QueryExecutionContext.Database")
         what = str(statement.args.get("kind") or "TABLE").upper()
+        managed = isinstance(statement, exp.Drop) and catalog.is_iceberg((statement.args.get("tables") or [None])[0])
+        catalog.routed(statement)
+        if managed:  # Athena's Iceberg tables are managed tables: dropping one removes its data
+            statement.set("purge", True)
         return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, f"{kind}_{what}")
     if isinstance(statement, exp.Delete | exp.Update | exp.Merge):
         verb = type(statement).__name__.upper()
-        raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables, which glueball's Athena engine "
-                      "does not write yet")
+        target = statement.this
+        if not catalog.is_iceberg(target):
+            name = _table_name(target) if isinstance(target, exp.Table) else "the table"
+            raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables: {name} is not one (a Hive "
+                          "table's rows are not changed in place)")
+        return Plan("ddl", [_spark(catalog.kept(statement))], StatementType.DML, verb,
+                    tables_read=[t for t in _tables(statement) if t != _table_name(target)])
     if isinstance(statement, exp.Command):
         return _command(statement, text.strip().rstrip(";").strip(), catalog)
     raise Refusal(f"NOT_SUPPORTED: {type(statement).__name__} statements are not supported")
@@ -316,10 +350,11 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
         return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
     if kind != "TABLE":
         raise Refusal(f"NOT_SUPPORTED: CREATE {kind} is not supported")
-    properties = statement.args.get("properties")
-    if any(isinstance(p, exp.Property) and p.name.lower() == "table_type" and
-           str(p.args["value"].name).upper() == "ICEBERG" for p in (properties.expressions if properties else [])):
-        raise Refusal(_NO_ICEBERG)
+    if iceberg.is_iceberg_ddl(statement.args.get("properties")) and statement.expression is None:
+        if not catalog.iceberg:
+            raise Refusal(iceberg.NO_ICEBERG)
+        return Plan("ddl", [iceberg.create_table(statement, catalog.table_type, catalog.database)], StatementType.DDL,
+                    "CREATE_TABLE")
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
         return hive_ddl(statement)
     return _ctas(statement, default_location, catalog)
@@ -332,7 +367,16 @@ def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog)
     assert isinstance(target, exp.Table)
     options = _properties(statement)
     if str(options.get("table_type", "HIVE")).upper() == "ICEBERG":
-        raise Refusal(_NO_ICEBERG)
+        return _iceberg_ctas(statement, target, options, default_location, catalog)
+    if str(options.get("table_type", "HIVE")).upper() != "HIVE":
+        raise Refusal(f"INVALID_TABLE_PROPERTY: table_type '{options['table_type']}' (Athena's are HIVE and ICEBERG)")
+    iceberg_only = sorted(set(options) & _ICEBERG_PROPERTIES)
+    if iceberg_only:
+        raise Refusal(f"INVALID_TABLE_PROPERTY: '{iceberg_only[0]}' is an Iceberg table's property (table_type = "
+                      "'ICEBERG')")
+    if str(options.get("is_external", "true")).lower() == "false":
+        raise Refusal("NOT_SUPPORTED: is_external = false applies to Iceberg tables: a Hive table's CTAS makes an "
+                      "external table")
     if options.get("location"):
         raise Refusal("INVALID_TABLE_PROPERTY: 'location' is an Iceberg table's property: a Hive table's CTAS names "
                       "external_location")
@@ -347,15 +391,7 @@ def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog)
     partitions = options.get("partitioned_by") or []
     query = statement.expression
     assert query is not None
-    for position, projection in enumerate(query.selects if isinstance(query, exp.Query) else [], start=1):
-        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):  # Athena names no column itself here
-            raise Refusal(f"Column name not specified at position {position}")
-    columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
-    seen: set[str] = set()
-    for column in columns:
-        if column.lower() in seen:
-            raise Refusal(f"Column name '{column.lower()}' specified more than once")
-        seen.add(column.lower())
+    columns = _ctas_columns(query)
     if partitions and columns[-len(partitions):] != partitions:
         raise Refusal(f"Partition columns {partitions} must be the last columns of the SELECT, in that order "
                       f"(got {columns})")
@@ -377,8 +413,49 @@ def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog)
                 tables_read=tables)
 
 
-def _properties(statement: exp.Expression) -> dict[str, Any]:
-    """A CTAS's or UNLOAD's ``WITH (...)`` properties as plain values (``partitioned_by`` a list of names).
+def _ctas_columns(query: exp.Expression) -> list[str]:
+    """A CTAS's columns: each named, once.
+
+    Raises:
+        Refusal: a column of no name, or a name twice (Athena's words).
+    """
+    for position, projection in enumerate(query.selects if isinstance(query, exp.Query) else [], start=1):
+        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):  # Athena names no column itself here
+            raise Refusal(f"Column name not specified at position {position}")
+    columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
+    seen: set[str] = set()
+    for column in columns:
+        if column.lower() in seen:
+            raise Refusal(f"Column name '{column.lower()}' specified more than once")
+        seen.add(column.lower())
+    return columns
+
+
+def _iceberg_ctas(statement: exp.Create, target: exp.Table, options: dict[str, Any], default_location: str | None,
+                  catalog: Catalog) -> Plan:
+    """A CTAS of an Iceberg table (``table_type = 'ICEBERG'``): Spark's ``CREATE TABLE ... USING iceberg AS SELECT``
+    in Iceberg's catalog; the engine writes its timestamps as Iceberg's ``timestamp`` (no zone), as Athena does."""
+    if not catalog.iceberg:
+        raise Refusal(iceberg.NO_ICEBERG)
+    query = statement.expression
+    assert query is not None
+    _ctas_columns(query)
+    clauses, location = iceberg.ctas_clauses(options, default_location)
+    selected = _spark(catalog.kept(query))
+    if options.get(_WITH_DATA) is False:
+        selected = f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0"
+    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
+    schema = (target.db or catalog.database or "default").lower()
+    sql = f"CREATE TABLE {exists}{iceberg.spark_name(f'{schema}.{target.name}')} {clauses} AS {{select}}"
+    return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
+                table={"Name": f"{schema}.{target.name}", "Location": location, "Format": "ICEBERG",
+                       "Select": selected, "Iceberg": True},
+                tables_read=_tables(query))
+
+
+def _properties(statement: exp.Expression, tables: bool = True) -> dict[str, Any]:
+    """A CTAS's (``tables``) or UNLOAD's ``WITH (...)`` properties as plain values (``partitioned_by`` a list of
+    names).
 
     Raises:
         Refusal: a property Athena does not know.
@@ -396,10 +473,11 @@ def _properties(statement: exp.Expression) -> dict[str, Any]:
             found[_WITH_DATA] = not prop.args.get("no")
         elif isinstance(prop, exp.Property) and isinstance(prop.args.get("value"), exp.Expression):
             value = prop.args["value"]
-            found[prop.name.lower()] = _names(value) if isinstance(value, exp.Array) else value.name
+            found[prop.name.lower()] = _names(value) if isinstance(value, exp.Array) else \
+                str(bool(value.this)).lower() if isinstance(value, exp.Boolean) else value.name
         else:
             raise Refusal(f"NOT_SUPPORTED: table property {prop.sql(READ)}")
-    unknown = sorted(set(found) - _TABLE_PROPERTIES - {_WITH_DATA})
+    unknown = sorted(set(found) - _TABLE_PROPERTIES - (_ICEBERG_PROPERTIES if tables else set()) - {_WITH_DATA})
     if unknown:
         raise Refusal(f"INVALID_TABLE_PROPERTY: Catalog 'awsdatacatalog' table property '{unknown[0]}' does not "
                       "exist")
@@ -438,6 +516,12 @@ _UNLOAD = re.compile(r"^\s*UNLOAD\s*\((?P<query>.+)\)\s*TO\s*'(?P<to>[^']+)'\s*W
 
 def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
     first = text.split(None, 1)[0].upper()
+    maintained = iceberg.maintenance(text, catalog.table_type, catalog.database)
+    if maintained is not None:
+        if not catalog.iceberg:
+            raise Refusal(iceberg.NO_ICEBERG)
+        return Plan("maintenance", [], StatementType.DML if maintained["Verb"] == "OPTIMIZE" else StatementType.UTILITY,
+                    maintained["Verb"], table=maintained)
     if first == "MSCK":
         return Plan("ddl", [text], StatementType.DDL, "MSCK_REPAIR_TABLE")
     if first == "SHOW":
@@ -450,10 +534,13 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
                       shown["rest"])
         sql = {"SCHEMAS": "SHOW DATABASES", "CREATE VIEW": "SHOW CREATE TABLE"}.get(
             what, text[:shown.start("rest")]) + rest
+        managed = False  # an Iceberg table: its statement and properties are Iceberg's (in Spark's words)
+        if what in ("CREATE TABLE", "COLUMNS", "TBLPROPERTIES"):
+            rest, sql, managed = _shown_table(what, rest, sql, catalog)
         shown_plan = Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
                           extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []), hive=True,
                           pad=_HIVE_COLUMN_WIDTH if what == "COLUMNS" else 0)
-        if what == "CREATE TABLE" and not re.search(r"\bAS\s+SERDE\s*$", rest, re.IGNORECASE):
+        if what == "CREATE TABLE" and not managed and not re.search(r"\bAS\s+SERDE\s*$", rest, re.IGNORECASE):
             # Athena prints a Hive-format table's DDL in Hive's words (ROW FORMAT, STORED AS, LOCATION,
             # TBLPROPERTIES); Spark's plain SHOW CREATE TABLE turns it into USING text|csv|parquet. A Spark data
             # source table has no Hive DDL (Spark refuses AS SERDE for it): Spark's statement, as before
@@ -469,6 +556,27 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
     raise Refusal(f"NOT_SUPPORTED: {first} statements are not supported")
 
 
+_SHOWN_TABLE = re.compile(r"^\s*(?P<name>(?:`(?:[^`]|``)*`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)*`|[\w$]+))?)"
+                          r"(?P<after>.*)$", re.DOTALL)
+
+
+def _shown_table(what: str, rest: str, sql: str, catalog: Catalog) -> tuple[str, str, bool]:
+    """A SHOW of one table (CREATE TABLE, COLUMNS, TBLPROPERTIES): its text with an Iceberg table named in
+    Iceberg's catalog, and whether it was one."""
+    after_in = re.match(r"^(?P<lead>\s*(?:IN|FROM)\s+)(?P<rest>.*)$", rest, re.IGNORECASE | re.DOTALL) \
+        if what == "COLUMNS" else None
+    lead, body = (after_in["lead"], after_in["rest"]) if after_in else ("", rest)
+    found = _SHOWN_TABLE.match(body)
+    if found is None:
+        return rest, sql, False
+    table = exp.to_table(found["name"], dialect=WRITE)
+    if not catalog.is_iceberg(table):
+        return rest, sql, False
+    catalog.routed(table)
+    routed = lead + " " + table.sql(WRITE) + found["after"]
+    return routed, sql[:len(sql) - len(rest)] + routed, True
+
+
 def _unload(text: str, catalog: Catalog, bound: exp.Expression | None = None) -> Plan:
     found = _UNLOAD.match(text)
     if found is None:
@@ -478,7 +586,7 @@ def _unload(text: str, catalog: Catalog, bound: exp.Expression | None = None) ->
     if not isinstance(query, exp.Query):
         raise Refusal("UNLOAD unloads the result of a SELECT")
     properties = parse(f"CREATE TABLE unload_target WITH ({found['with']}) AS SELECT 1")[0]
-    options = _properties(properties)
+    options = _properties(properties, tables=False)
     fmt = str(options.get("format", "")).upper()
     if fmt not in _FORMATS:
         raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_FORMATS))} (got '{fmt}')")

@@ -89,13 +89,17 @@ class QueryService:
     """The query executions of one account in one region."""
 
     def __init__(self, store: Store, scope: Scope, home: Path, columns: Columns | None = None,
-                 header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None) -> None:
+                 header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None,
+                 table_type: Callable[[str, str], str] | None = None,
+                 iceberg: Callable[[], bool] = lambda: False) -> None:
         self.store = store
         self.scope = scope
         self.home = home
         self.resources = Resources(store, scope)
         self.columns = columns  # a catalog table's columns and types, which some translations read
         self.header_lines = header_lines  # a text table's header lines and partition keys (planner.Catalog)
+        self.table_type = table_type  # a catalog table's table_type (ICEBERG: read and written through Iceberg)
+        self.iceberg = iceberg  # whether the engine has Iceberg
 
     # -- starting
 
@@ -186,7 +190,8 @@ class QueryService:
                 parameters = parameters or planner.using_values(prepared[2])
             statement, text = planner.bind_text(text, parameters)
             tables = f"{location.rstrip('/')}/tables/{query_id}/"
-            catalog = planner.Catalog(self.columns, database, self.header_lines)
+            catalog = planner.Catalog(self.columns, database, self.header_lines, self.table_type,
+                                      self.iceberg() if self.table_type else False)
             return QueryState.QUEUED, planner.plan(statement, text, tables, catalog), None
         except planner.Refusal as refusal:
             return QueryState.FAILED, nothing, Failure(ErrorCategory.USER, refusal.error_type, refusal.message)

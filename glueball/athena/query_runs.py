@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from glueball.athena import resultfile, texts
+from glueball.athena import iceberg, resultfile, texts
 from glueball.athena.models import ErrorCategory, ErrorType, Failure
 from glueball.metastore import shapes
 from glueball.objects.locations import local_path, object_store_root
@@ -185,17 +185,58 @@ def _write_table(spark: Any, plan: dict[str, Any], query: dict[str, Any], statis
                  begun: float) -> dict[str, Any]:
     """CTAS and INSERT INTO: the statement writes; the rows written are its write metric."""
     _check_cutoff(spark, None, plan.get("TablesRead") or [], query, statistics)
-    if plan["Table"].get("Select"):  # a column Trino has no type for (SELECT NULL AS c) makes no table
-        unknown = [f.name for f in spark.sql(plan["Table"]["Select"]).schema.fields if f.dataType.typeName() == "void"]
+    table = plan["Table"]
+    statement = plan["Statements"][-1]
+    if table.get("Select"):  # a column Trino has no type for (SELECT NULL AS c) makes no table
+        fields = spark.sql(table["Select"]).schema.fields
+        unknown = [f.name for f in fields if f.dataType.typeName() == "void"]
         if unknown:
             raise Failed(Failure(ErrorCategory.USER, ErrorType.USER, f"NOT_SUPPORTED: Column type is unknown: "
                                  f"{unknown[0]}"))
-    frame = spark.sql(plan["Statements"][-1])
+        if table.get("Iceberg"):  # Athena's Iceberg timestamps have no zone
+            statement = statement.replace("{select}", _without_zone(table["Select"], fields))
+    frame = spark.sql(statement)
+    name = iceberg.spark_name(table["Name"]) if table.get("Iceberg") else table["Name"]
     written = _rows_written(frame)
     if plan["Kind"] == "ctas" and not written:  # Spark's CTAS keeps no write metric: the new table holds them all
-        written = spark.table(plan["Table"]["Name"]).count()
-    location = (plan.get("Table") or {}).get("Location") or _table_location(spark, plan["Table"]["Name"])
+        written = spark.table(name).count()
+    location = table.get("Location") or _table_location(spark, name)
     return _written_result(spark, query, location, written, statistics, counted=True)
+
+
+def _without_zone(select: str, fields: list[Any]) -> str:
+    """``select`` with its ``timestamp`` values (in structs, arrays and maps too) cast to ``timestamp_ntz``: the
+    Iceberg table a CTAS makes has Athena's ``timestamp`` columns, Iceberg's timestamps without a zone."""
+    from pyspark.sql import types as t
+
+    def plain(kind: Any) -> Any:
+        if isinstance(kind, t.TimestampType):
+            return t.TimestampNTZType()
+        if isinstance(kind, t.StructType):
+            return t.StructType([t.StructField(f.name, plain(f.dataType), f.nullable) for f in kind.fields])
+        if isinstance(kind, t.ArrayType):
+            return t.ArrayType(plain(kind.elementType), kind.containsNull)
+        if isinstance(kind, t.MapType):
+            return t.MapType(plain(kind.keyType), plain(kind.valueType), kind.valueContainsNull)
+        return kind
+
+    columns = []
+    for field in fields:
+        name = "`" + field.name.replace("`", "``") + "`"
+        kind = plain(field.dataType)
+        columns.append(name if kind == field.dataType else f"CAST({name} AS {kind.simpleString()}) AS {name}")
+    return f"SELECT {', '.join(columns)} FROM ({select}) AS `glueball_selected`"
+
+
+def _maintenance(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
+                 begun: float) -> dict[str, Any]:
+    """OPTIMIZE and VACUUM of an Iceberg table: Iceberg's procedures, with the options of the table's Athena
+    properties as they are now (:func:`glueball.athena.iceberg.procedure_calls`)."""
+    table = plan["Table"]
+    name = iceberg.spark_name(table["Name"])
+    properties = {str(row[0]): str(row[1]) for row in spark.sql(f"SHOW TBLPROPERTIES {name}").collect()}
+    calls = iceberg.procedure_calls(table["Verb"], table["Name"], table.get("Where") or "", properties, time.time())
+    return _ddl(spark, {**plan, "Statements": calls}, query, statistics, begun)
 
 
 def _unload(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
@@ -254,7 +295,7 @@ def _catalog(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics
 
 
 _RUNNERS = {"rows": _rows, "ddl": _ddl, "ctas": _write_table, "insert": _write_table, "unload": _unload,
-            "catalog": _catalog}
+            "catalog": _catalog, "maintenance": _maintenance}
 
 
 def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
@@ -396,13 +437,19 @@ def _files_under(spark: Any, location: str) -> list[tuple[str, int]]:
 
 
 def _rows_written(frame: Any) -> int:
-    """The rows a write command wrote (its ``numOutputRows`` metric), 0 when Spark kept none."""
+    """The rows a write command wrote (its ``numOutputRows`` metric; an Iceberg append's ``addedRecords``), 0 when
+    Spark kept none."""
     try:
         plan = frame._jdf.queryExecution().executedPlan()
-        command = plan.commandPhysicalPlan() if hasattr(plan, "commandPhysicalPlan") else plan
-        metrics = command.metrics() if not hasattr(command, "cmd") else command.cmd().metrics()
-        found = metrics.get("numOutputRows")
-        return int(found.get().value()) if found.isDefined() else 0
+        command = plan.commandPhysicalPlan() if plan.getClass().getSimpleName() == "CommandResultExec" else plan
+        # a V1 write's metrics are its command's (DataWritingCommandExec); a V2 write's (AppendDataExec) its own
+        metrics = command.cmd().metrics() if command.getClass().getSimpleName() == "DataWritingCommandExec" else \
+            command.metrics()
+        for name in ("numOutputRows", "addedRecords"):
+            found = metrics.get(name)
+            if found.isDefined():
+                return int(found.get().value())
+        return 0
     except Exception:  # noqa: BLE001 - a command without the metric
         return 0
 
@@ -484,6 +531,10 @@ _NAMES = [
     ("DATATYPE_MISMATCH", "TYPE_MISMATCH", ErrorType.USER),
     ("INSERT_COLUMN_ARITY_MISMATCH", "MISMATCHED_COLUMN_ALIASES", ErrorType.USER),
     ("AccessDeniedException", "ACCESS_DENIED", ErrorType.USER),
+    ("MERGE_CARDINALITY_VIOLATION", "MERGE_TARGET_ROW_MULTIPLE_MATCHES", ErrorType.USER),
+    # an engine started without Iceberg, given a statement of an Iceberg table (its jars fetched meanwhile)
+    (f"Catalog '{iceberg.CATALOG}' plugin class not found", "NOT_SUPPORTED", ErrorType.USER),
+    (f"[CATALOG_NOT_FOUND] The catalog `{iceberg.CATALOG}` not found", "NOT_SUPPORTED", ErrorType.USER),
 ]
 
 

@@ -303,7 +303,8 @@ def job_shape(spec: dict[str, Any], home: Path) -> Shape | None:
     return shape_of(sys.executable, options)
 
 
-def default_shape(home: Path) -> Shape:
-    """The shape of a Glue job's driver with no capacity or Spark settings of its own (what the pool warms first)."""
+def default_shape(home: Path, arguments: dict[str, str] | None = None) -> Shape:
+    """The shape of a Glue job's driver with no capacity or Spark settings of its own (what the pool warms first),
+    or with only the job ``arguments`` given (``--datalake-formats``)."""
     master = os.environ.get("GLUEBALL_SPARK_MASTER") or "local[*]"
-    return shape_of(sys.executable, resources.driver_options(None, None, None, None, master, home=home))
+    return shape_of(sys.executable, resources.driver_options(None, None, None, None, master, arguments, home=home))
