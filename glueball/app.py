@@ -225,10 +225,13 @@ class Glueball:
 
     def start_warm_drivers(self, default: bool = True) -> None:
         """Keep warm drivers (``--warm-drivers``; 0: none) of the shapes of the Spark jobs changed or run most
-        recently, and of a default Glue job's (unless not ``default``)."""
+        recently, of a default Glue job's (unless not ``default``), and of an Athena engine's once this installation
+        has run an Athena query."""
         shapes = self.jobs.recent_shapes()
         if default:
             shapes.append(default_shape(self.settings.home))
+        if self.athena.ever_started():  # an installation that runs Athena queries: its engine's shape
+            shapes.append(self.athena_engine_shape())
         for shape in shapes:
             self.warm.want(shape)
 

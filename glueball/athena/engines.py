@@ -1,10 +1,12 @@
 """Athena's engines: Spark drivers that run query executions one after another, supervised like every driver.
 
-An engine is ``python -m glueball.athena.engine_driver ENGINE_ID`` on a warm driver when the pool has one of a
-default Glue job's shape (so the first query after a server start waits about a second, not a JVM's start), or
-started for itself. It asks the server for queries (``Glueball.TakeQuery``), runs each as Spark SQL over the
-Data Catalog, writes the query's durable outcome record and says so (``Glueball.FinishQuery``): a query is a
-statement on an already-running driver, never a process of its own.
+An engine is ``python -m glueball.athena.engine_driver ENGINE_ID`` on a warm driver when the pool has one of the
+engine's shape — a default Glue job's, with Iceberg (``--datalake-formats iceberg``) when the installation has
+Iceberg's jars; kept warm from a server's start once the installation has run an Athena query, so the first query
+after a restart waits about a second, not a JVM's start — or started for itself. It asks the server for queries
+(``Glueball.TakeQuery``), runs each as Spark SQL over the Data Catalog, writes the query's durable outcome record
+and says so (``Glueball.FinishQuery``): a query is a statement on an already-running driver, never a process of its
+own.
 
 The runner keeps one engine while queries wait (``GLUEBALL_ATHENA_ENGINES`` more), watches it with the
 supervisor every long-running thing shares (heartbeat, process group, the keeper's outcome record), and when
@@ -67,6 +69,12 @@ class EngineRunner:
         plan: the shape and environment of an engine driver (the composition root knows the server's endpoint and
             credentials).
     """
+
+    def ever_started(self) -> bool:
+        """Whether this installation has started an engine before: a server keeps a driver of the engine's shape
+        warm from its start then (an installation that never ran an Athena query keeps none)."""
+        with self.store.read() as db:
+            return db.scalar(select(AthenaEngineRow.engine_id).limit(1)) is not None
 
     def __init__(self, store: Store, home: Path, warm: WarmPool, plan: EnginePlan) -> None:
         self.store = store

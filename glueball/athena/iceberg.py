@@ -173,8 +173,11 @@ def _partitioning(items: list[str]) -> list[str]:
 
 
 def _no_zone(column: exp.ColumnDef) -> str:
-    """A column's definition with Athena's ``timestamp`` as Iceberg's (no zone: Spark's ``timestamp_ntz``)."""
+    """A column's definition with Athena's ``timestamp`` as Iceberg's (no zone: Spark's ``timestamp_ntz``), its
+    names quoted (a column named ``date`` or ``order``)."""
     copied = column.copy()
+    for identifier in copied.find_all(exp.Identifier):
+        identifier.set("quoted", True)
     for kind in list(copied.find_all(exp.DataType)):
         if kind.this == exp.DataType.Type.TIMESTAMP:
             kind.replace(exp.DataType.build("timestamp_ntz"))

@@ -573,7 +573,7 @@ def _shown_table(what: str, rest: str, sql: str, catalog: Catalog) -> tuple[str,
     if not catalog.is_iceberg(table):
         return rest, sql, False
     catalog.routed(table)
-    routed = lead + " " + table.sql(WRITE) + found["after"]
+    routed = (lead or " ") + table.sql(WRITE) + found["after"]
     return routed, sql[:len(sql) - len(rest)] + routed, True
 
 

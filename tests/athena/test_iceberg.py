@@ -193,3 +193,25 @@ def client_tables(session: boto3.Session, database: str) -> list[dict[str, Any]]
 
     glue = session.client("glue", endpoint_url=awswrangler.config.glue_endpoint_url)
     return list(glue.get_tables(DatabaseName=database)["TableList"])
+
+
+def test_an_iceberg_table_another_client_made_is_read_and_written_and_pyiceberg_reads_athenas_commits(
+        athena_server: ServerProcess, athena: Any, database: str) -> None:
+    from pyiceberg.catalog import load_catalog
+
+    glue = client(athena_server, "glue")
+    glue.create_table(DatabaseName=database, OpenTableFormatInput={"IcebergInput": {"MetadataOperation": "CREATE"}},
+                      TableInput={"Name": "cities", "StorageDescriptor": {
+                          "Location": "s3://lake/iceberg/cities", "Columns": [
+                              {"Name": "name", "Type": "string"}, {"Name": "people", "Type": "bigint"}]}})
+    context = {"QueryExecutionContext": {"Database": database}}
+    assert select(athena, "SELECT count(*) FROM cities", **context)[1] == ["0"]  # Iceberg's: no Hive files
+    succeeded(athena, "INSERT INTO cities VALUES ('Lyon', 520000), ('Oslo', 709000)", **context)
+    assert select(athena, f"SELECT name FROM {database}.cities WHERE people > 600000", **context)[1:] == [["Oslo"]]
+    catalog = load_catalog("athena-iceberg", **{
+        "type": "glue", "glue.endpoint": athena_server.endpoint, "glue.region": "us-east-1",
+        "glue.access-key-id": "AKIDPYICEBERG", "glue.secret-access-key": "secret",
+        "s3.endpoint": athena_server.endpoint, "s3.region": "us-east-1", "s3.access-key-id": "AKIDPYICEBERG",
+        "s3.secret-access-key": "secret", "py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO"})
+    table = catalog.load_table(f"{database}.cities")
+    assert sorted(table.scan().to_arrow().column("name").to_pylist()) == ["Lyon", "Oslo"]

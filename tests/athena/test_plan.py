@@ -126,3 +126,93 @@ def test_ctas_with_no_data_selects_no_rows() -> None:
     assert spark.endswith("AS SELECT * FROM (SELECT 1 AS a) AS `_no_data` LIMIT 0")
     (kept,) = planned("CREATE TABLE c WITH (format = 'PARQUET') AS SELECT 1 AS a WITH DATA").statements
     assert kept.endswith("AS SELECT 1 AS a")
+
+
+def _iceberg_catalog(available: bool = True) -> planner.Catalog:
+    """A catalog whose ``sales.orders`` is an Iceberg table and ``sales.rates`` a Hive table."""
+    kinds = {("sales", "orders"): "ICEBERG", ("sales", "rates"): ""}
+    return planner.Catalog(database="sales", table_type=lambda db, t: kinds.get((db, t), ""), iceberg=available)
+
+
+def iceberg_planned(sql: str, available: bool = True) -> planner.Plan:
+    return planner.plan(planner.parse(sql)[0], sql, "s3://results/tables/q1/", _iceberg_catalog(available))
+
+
+def test_an_iceberg_tables_name_is_iceberg_catalogs_in_every_statement() -> None:
+    query = iceberg_planned("WITH rates AS (SELECT 1 AS r) SELECT o.id FROM orders o JOIN rates ON true "
+                            "JOIN sales.rates h ON true")
+    assert "FROM glue_catalog.`sales`.`orders` AS o" in query.statements[0]
+    assert "JOIN rates ON" in query.statements[0] and "JOIN sales.rates AS h" in query.statements[0]  # Hive, a CTE
+    assert iceberg_planned('SELECT * FROM "sales"."orders$snapshots"').statements[0] == \
+        "SELECT * FROM glue_catalog.`sales`.`orders`.`snapshots`"
+    assert iceberg_planned("SELECT * FROM orders FOR VERSION AS OF 42").statements[0] == \
+        "SELECT * FROM glue_catalog.`sales`.`orders` VERSION AS OF 42"
+    assert "TIMESTAMP AS OF" in iceberg_planned(
+        "SELECT * FROM orders FOR TIMESTAMP AS OF TIMESTAMP '2024-01-01 00:00:00 UTC'").statements[0]
+    insert = iceberg_planned("INSERT INTO orders SELECT * FROM rates")
+    assert insert.statements[0] == "INSERT INTO glue_catalog.`sales`.`orders` SELECT * FROM rates"
+    assert insert.table == {"Name": "sales.orders", "Iceberg": True}
+    assert iceberg_planned("DROP TABLE orders").statements[0] == "DROP TABLE glue_catalog.`sales`.`orders` PURGE"
+    assert iceberg_planned("DROP TABLE rates").statements[0] == "DROP TABLE rates"  # a Hive table keeps its data
+    merge = iceberg_planned('MERGE INTO orders t USING rates s ON t.id = s.id WHEN MATCHED THEN DELETE')
+    assert merge.statements[0].startswith("MERGE INTO glue_catalog.`sales`.`orders` AS t USING rates AS s")
+    assert iceberg_planned("SHOW CREATE TABLE orders").statements == ["SHOW CREATE TABLE glue_catalog.`sales`.`orders`"]
+    assert iceberg_planned("SHOW COLUMNS IN orders").statements == ["SHOW COLUMNS IN glue_catalog.`sales`.`orders`"]
+    assert iceberg_planned("SHOW CREATE TABLE rates").statements == ["SHOW CREATE TABLE rates AS SERDE"]
+    assert iceberg_planned("DESCRIBE orders").statements == ["DESCRIBE glue_catalog.`sales`.`orders`"]
+    with pytest.raises(planner.Refusal, match="metadata tables are"):
+        iceberg_planned('SELECT * FROM "orders$colours"')
+    with pytest.raises(planner.Refusal, match="glueball jars fetch iceberg"):  # an installation without the jars
+        iceberg_planned("SELECT * FROM orders", available=False)
+    assert iceberg_planned("SELECT * FROM rates", available=False).statements == ["SELECT * FROM rates"]
+
+
+def test_athenas_iceberg_ddl_becomes_icebergs_spark_ddl() -> None:
+    created = iceberg_planned("CREATE TABLE IF NOT EXISTS events (id bigint, ts timestamp, tags array<struct<at: "
+                              "timestamp>>) PARTITIONED BY (bucket(16, id), day(ts), truncate(4, id)) "
+                              "LOCATION 's3://lake/events/' TBLPROPERTIES ('table_type'='ICEBERG', "
+                              "'write_compression'='zstd', 'vacuum_max_snapshot_age_seconds'='60')")
+    sql = created.statements[0]
+    assert sql.startswith("CREATE TABLE IF NOT EXISTS glue_catalog.`sales`.`events` (`id` BIGINT, `ts` TIMESTAMP_NTZ, "
+                          "`tags` ARRAY<STRUCT<`at`: TIMESTAMP_NTZ>>) USING iceberg PARTITIONED BY (bucket(16, `id`), "
+                          "days(`ts`), truncate(4, `id`)) LOCATION 's3://lake/events/'")
+    for prop in ("'write.parquet.compression-codec' = 'zstd'", "'history.expire.max-snapshot-age-ms' = '60000'",
+                 "'format-version' = '2'", "'write.delete.mode' = 'merge-on-read'",
+                 "'vacuum_max_snapshot_age_seconds' = '60'"):
+        assert prop in sql
+    ctas = iceberg_planned("CREATE TABLE recent WITH (table_type = 'ICEBERG', is_external = false, "
+                           "partitioning = ARRAY['month(ts)', 'kind']) AS SELECT * FROM orders")
+    assert ctas.kind == "ctas" and ctas.table["Iceberg"] is True and ctas.table["Name"] == "sales.recent"
+    assert ctas.table["Location"] == "s3://results/tables/q1/"  # Athena's default: under the result location
+    assert ctas.statements[0].startswith("CREATE TABLE glue_catalog.`sales`.`recent` USING iceberg PARTITIONED BY "
+                                         "(months(`ts`), `kind`) LOCATION 's3://results/tables/q1/' TBLPROPERTIES")
+    assert ctas.statements[0].endswith(" AS {select}")  # the engine's SELECT, its timestamps without a zone
+    assert ctas.table["Select"] == "SELECT * FROM glue_catalog.`sales`.`orders`"
+    with pytest.raises(planner.Refusal, match="glueball jars fetch iceberg"):
+        iceberg_planned("CREATE TABLE x (a int) LOCATION 's3://x/' TBLPROPERTIES ('table_type'='ICEBERG')",
+                        available=False)
+
+
+def test_optimize_and_vacuum_are_icebergs_procedures_with_the_tables_athena_properties() -> None:
+    from glueball.athena import iceberg
+
+    optimize = iceberg_planned("OPTIMIZE orders REWRITE DATA USING BIN_PACK WHERE kind = 'a'")
+    assert optimize.kind == "maintenance" and optimize.substatement_type == "OPTIMIZE"
+    assert optimize.table == {"Verb": "OPTIMIZE", "Name": "sales.orders", "Where": "kind = 'a'"}
+    calls = iceberg.procedure_calls("OPTIMIZE", "sales.orders", "kind = 'a'",
+                                    {"optimize_rewrite_delete_file_threshold": "7"}, 0.0)
+    assert calls == ["CALL glue_catalog.system.rewrite_data_files(table => 'sales.orders', strategy => 'binpack', "
+                     "where => 'kind = \\'a\\'', options => map('min-input-files', '5', 'delete-file-threshold', '7', "
+                     "'target-file-size-bytes', '536870912', 'min-file-size-bytes', '402653184', "
+                     "'max-file-size-bytes', '966367641'))"]
+    vacuum = iceberg.procedure_calls("VACUUM", "sales.orders", "", {"vacuum_max_snapshot_age_seconds": "86400",
+                                                                    "vacuum_min_snapshots_to_keep": "3"}, 86400.0 * 2)
+    assert vacuum == ["CALL glue_catalog.system.expire_snapshots(table => 'sales.orders', older_than => TIMESTAMP "
+                      "'1970-01-02 00:00:00', retain_last => 3)",
+                      "CALL glue_catalog.system.remove_orphan_files(table => 'sales.orders', older_than => TIMESTAMP "
+                      "'1970-01-02 00:00:00')"]
+    for sql in ("OPTIMIZE rates REWRITE DATA USING BIN_PACK", "VACUUM rates"):
+        with pytest.raises(planner.Refusal, match="only supported for Iceberg tables"):
+            iceberg_planned(sql)
+    with pytest.raises(planner.Refusal, match="takes the form"):
+        iceberg_planned("OPTIMIZE orders")
