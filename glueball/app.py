@@ -123,9 +123,10 @@ from glueball.registry import handlers as _registry  # noqa: F401
 from glueball.registry.area import OPERATIONS as REGISTRY_OPERATIONS
 from glueball.registry.area import RegistryNeeds
 from glueball.registry.references import referenced_columns
+from glueball.runtime import jvmshare
 from glueball.runtime.client import boto3_session
 from glueball.runtime.lake import endpoint_variables
-from glueball.runtime.spark import jdbc_jars
+from glueball.runtime.spark import driver_jars, jdbc_jars
 from glueball.runtime.streaming.metrics import METRICS_FILE
 from glueball.security import handlers as _security  # noqa: F401
 from glueball.security.area import OPERATIONS as SECURITY_OPERATIONS
@@ -408,6 +409,8 @@ class Glueball:
         key = self.iam.root_key(DEFAULT_ACCOUNT_ID) if self.settings.auth == "iam" else None
         env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = key or ("glueball", "glueball")
         env.pop("AWS_SESSION_TOKEN", None)
+        # the engine's JVM starts from a class-data-sharing archive of its jars (with Iceberg's): built once
+        jvmshare.build_in_background(driver_jars(("iceberg",) if self.athena_has_iceberg() else ()))
         return self.athena_engine_shape(), env
 
     def athena_has_iceberg(self) -> bool:

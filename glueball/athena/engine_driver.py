@@ -46,15 +46,12 @@ ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveT
 
 
 class Engine:
-    def __init__(self, engine_id: str, client: Any, spark: Any) -> None:
+    def __init__(self, engine_id: str, client: Any, spark: Any, iceberg: bool = False) -> None:
         self.engine_id = engine_id
         self.client = client
         self.spark = spark
         self.stopping = False
-        from glueball.runtime.lakeformats import iceberg_catalogs
-
-        conf = {str(k): str(v) for k, v in spark.conf.getAll.items()}
-        self.iceberg = bool(iceberg_catalogs(conf))  # whose AWS clients (Glue, S3) act as each query's caller
+        self.iceberg = iceberg  # its Iceberg catalog's AWS clients (Glue, S3) act as each query's caller
 
     def serve(self) -> int:
         idle_since = time.monotonic()
@@ -182,7 +179,10 @@ def main(argv: list[str]) -> int:
     spark = spark_session(app_name="glueball-athena")
     for key, value in ENGINE_CONF.items():
         spark.conf.set(key, value)
-    engine = Engine(argv[0], internal_client(), spark)
+    from glueball.runtime.lakeformats import iceberg_catalogs
+
+    conf = {str(key): str(value) for key, value in spark.conf.getAll.items()}
+    engine = Engine(argv[0], internal_client(), spark, iceberg=bool(iceberg_catalogs(conf)))
 
     def stop(*_: Any) -> None:
         engine.stopping = True

@@ -34,7 +34,7 @@ from typing import TextIO
 
 _LOG_OFF = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a misfit archive is skipped without a word
 _building = threading.Lock()
-_started = False
+_started: set[Path] = set()  # the archives this process started building
 
 
 def enabled() -> bool:
@@ -203,16 +203,16 @@ def prune(directory: Path, keep: int = KEEP) -> None:
 
 
 def build_in_background(jars: list[str]) -> None:
-    """Start building the archive, once per process (a server's first Spark launch), unless it exists or another
-    process builds it already. The build is a process of its own that finishes on its own: a server stopped
-    meanwhile leaves it to complete, and the next server finds its archive in place."""
-    global _started
-    if not enabled() or archive_path(jars).is_file() or building(jars):
+    """Start building the archive of ``jars``, once per process (a server's first Spark launch of those jars),
+    unless it exists or another process builds it already. The build is a process of its own that finishes on its
+    own: a server stopped meanwhile leaves it to complete, and the next server finds its archive in place."""
+    target = archive_path(jars)
+    if not enabled() or target.is_file() or building(jars):
         return
     with _building:
-        if _started:
+        if target in _started:
             return
-        _started = True
+        _started.add(target)
     threading.Thread(target=build, args=(jars,), name="glueball-jvm-share", daemon=True).start()
 
 

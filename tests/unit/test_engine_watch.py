@@ -59,3 +59,16 @@ def test_a_longer_query_is_watched_and_its_stop_cancels_its_jobs() -> None:
     done.set()
     watch.join(5)
     assert spark.cancelled and set(spark.cancelled) == {"athena-q-1"}
+
+
+def test_an_installation_that_ran_athena_keeps_its_engines_shape_warm_from_the_start(tmp_path: Any) -> None:
+    from glueball.athena.engines import EngineRunner
+    from glueball.store.athena_tables import AthenaEngineRow
+    from glueball.store.engine import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'glueball.db'}")
+    runner = EngineRunner(store, tmp_path, None, lambda engine_id, folder: ((), {}))  # type: ignore[arg-type]
+    assert not runner.ever_started()
+    with store.write() as db:
+        db.add(AthenaEngineRow(engine_id="eng-1", state="ENDED", created=0.0))
+    assert runner.ever_started()
