@@ -39,7 +39,10 @@ ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL. No cache of
 # partitions' file listings across queries: each query lists the files there are (query_runs.forget_listings)
 ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
-               "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0"}
+               "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0",
+               # Trino's time type: Spark 4.1 parses a TIME literal without it but refuses a cast to TIME
+               # (UNSUPPORTED_TIME_TYPE)
+               "spark.sql.timeType.enabled": "true"}
 
 
 class Engine:

@@ -236,8 +236,9 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         tables = _tables(statement)
         json = trino.json_columns(statement)
         zoned = trino.zoned_columns(statement)
+        precise = trino.timestamp_precisions(statement)
         return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
-                    json=json, zoned=zoned)
+                    json=json, zoned=zoned, precise=precise)
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):
