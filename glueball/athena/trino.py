@@ -23,6 +23,8 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
   NULLs, gives ``[]`` and keeps no order);
 - ``UNNEST ... WITH ORDINALITY`` counts from 1, as a ``bigint`` (Spark's ``posexplode`` from 0);
 - ``ROW(a, b)``'s fields are ``field0``, ``field1`` (Spark's ``col1``, ``col2``);
+- ``TIME '12:34:56'`` and ``CAST(x AS time)`` are Spark's ``TIME(p)`` (sqlglot writes a timestamp of today), a
+  ``timestamp(6)`` literal or cast keeps its precision in the result and in ``typeof`` (Spark's have none);
 - ``nan()``, ``infinity()``, ``is_finite``, ``is_infinite`` (Spark has none), ``is_nan(NULL)`` is NULL, and
   ``random(n)``/``random(m, n)`` an integer below n (Spark's ``rand(n)`` is seeded by n);
 - ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);

@@ -238,6 +238,14 @@ def test_through_the_api_timestamps_and_times_print_their_precision(athena_serve
     assert rows(athena, done["QueryExecutionId"])[1] == [
         "2024-01-01 12:34:56.123456", "2024-01-01 12:34:56.123", "2024-01-01 12:34:56.500", "12:34:56.000",
         "01:02:03.123456"]
+    # PyAthena reads them as a datetime with its microseconds and a time
+    from pyathena import connect
+
+    cursor = connect(s3_staging_dir="s3://athena-results/pyathena/", region_name="us-east-1",
+                     endpoint_url=athena_server.endpoint, aws_access_key_id="AKIDATHENA",
+                     aws_secret_access_key="secret").cursor()
+    assert cursor.execute("SELECT TIMESTAMP '2024-01-01 12:34:56.123456', TIME '12:34:56'").fetchone() == (
+        dt.datetime(2024, 1, 1, 12, 34, 56, 123456), dt.time(12, 34, 56))
 
 
 def test_random_with_a_bound_not_above_its_start_fails(spark: Any) -> None:
