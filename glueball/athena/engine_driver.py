@@ -42,7 +42,10 @@ ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # writer committed to since is read as it is now, and each query's caller loads it anew (the Glue authorization)
 ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
                "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0",
-               "spark.sql.catalog.glue_catalog.cache-enabled": "false"}
+               "spark.sql.catalog.glue_catalog.cache-enabled": "false",
+               # Trino's time type: Spark 4.1 parses a TIME literal without it but refuses a cast to TIME
+               # (UNSUPPORTED_TIME_TYPE)
+               "spark.sql.timeType.enabled": "true"}
 
 
 class Engine:

@@ -45,6 +45,12 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 _FORBIDDEN_FUNCTIONS = frozenset({"REFLECT", "JAVA_METHOD", "TRY_REFLECT", "INPUT_FILE_NAME"})
 # CTAS/UNLOAD properties Athena documents and what glueball does with each
 _FORMATS = {"PARQUET": "parquet", "ORC": "orc", "JSON": "json", "TEXTFILE": "csv", "CSV": "csv"}
+# UNLOAD writes Avro too: with fastavro, as a Glue job's Avro sink (Spark's avro module is no jar the engine has)
+_UNLOAD_FORMATS = {**_FORMATS, "AVRO": "avro"}
+# Athena's compression names -> Avro's codecs (an Avro file compresses its blocks: GZIP is their deflate); fastavro's
+# snappy and zstandard codecs need libraries glueball does not install (cramjam, backports.zstd)
+_AVRO_CODECS = {"none": "null", "uncompressed": "null", "gzip": "deflate", "deflate": "deflate", "bzip2": "bzip2",
+                "xz": "xz"}
 _TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "partitioned_by", "write_compression",
                                "compression", "parquet_compression", "orc_compression", "field_delimiter",
                                "table_type", "bucketed_by", "bucket_count", "is_external"})
@@ -255,8 +261,9 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         tables = _tables(statement)
         json = trino.json_columns(statement)
         zoned = trino.zoned_columns(statement)
+        precise = trino.timestamp_precisions(statement)
         return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
-                    json=json, zoned=zoned)
+                    json=json, zoned=zoned, precise=precise)
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):
@@ -588,12 +595,28 @@ def _unload(text: str, catalog: Catalog, bound: exp.Expression | None = None) ->
     properties = parse(f"CREATE TABLE unload_target WITH ({found['with']}) AS SELECT 1")[0]
     options = _properties(properties, tables=False)
     fmt = str(options.get("format", "")).upper()
-    if fmt not in _FORMATS:
-        raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_FORMATS))} (got '{fmt}')")
+    if fmt not in _UNLOAD_FORMATS:
+        raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_UNLOAD_FORMATS))} (got '{fmt}')")
+    write_options = _avro_options(options) if fmt == "AVRO" else _write_options(fmt, options)
     _refuse_constructs(query)
     _name_columns(query)  # the files' unnamed columns are _col0 ... as a query's result's
     tables = _tables(query)
     return Plan("unload", [_spark(catalog.kept(query))], StatementType.DML, "UNLOAD",
-                table={"Location": found["to"], "Format": _FORMATS[fmt], "Options": _write_options(fmt, options),
+                table={"Location": found["to"], "Format": _UNLOAD_FORMATS[fmt], "Options": write_options,
                        "PartitionedBy": options.get("partitioned_by") or []},
                 tables_read=tables)
+
+
+def _avro_options(options: dict[str, Any]) -> dict[str, str]:
+    """An Avro UNLOAD's codec (deflate unless ``compression`` names another).
+
+    Raises:
+        Refusal: a compression Avro has no codec for, or a ``field_delimiter``.
+    """
+    if options.get("field_delimiter"):
+        raise Refusal("field_delimiter applies to TEXTFILE and CSV, not AVRO")
+    compression = str(options.get("write_compression") or options.get("compression") or "gzip").lower()
+    if compression not in _AVRO_CODECS:
+        raise Refusal(f"NOT_SUPPORTED: compression '{compression.upper()}' for AVRO: glueball's engine writes Avro "
+                      f"with {', '.join(name.upper() for name in _AVRO_CODECS)}")
+    return {"codec": _AVRO_CODECS[compression]}

@@ -39,6 +39,7 @@ class Plan:
     keep: list[str] = field(default_factory=list)  # the result's columns of Spark's (SHOW TABLES: the name only)
     json: list[str] = field(default_factory=list)  # the result's columns of Trino's json type (JSON text to Spark)
     zoned: list[str] = field(default_factory=list)  # ... of timestamp with time zone (their text made by Spark)
+    precise: dict[str, int] = field(default_factory=dict)  # ... of timestamp(p), p > 3: their precision
     hive: bool = False  # a result of Athena's Hive DDL engine (SHOW, DESCRIBE): its columns are Hive's strings
     pad: int = 0  # each value padded with spaces to this width, as Hive's text formatter writes SHOW COLUMNS
     # run instead of the last statement when Spark refuses it for a data source table (SHOW CREATE TABLE ... AS
@@ -52,8 +53,8 @@ class Plan:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
                 "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json,
-                "Zoned": self.zoned, "Hive": self.hive, "Pad": self.pad, "Otherwise": self.otherwise,
-                "AsStored": self.as_stored}
+                "Zoned": self.zoned, "Precise": self.precise, "Hive": self.hive, "Pad": self.pad,
+                "Otherwise": self.otherwise, "AsStored": self.as_stored}
 
 
 def quoted_name(table: exp.Table) -> str:

@@ -109,8 +109,11 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
         named = [entry for kept in plan["Keep"] for entry in named if entry[2] == kept]
     # a varchar(n) / char(n) column is a string to Spark; its metadata keeps the catalog's type
     # Trino's json values are their JSON text to Spark, and its zoned timestamps the text Trino prints
+    # and its timestamp(p) of more than 3 digits are Spark's timestamps, printed with p digits
+    precise: dict[str, int] = plan.get("Precise") or {}
     typed = {**dict.fromkeys(plan.get("Json") or [], "json"),
-             **dict.fromkeys(plan.get("Zoned") or [], resultfile.ZONED)}
+             **dict.fromkeys(plan.get("Zoned") or [], resultfile.ZONED),
+             **{name: f"timestamp({precision})" for name, precision in precise.items()}}
     columns = [resultfile.column_info(name, typed.get(name) or field.metadata.get("__CHAR_VARCHAR_TYPE_STRING")
                                       or field.dataType.simpleString()) for _, field, name in named]
     if plan.get("Hive"):  # Athena's Hive DDL engine answers SHOW and DESCRIBE: Hive's string columns
@@ -121,8 +124,8 @@ def _rows(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: d
         if len(set(source)) < len(source):  # a name twice (SELECT 1 AS a, 2 AS a): each column by its place
             source = [f"_column_{index}" for index in range(len(fields))]
             frame = frame.toDF(*source)
-        printed = frame.selectExpr(*[f"{_printing(texts.quoted(source[index]), field.dataType)} AS {texts.quoted(name)}"
-                                     for index, field, name in named])
+        printed = frame.selectExpr(*[f"{_printing(texts.quoted(source[index]), field.dataType, precise.get(name))} AS "
+                                     f"{texts.quoted(name)}" for index, field, name in named])
     if plan.get("Header", True):  # the frame's files (a Hive table's are its folder's), from the plan then run
         _check_cutoff(spark, printed, [], query, statistics)
     statistics["PlanningMillis"] = _since(begun)
@@ -164,9 +167,13 @@ def _last_statement(spark: Any, plan: dict[str, Any]) -> Any:
         return spark.sql(plan["Otherwise"])
 
 
-def _printing(column: str, data_type: Any) -> str:
-    """A result column's expression in the projection: its value as Spark prints it, or as it is where the engine
-    prints it from the rows."""
+def _printing(column: str, data_type: Any, precision: int | None = None) -> str:
+    """A result column's expression in the projection: its value as Spark prints it (a timestamp of the
+    ``precision`` Trino gives it), or as it is where the engine prints it from the rows."""
+    from pyspark.sql import types as t
+
+    if precision is not None and isinstance(data_type, t.TimestampType | t.TimestampNTZType):
+        return texts.timestamp_text(column, precision)
     return column if texts.printed_here(data_type) else texts.as_text(column, data_type)
 
 
@@ -248,6 +255,8 @@ def _unload(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics:
                              f"UNLOAD already exists and is not empty: {location}"))
     frame = spark.sql(plan["Statements"][-1])
     _check_cutoff(spark, frame, [], query, statistics)
+    if options["Format"] == "avro":
+        return _written_result(spark, query, location, _unload_avro(frame, location, options), statistics)
     writer = frame.write.format(options["Format"]).options(**options.get("Options", {})).mode("append")
     if options.get("PartitionedBy"):
         writer = writer.partitionBy(*options["PartitionedBy"])
@@ -257,6 +266,27 @@ def _unload(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics:
     if not written:  # Athena unloads no rows as no files (Spark writes a file of none); the folder was empty
         _remove_files(spark, location)
     return _written_result(spark, query, location, written, statistics)
+
+
+def _unload_avro(frame: Any, location: str, options: dict[str, Any]) -> int:
+    """An Avro UNLOAD, written as a Glue job's Avro sink writes (fastavro in each task: Spark's avro module is no jar
+    the engine has); the rows written, counted from the files' blocks. No rows write no file."""
+    from glueball.objects.locations import to_spark_path
+    from glueball.objects.reach import through_s3_api
+    from glueball.runtime.io.avro import write_avro
+
+    if through_s3_api():
+        raise Failed(Failure(ErrorCategory.USER, ErrorType.USER, "NOT_SUPPORTED: UNLOAD format 'AVRO' is written by "
+                             "glueball's engine into its object store's folder, not through an S3 API"))
+    files = write_avro(frame, to_spark_path(location), list(options.get("PartitionedBy") or []),
+                       options.get("Options", {}).get("codec", "deflate"))
+    import fastavro
+
+    written = 0
+    for name in files:
+        with open(name, "rb") as handle:
+            written += sum(block.num_records for block in fastavro.block_reader(handle))
+    return written
 
 
 def _remove_files(spark: Any, location: str) -> None:

@@ -27,6 +27,7 @@ _TYPES = {"string": ("varchar", 2147483647), "int": ("integer", 10), "integer": 
 ZONED = "timestamp with time zone"
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 _SIZED = re.compile(r"(varchar|char)\((\d+)\)")
+_PRECISE = re.compile(r"(timestamp|time)\((\d+)\)")  # Trino's timestamp(6), Spark's and Trino's time(3)
 
 
 def athena_type(spark_type: str) -> tuple[str, int, int]:
@@ -38,6 +39,9 @@ def athena_type(spark_type: str) -> tuple[str, int, int]:
     sized = _SIZED.fullmatch(spark_type)
     if sized:  # a varchar(n) / char(n) column (Spark's metadata keeps the catalog's type)
         return sized[1], int(sized[2]), 0
+    precise = _PRECISE.fullmatch(spark_type)
+    if precise:
+        return precise[1], int(precise[2]), 0
     if spark_type.startswith(("varchar", "char")):
         return "varchar", 2147483647, 0
     for nested, name in (("array<", "array"), ("map<", "map"), ("struct<", "row")):

@@ -107,7 +107,12 @@ def as_text(expression: str, data_type: Any, depth: int = 0) -> str:
     from pyspark.sql import types as t
 
     if isinstance(data_type, t.TimestampType | t.TimestampNTZType):
-        return f"date_format({expression}, 'yyyy-MM-dd HH:mm:ss.SSS')"
+        return timestamp_text(expression)
+    if isinstance(data_type, t.TimeType):  # Spark's text of a time drops the fraction's trailing zeros
+        digits = int(data_type.precision)
+        text = f"CAST({expression} AS STRING)"
+        fraction = f", '.', rpad(substr({text}, 10), {digits}, '0')" if digits else ""
+        return f"concat(substr({text}, 1, 8){fraction})"
     if isinstance(data_type, t.BinaryType):
         return f"regexp_replace(lower(hex({expression})), '(..)(?!$)', '$1 ')"  # 31 32 33, as Athena prints it
     if isinstance(data_type, t.MapType):
@@ -126,6 +131,15 @@ def as_text(expression: str, data_type: Any, depth: int = 0) -> str:
         printed = as_text(item, data_type.elementType, depth + 1)
         return f"concat('[', array_join(transform({expression}, {item} -> coalesce({printed}, 'null')), ', '), ']')"
     return f"CAST({expression} AS STRING)"
+
+
+def timestamp_text(expression: str, precision: int = 3) -> str:
+    """Spark SQL that prints a timestamp as Trino prints a ``timestamp(precision)``: ``2026-01-01 10:00:00.000``, a
+    digit of the second's fraction for each of its precision (Spark's timestamps hold 6; more are zeros)."""
+    fraction = "S" * min(precision, 6)
+    text = f"date_format({expression}, 'yyyy-MM-dd HH:mm:ss.{fraction}')" if fraction else \
+        f"date_format({expression}, 'yyyy-MM-dd HH:mm:ss')"
+    return f"concat({text}, '{'0' * (precision - 6)}')" if precision > 6 else text
 
 
 def quoted(name: str) -> str:

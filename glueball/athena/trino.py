@@ -23,6 +23,8 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
   NULLs, gives ``[]`` and keeps no order);
 - ``UNNEST ... WITH ORDINALITY`` counts from 1, as a ``bigint`` (Spark's ``posexplode`` from 0);
 - ``ROW(a, b)``'s fields are ``field0``, ``field1`` (Spark's ``col1``, ``col2``);
+- ``TIME '12:34:56'`` and ``CAST(x AS time)`` are Spark's ``TIME(p)`` (sqlglot writes a timestamp of today), a
+  ``timestamp(6)`` literal or cast keeps its precision in the result and in ``typeof`` (Spark's have none);
 - ``nan()``, ``infinity()``, ``is_finite``, ``is_infinite`` (Spark has none), ``is_nan(NULL)`` is NULL, and
   ``random(n)``/``random(m, n)`` an integer below n (Spark's ``rand(n)`` is seeded by n);
 - ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);
@@ -72,7 +74,7 @@ def _typed(tree: exp.Expr) -> bool:
     for node in tree.walk():
         if isinstance(node, exp.Div | exp.DateAdd) or (isinstance(node, exp.Unnest) and node.args.get("offset")):
             return True
-        if isinstance(node, exp.Cast) and node.to.this in _INTEGERS:
+        if isinstance(node, exp.Cast) and (node.to.this in _INTEGERS or node.to.is_type(exp.DType.TIME)):
             return True
     return False
 
@@ -170,6 +172,8 @@ def _cast(node: exp.Cast) -> exp.Expr | None:
     target = node.to
     if target.is_type(exp.DType.JSON):
         return _as_json(node)
+    if target.is_type(exp.DType.TIME):
+        return _as_time(node)
     if target.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not target.expressions:  # a zoned time's text
         zoned = _zoned_text(node.this)
         if zoned is not None:
@@ -194,6 +198,52 @@ def _cast(node: exp.Cast) -> exp.Expr | None:
         node.set("this", exp.Round(this=node.this.copy()))
         return node
     return None
+
+
+# Trino's precision of a timestamp or time without one (``TIME`` is ``time(3)``), and of the Hive connector's
+# timestamp columns; a value of a smaller one is printed with 3 digits too, as before (Trino: the digits it has)
+DEFAULT_PRECISION = 3
+_SPARK_TIME_PRECISION = 6  # Spark's TIME(p) holds microseconds at most
+
+
+def precision_of(target: exp.DataType) -> int | None:
+    """The precision a ``timestamp(p)`` or ``time(p)`` type names, None when it names none."""
+    if not target.expressions:
+        return None
+    param = target.expressions[0]
+    value = param.this if isinstance(param, exp.DataTypeParam) else param
+    return int(value.name) if isinstance(value, exp.Literal) and value.name.isdigit() else None
+
+
+def _as_time(node: exp.Cast) -> exp.Expr:
+    """``TIME '12:34:56'``, ``CAST(x AS time(p))``: Spark's ``TIME(p)`` (sqlglot writes a ``TIMESTAMP``: today at that
+    time), of Trino's precision (``time`` is ``time(3)``; the literal's digits, 3 at least). Spark casts a string to a
+    time but not a timestamp: a timestamp's time of day is read from its text."""
+    precision = min(max(precision_of(node.to) or DEFAULT_PRECISION, DEFAULT_PRECISION), _SPARK_TIME_PRECISION)
+    value = node.this.copy()
+    source = _type_of(node.this)
+    if source is not None and source.this in (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME):
+        value = _template("DATE_FORMAT(__t, 'HH:mm:ss.SSSSSS')", t=value)
+    made = exp.Cast(this=value, to=exp.DataType(this=exp.DType.USERDEFINED, kind=f"TIME({precision})"))
+    made.type = exp.DataType.build(f"TIME({precision})")
+    return made
+
+
+def timestamp_precisions(query: exp.Expr) -> dict[str, int]:
+    """The result columns of ``query`` that are Trino's ``timestamp(p)`` of more than 3 digits (``TIMESTAMP
+    '2024-01-01 12:34:56.123456'``, ``CAST(x AS timestamp(6))``), and p: Spark's timestamps have no precision (they
+    hold microseconds), so the result prints them with p digits and ``ColumnInfo`` names p. Only a SELECT's own
+    columns, as :func:`zoned_columns`."""
+    if not isinstance(query, exp.Select):
+        return {}
+    found = {}
+    for projection in query.selects:
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(value, exp.Cast) and value.to.is_type(exp.DType.TIMESTAMP):
+            precision = precision_of(value.to)
+            if precision is not None and precision > DEFAULT_PRECISION:
+                found[projection.alias_or_name] = precision
+    return found
 
 
 def _number(node: exp.Literal) -> exp.Expr | None:
@@ -411,6 +461,9 @@ def _typeof(node: exp.Typeof) -> exp.Expr:
     value = node.this
     if _is_zoned(value):
         return exp.Literal.string("timestamp(3) with time zone")
+    if isinstance(value, exp.Cast) and value.to.is_type(exp.DType.TIMESTAMP):  # its precision, as written
+        precision = max(precision_of(value.to) or DEFAULT_PRECISION, DEFAULT_PRECISION)
+        return exp.Literal.string(f"timestamp({precision})")
     cases = " ".join(f"WHEN '{spark}' THEN '{trino}'" for spark, trino in _TYPE_NAMES.items())
     return _template(f"CASE TYPEOF(__x) {cases} ELSE TYPEOF(__x) END", x=value)
 

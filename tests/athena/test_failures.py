@@ -128,7 +128,9 @@ def test_failed_queries_say_why_as_athena_does(athena: Any) -> None:
     ("CREATE TABLE t2 WITH (bucketed_by = ARRAY['a'], bucket_count = 2) AS SELECT 1 AS a",
      "bucketed_by/bucket_count"),
     ("CREATE TABLE t2 WITH (format = 'AVRO') AS SELECT 1 AS a", "format 'AVRO'"),
-    ("UNLOAD (SELECT 1) TO 's3://lake/u/' WITH (format = 'AVRO')", "UNLOAD needs format"),
+    ("UNLOAD (SELECT 1) TO 's3://lake/u/' WITH (format = 'XML')", "UNLOAD needs format"),
+    ("UNLOAD (SELECT 1) TO 's3://lake/u/' WITH (format = 'AVRO', compression = 'SNAPPY')",
+     "NOT_SUPPORTED: compression 'SNAPPY' for AVRO"),
 ])
 def test_what_glueball_cannot_run_is_refused_by_name(athena: Any, sql: str, named: str) -> None:
     status = failure(athena, sql)

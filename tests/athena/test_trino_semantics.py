@@ -30,7 +30,8 @@ def spark() -> Iterator[Any]:
 
     session = shared_spark()
     before = {key: session.conf.get(key, None) for key in ENGINE_CONF}
-    session.conf.set("spark.sql.ansi.enabled", ENGINE_CONF["spark.sql.ansi.enabled"])
+    for key in ("spark.sql.ansi.enabled", "spark.sql.timeType.enabled"):
+        session.conf.set(key, ENGINE_CONF[key])
     session.sql("SELECT 5 AS x, CAST(9007199254740993 AS BIGINT) AS big, 2.5D AS r, DATE '2024-01-01' AS d, "
                 "TIMESTAMP '2024-01-01 10:00:00' AS ts, 'hello' AS s, '{\"a\":{\"b\":5},\"c\":\"x\",\"n\":5}' AS j, "
                 "ARRAY(1, 2) AS arr").createOrReplaceGlobalTempView("t")
@@ -134,6 +135,12 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
          "typeof(CAST(1 AS real)) FROM global_temp.t",
          ("timestamp(3) with time zone", "integer", "varchar", "bigint", "double", "timestamp(3)", "real"),
          ["string"] * 7),
+        # Trino's time: time(3) unless more digits are written; a timestamp's time of day; typeof names its precision
+        ("SELECT TIME '12:34:56', CAST('12:34:56.5' AS time), CAST(ts AS time), TIME '01:02:03.123456', "
+         "CAST(NULL AS time(3)), typeof(TIME '12:00:00'), typeof(TIMESTAMP '2024-01-01 12:34:56.123456'), "
+         "typeof(CAST(ts AS timestamp(6))) FROM global_temp.t",
+         (dt.time(12, 34, 56), dt.time(12, 34, 56, 500000), dt.time(10), dt.time(1, 2, 3, 123456), None, "time(3)",
+          "timestamp(6)", "timestamp(6)"), ["time(3)", "time(3)", "time(3)", "time(6)", "time(3)"] + ["string"] * 3),
         # random(n) is an integer from 0 up to n of n's type; random(m, n) from m
         ("SELECT random(1), random(5, 6), random(CAST(3 AS bigint)) < 3, random() < 1",
          (0, 5, True, True), ["int", "int", "boolean", "boolean"]),
@@ -209,6 +216,36 @@ def test_through_the_api_a_zoned_timestamp_is_typed_and_read_as_one(athena_serve
                      aws_secret_access_key="secret").cursor()
     (now,) = cursor.execute("SELECT current_timestamp").fetchone()
     assert now.tzinfo is not None and abs((datetime.datetime.now(datetime.UTC) - now).total_seconds()) < 600
+
+
+def test_a_timestamps_precision_is_the_results_where_trino_keeps_more_than_milliseconds() -> None:
+    sql = ("SELECT TIMESTAMP '2024-01-01 12:34:56.123456' AS lit, CAST(ts AS timestamp(6)) AS six, "
+           "CAST(ts AS timestamp(3)) AS three, ts, TIMESTAMP '2024-01-01 12:34:56' FROM global_temp.t")
+    assert planner.plan(planner.parse(sql)[0], sql, None, CATALOG).precise == {"lit": 6, "six": 6}
+
+
+def test_through_the_api_timestamps_and_times_print_their_precision(athena_server: Any) -> None:
+    from tests.athena.helpers import client, rows, succeeded
+
+    athena = client(athena_server)
+    done = succeeded(athena, "SELECT TIMESTAMP '2024-01-01 12:34:56.123456' AS six, CAST(TIMESTAMP "
+                             "'2024-01-01 12:34:56.123456' AS timestamp(3)) AS three, "
+                             "TIMESTAMP '2024-01-01 12:34:56.5' AS one, TIME '12:34:56' AS t, "
+                             "CAST('01:02:03.123456' AS time(6)) AS t6")
+    result = athena.get_query_results(QueryExecutionId=done["QueryExecutionId"])["ResultSet"]
+    assert [(c["Type"], c["Precision"]) for c in result["ResultSetMetadata"]["ColumnInfo"]] == [
+        ("timestamp", 6), ("timestamp", 3), ("timestamp", 3), ("time", 3), ("time", 6)]
+    assert rows(athena, done["QueryExecutionId"])[1] == [
+        "2024-01-01 12:34:56.123456", "2024-01-01 12:34:56.123", "2024-01-01 12:34:56.500", "12:34:56.000",
+        "01:02:03.123456"]
+    # PyAthena reads them as a datetime with its microseconds and a time
+    from pyathena import connect
+
+    cursor = connect(s3_staging_dir="s3://athena-results/pyathena/", region_name="us-east-1",
+                     endpoint_url=athena_server.endpoint, aws_access_key_id="AKIDATHENA",
+                     aws_secret_access_key="secret").cursor()
+    assert cursor.execute("SELECT TIMESTAMP '2024-01-01 12:34:56.123456', TIME '12:34:56'").fetchone() == (
+        dt.datetime(2024, 1, 1, 12, 34, 56, 123456), dt.time(12, 34, 56))
 
 
 def test_random_with_a_bound_not_above_its_start_fails(spark: Any) -> None:
