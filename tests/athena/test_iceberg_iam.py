@@ -1,0 +1,74 @@
+"""Under ``--auth iam`` an Athena query of an Iceberg table acts as its caller: Iceberg's own Glue and S3 clients in
+the engine sign each query's requests with the caller's credentials, so a caller whose policies allow reading but
+not ``glue:UpdateTable`` reads the table and cannot commit to it, while the next caller's commit on the same engine
+goes through (the identity is the query's, not the engine's or the previous query's)."""
+
+from __future__ import annotations
+
+import configparser
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from tests.athena.helpers import RESULTS, rows, run
+from tests.helpers import ServerProcess
+
+pytest.importorskip("pyspark")
+ACCOUNT = "123456789012"
+
+
+@pytest.fixture(scope="module")
+def iam_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, tuple[str, str]]]:
+    home = tmp_path_factory.mktemp("athena-iceberg-iam")
+    server = ServerProcess(home, extra_args=("--auth", "iam")).start()
+    profile = configparser.ConfigParser()
+    profile.read(home / "credentials")
+    yield server, (profile["glueball"]["aws_access_key_id"], profile["glueball"]["aws_secret_access_key"])
+    server.stop()
+
+
+def _client(server: ServerProcess, service: str, keys: tuple[str, str]) -> Any:
+    return boto3.client(service, endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id=keys[0],
+                        aws_secret_access_key=keys[1])
+
+
+def _ended(athena: Any, sql: str) -> dict[str, Any]:
+    return run(athena, sql, QueryExecutionContext={"Database": "sales"},
+               ResultConfiguration={"OutputLocation": RESULTS})
+
+
+def test_an_iceberg_commit_is_authorized_as_the_querys_caller(
+        iam_server: tuple[ServerProcess, tuple[str, str]]) -> None:
+    server, root = iam_server
+    _client(server, "s3", root).create_bucket(Bucket="athena-results")
+    _client(server, "s3", root).create_bucket(Bucket="lake")
+    _client(server, "glue", root).create_database(DatabaseInput={"Name": "sales"})
+    iam = _client(server, "iam", root)
+    iam.create_user(UserName="reader")
+    iam.put_user_policy(UserName="reader", PolicyName="read", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Action": ["athena:*", "s3:*", "glue:Get*", "glue:BatchGet*"], "Resource": "*"},
+            {"Effect": "Deny", "Action": ["glue:UpdateTable", "glue:CreateTable"], "Resource": "*"}]}))
+    key = iam.create_access_key(UserName="reader")["AccessKey"]
+    reader = _client(server, "athena", (key["AccessKeyId"], key["SecretAccessKey"]))
+    owner = _client(server, "athena", root)
+
+    created = _ended(owner, "CREATE TABLE orders (id bigint, amount double) LOCATION 's3://lake/iceberg/orders/' "
+                            "TBLPROPERTIES ('table_type'='ICEBERG')")
+    assert created["Status"]["State"] == "SUCCEEDED", created["Status"]
+    assert _ended(owner, "INSERT INTO orders VALUES (1, 10.0)")["Status"]["State"] == "SUCCEEDED"
+
+    read = _ended(reader, "SELECT id, amount FROM orders")
+    assert read["Status"]["State"] == "SUCCEEDED", read["Status"]
+    assert rows(reader, read["QueryExecutionId"])[1:] == [["1", "10.0"]]
+    denied = _ended(reader, "INSERT INTO orders VALUES (2, 20.0)")
+    assert denied["Status"]["State"] == "FAILED"
+    reason = denied["Status"]["StateChangeReason"]  # Iceberg's commit, refused by the reader's glue:UpdateTable deny
+    assert reason.startswith("Insufficient permissions") and "Glue cannot access" in reason, reason
+    again = _ended(owner, "INSERT INTO orders VALUES (3, 30.0)")  # the same engine, as its own caller again
+    assert again["Status"]["State"] == "SUCCEEDED", again["Status"]
+    final = _ended(reader, "SELECT id FROM orders ORDER BY id")
+    assert rows(reader, final["QueryExecutionId"])[1:] == [["1"], ["3"]]
