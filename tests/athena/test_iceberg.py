@@ -102,6 +102,10 @@ def test_an_iceberg_table_is_made_written_changed_travelled_maintained_and_dropp
     succeeded(athena, "ALTER TABLE orders ADD COLUMNS (note string)", **context)
     assert select(athena, "SELECT id, note FROM orders WHERE id = 4", **context)[1] == ["4", None]
 
+    # a view of an Iceberg table reads it through Iceberg
+    succeeded(athena, "CREATE VIEW big_orders AS SELECT id, amount FROM orders WHERE amount > 10", **context)
+    assert select(athena, "SELECT id FROM big_orders ORDER BY id", **context)[1:] == [["1"], ["3"]]
+
     # an Iceberg CTAS, its timestamps without a zone
     succeeded(athena, "CREATE TABLE recent WITH (table_type = 'ICEBERG', is_external = false, "
                       "location = 's3://lake/iceberg/recent/', partitioning = ARRAY['bucket(4, id)']) AS "
