@@ -91,7 +91,7 @@ DRIVER_MODULES = {
     "tests/metastore/test_dbt_glue.py", "tests/metastore/test_iam.py", "tests/metastore/test_catalog_switch.py",
     "tests/athena/test_queries.py", "tests/athena/test_failures.py", "tests/athena/test_clients.py",
     "tests/athena/test_console.py", "tests/athena/test_iceberg.py",
-    "tests/athena/test_iceberg_iam.py",
+    "tests/athena/test_iam.py",
     "tests/formats/test_iceberg_jobs.py", "tests/formats/test_delta_jobs.py",
 }
 SPARK_FIXTURES = {"spark", "glue_context", "glue_home"}

@@ -23,7 +23,26 @@ def queries(needs: AthenaNeeds, caller: Caller) -> QueryService:
     scope = Scope(caller.account_id, caller.region)
     tables = _CatalogTables(needs, scope)
     return QueryService(needs.store, scope, needs.home, tables.column_types, tables.header_lines, tables.table_type,
-                        needs.iceberg)
+                        needs.iceberg, lambda output, read: _reusable(needs, caller, output, read))
+
+
+def _reusable(needs: AthenaNeeds, caller: Caller, output: str, tables: list[str]) -> bool:
+    """Whether an earlier query's result at ``output`` may answer ``caller``: the file is still there, and the
+    caller may read each of the query's tables (``glue:GetTable`` as the caller: a result is never a way around the
+    catalog's policies)."""
+    try:
+        with needs.open_object(output):
+            pass
+    except (FileNotFoundError, ValueError):
+        return False
+    glue = needs.glue(caller)
+    for name in tables:
+        database, _, table = name.rpartition(".")
+        try:
+            glue.get_table(DatabaseName=database or "default", Name=table)
+        except Exception:  # noqa: BLE001 - not readable (or not a table: a view's name) by this caller: run it
+            return False
+    return True
 
 
 class _CatalogTables:
@@ -78,7 +97,7 @@ def statistics(query: QueryExecution) -> dict[str, Any]:
                             "ServicePreProcessingTimeInMillis": int(figures.get("PreProcessingMillis", 0)),
                             "QueryPlanningTimeInMillis": int(figures.get("PlanningMillis", 0)),
                             "ServiceProcessingTimeInMillis": int(figures.get("ProcessingMillis", 0)),
-                            "ResultReuseInformation": {"ReusedPreviousResult": False}}
+                            "ResultReuseInformation": {"ReusedPreviousResult": bool(query.result.get("ReusedFrom"))}}
     if query.completed is not None:
         wire["TotalExecutionTimeInMillis"] = _millis(query.completed - query.submitted)
     manifest = query.result.get("Manifest")
@@ -100,7 +119,8 @@ def execution_wire(query: QueryExecution) -> dict[str, Any]:
     wire: dict[str, Any] = {
         "QueryExecutionId": query.query_id, "Query": query.query, "StatementType": query.statement_type.value,
         "ResultConfiguration": {"OutputLocation": _output_of(query)} if query.output_location else {},
-        "ResultReuseConfiguration": {"ResultReuseByAgeConfiguration": {"Enabled": False}},
+        "ResultReuseConfiguration": {"ResultReuseByAgeConfiguration": {"Enabled": False} if "Reuse" not in query.plan
+                                     else {"Enabled": True, "MaxAgeInMinutes": int(query.plan["Reuse"])}},
         "QueryExecutionContext": context, "Status": status, "Statistics": statistics(query),
         "WorkGroup": query.workgroup, "EngineVersion": ENGINE_VERSION,
         "SubstatementType": query.substatement_type}
@@ -110,8 +130,7 @@ def execution_wire(query: QueryExecution) -> dict[str, Any]:
 
 
 def _output_of(query: QueryExecution) -> str:
-    extension = query.result.get("Extension") or query.plan.get("Extension") or "csv"
-    return f"{(query.output_location or '').rstrip('/')}/{query.query_id}.{extension}"
+    return query.result_output
 
 
 @OPERATIONS.operation("StartQueryExecution")

@@ -117,6 +117,15 @@ class QueryExecution:
     region: str = ""
 
     @property
+    def result_output(self) -> str:
+        """Where the query's result is: its own file, or the earlier query's whose result it reused."""
+        reused = self.result.get("ReusedOutput")
+        if reused:
+            return str(reused)
+        extension = self.result.get("Extension") or self.plan.get("Extension") or "csv"
+        return f"{(self.output_location or '').rstrip('/')}/{self.query_id}.{extension}"
+
+    @property
     def result_file(self) -> str | None:
         """``<output>/<QueryExecutionId>.csv``, where Athena writes the rows (``.txt`` for some DDL)."""
         if not self.output_location:

@@ -48,13 +48,15 @@ class Plan:
     # Spark is answered the catalog's tables as stored, not as the data source tables glueball reads some of them
     # as (glueball.metastore.shapes.for_spark): SHOW CREATE TABLE prints the table its maker made
     as_stored: bool = False
+    reuse: int | None = None  # ResultReuseByAgeConfiguration's MaxAgeInMinutes, when the request enables it
 
     def to_json(self) -> dict[str, Any]:
         return {"Kind": self.kind, "Statements": self.statements, "Header": self.header,
                 "Extension": self.extension, "Rename": self.rename, "Table": self.table,
                 "TablesRead": self.tables_read, "Keep": self.keep, "Json": self.json,
                 "Zoned": self.zoned, "Precise": self.precise, "Hive": self.hive, "Pad": self.pad,
-                "Otherwise": self.otherwise, "AsStored": self.as_stored}
+                "Otherwise": self.otherwise, "AsStored": self.as_stored,
+                **({"Reuse": self.reuse} if self.reuse is not None else {})}
 
 
 def quoted_name(table: exp.Table) -> str:

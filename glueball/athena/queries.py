@@ -80,6 +80,25 @@ def _query(row: AthenaQueryRow) -> QueryExecution:
                           row.bytes_cutoff, row.cancel_requested, row.account_id, row.region)
 
 
+REUSE_MINUTES, MAX_REUSE_MINUTES = 60, 10080  # MaxAgeInMinutes' default and its most (7 days), Athena's
+
+
+def _reuse_minutes(request: Mapping[str, Any]) -> int | None:
+    """``ResultReuseByAgeConfiguration``'s age in minutes when it is enabled, else None.
+
+    Raises:
+        InvalidRequestException: an age out of Athena's range (0 to 10080).
+    """
+    config = (request.get("ResultReuseConfiguration") or {}).get("ResultReuseByAgeConfiguration") or {}
+    if not config.get("Enabled"):
+        return None
+    minutes = int(config.get("MaxAgeInMinutes", REUSE_MINUTES))
+    if not 0 <= minutes <= MAX_REUSE_MINUTES:
+        raise InvalidRequestException(f"MaxAgeInMinutes must be between 0 and {MAX_REUSE_MINUTES} (got {minutes})",
+                                      "INVALID_INPUT")
+    return minutes
+
+
 def changed(db: Session, statement: Any) -> int:
     count: int = db.execute(statement).rowcount  # type: ignore[attr-defined]
     return count
@@ -91,7 +110,8 @@ class QueryService:
     def __init__(self, store: Store, scope: Scope, home: Path, columns: Columns | None = None,
                  header_lines: Callable[[str, str], tuple[int, list[str]]] | None = None,
                  table_type: Callable[[str, str], str] | None = None,
-                 iceberg: Callable[[], bool] = lambda: False) -> None:
+                 iceberg: Callable[[], bool] = lambda: False,
+                 reusable: Callable[[str, list[str]], bool] | None = None) -> None:
         self.store = store
         self.scope = scope
         self.home = home
@@ -100,6 +120,8 @@ class QueryService:
         self.header_lines = header_lines  # a text table's header lines and partition keys (planner.Catalog)
         self.table_type = table_type  # a catalog table's table_type (ICEBERG: read and written through Iceberg)
         self.iceberg = iceberg  # whether the engine has Iceberg
+        # whether an earlier query's result file (still there) may answer this caller's query of those tables
+        self.reusable = reusable
 
     # -- starting
 
@@ -125,8 +147,7 @@ class QueryService:
         if request.get("EngineConfiguration"):
             raise InvalidRequestException("EngineConfiguration applies to Apache Spark workgroups (calculations), "
                                           "which glueball does not serve")
-        if ((request.get("ResultReuseConfiguration") or {}).get("ResultReuseByAgeConfiguration") or {}).get("Enabled"):
-            raise InvalidRequestException("Query result reuse is not supported by glueball: every query runs")
+        reuse = _reuse_minutes(request)
         result_configuration = request.get("ResultConfiguration") or {}
         if result_configuration.get("EncryptionConfiguration"):
             option = result_configuration["EncryptionConfiguration"].get("EncryptionOption")
@@ -148,6 +169,14 @@ class QueryService:
                                           str(context.get("Database") or "default"))
         preprocessed = int((time.monotonic() - translating) * 1000)  # parsed, translated, planned for the engine
         now = time.time()
+        result: dict[str, Any] | None = {"Extension": plan.extension} if state is QueryState.SUCCEEDED else None
+        if reuse is not None:
+            plan.reuse = reuse
+            earlier = self._reused(text, workgroup.name, context, parameters, plan, reuse, now) \
+                if state is QueryState.QUEUED else None
+            if earlier is not None:  # answered by the earlier query's result, as Athena reuses it
+                state, result = QueryState.SUCCEEDED, {**earlier.result, "ReusedFrom": earlier.query_id,
+                                                       "ReusedOutput": earlier.result_output}
         row = AthenaQueryRow(
             account_id=self.scope.account_id, region=self.scope.region, query_id=query_id, workgroup=workgroup.name,
             query=text, statement_type=plan.statement_type.value, substatement_type=plan.substatement_type,
@@ -156,8 +185,7 @@ class QueryService:
             plan=plan.to_json(), bytes_cutoff=workgroup.bytes_cutoff, access_key=access_key,
             error=failure.wire() if failure else None, state_reason=failure.message if failure else None,
             completed=now if state in ENDED else None, started=now if state in ENDED else None,
-            statistics={"PreProcessingMillis": preprocessed},
-            result={"Extension": plan.extension} if state is QueryState.SUCCEEDED else None)
+            statistics={"PreProcessingMillis": preprocessed}, result=result)
         with self.store.write() as db:
             db.add(row)
         if state is QueryState.QUEUED:
@@ -198,6 +226,29 @@ class QueryService:
         except Exception as exc:  # noqa: BLE001 - a prepared statement that is not there, named as Athena names it
             message = getattr(exc, "message", str(exc))
             return QueryState.FAILED, nothing, Failure(ErrorCategory.USER, ErrorType.USER, message)
+
+    def _reused(self, text: str, workgroup: str, context: Mapping[str, Any], parameters: list[str],
+                plan: planner.Plan, minutes: int, now: float) -> QueryExecution | None:
+        """The newest earlier SELECT whose result answers this one (Athena's reuse): the same query text, workgroup,
+        database, catalog and execution parameters, SUCCEEDED within ``minutes``, its result file still there, and
+        its tables readable by this caller. None: the query runs."""
+        if plan.kind != "rows" or plan.substatement_type != "SELECT" or self.reusable is None:
+            return None
+        with self.store.read() as db:
+            rows = db.scalars(select(AthenaQueryRow).where(
+                AthenaQueryRow.account_id == self.scope.account_id, AthenaQueryRow.region == self.scope.region,
+                AthenaQueryRow.workgroup == workgroup, AthenaQueryRow.state == QueryState.SUCCEEDED,
+                AthenaQueryRow.completed >= now - minutes * 60, AthenaQueryRow.query == text,
+            ).order_by(AthenaQueryRow.completed.desc()).limit(10)).all()
+            candidates = [_query(row) for row in rows]
+        for earlier in candidates:
+            if earlier.database != context.get("Database") or earlier.catalog != context.get("Catalog") or \
+                    earlier.execution_parameters != parameters or earlier.plan.get("Kind") != "rows":
+                continue
+            database = context.get("Database") or "default"
+            if self.reusable(earlier.result_output, [t if "." in t else f"{database}.{t}" for t in plan.tables_read]):
+                return earlier
+        return None
 
     def _by_token(self, token: str) -> QueryExecution | None:
         with self.store.read() as db:

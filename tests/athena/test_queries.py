@@ -592,3 +592,39 @@ def test_a_text_table_skips_as_many_header_lines_as_it_says(athena_server: Serve
     assert select(athena, f"SELECT t.name FROM {table} AS t WHERE t.dt = 'b'",
                   QueryExecutionContext={"Database": "default"}) == [["name"], ["w"]]
     assert select(athena, f"SELECT count(*) FROM default.{table} WHERE id > 1") == [["_col0"], ["3"]]
+
+
+def test_a_select_reuses_an_earlier_result_as_athena_does(athena_server: ServerProcess, athena: Any) -> None:
+    table = unique("reused")
+    succeeded(athena, f"CREATE TABLE default.{table} WITH (format = 'PARQUET', external_location = "
+                      f"'s3://lake/{table}/') AS SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS t(id, name)")
+    reuse = {"ResultReuseConfiguration": {"ResultReuseByAgeConfiguration": {"Enabled": True, "MaxAgeInMinutes": 5}},
+             "QueryExecutionContext": {"Database": "default"}}
+    sql = f"SELECT id, name FROM {table} ORDER BY id"
+    first = succeeded(athena, sql, **reuse)
+    assert first["Statistics"]["ResultReuseInformation"] == {"ReusedPreviousResult": False}
+    assert first["ResultReuseConfiguration"]["ResultReuseByAgeConfiguration"] == {"Enabled": True,
+                                                                                 "MaxAgeInMinutes": 5}
+    second = succeeded(athena, sql, **reuse)
+    assert second["QueryExecutionId"] != first["QueryExecutionId"]
+    assert second["Statistics"]["ResultReuseInformation"] == {"ReusedPreviousResult": True}
+    assert second["ResultConfiguration"]["OutputLocation"] == first["ResultConfiguration"]["OutputLocation"]
+    assert rows(athena, second["QueryExecutionId"]) == rows(athena, first["QueryExecutionId"]) == [
+        ["id", "name"], ["1", "a"], ["2", "b"]]
+    # not reused: reuse not asked, another database, another text; and once the earlier result is gone
+    plain = succeeded(athena, sql, QueryExecutionContext={"Database": "default"})
+    assert plain["Statistics"]["ResultReuseInformation"] == {"ReusedPreviousResult": False}
+    elsewhere = succeeded(athena, f"SELECT id, name FROM default.{table} ORDER BY id", **reuse)
+    assert elsewhere["Statistics"]["ResultReuseInformation"] == {"ReusedPreviousResult": False}
+    third = succeeded(athena, sql, **reuse)  # the newest result of the same query: the one run without reuse
+    assert third["ResultConfiguration"]["OutputLocation"] == plain["ResultConfiguration"]["OutputLocation"]
+    for gone in (first, plain):
+        bucket, _, key = gone["ResultConfiguration"]["OutputLocation"].removeprefix("s3://").partition("/")
+        client(athena_server, "s3").delete_object(Bucket=bucket, Key=key)
+    fourth = succeeded(athena, sql, **reuse)
+    assert fourth["Statistics"]["ResultReuseInformation"] == {"ReusedPreviousResult": False}  # no result is left
+    assert rows(athena, fourth["QueryExecutionId"])[1:] == [["1", "a"], ["2", "b"]]
+    with pytest.raises(athena.exceptions.InvalidRequestException, match="(?i)maxAgeInMinutes"):
+        athena.start_query_execution(QueryString=sql, ResultConfiguration={"OutputLocation": RESULTS},
+                                     ResultReuseConfiguration={"ResultReuseByAgeConfiguration": {
+                                         "Enabled": True, "MaxAgeInMinutes": 10081}})

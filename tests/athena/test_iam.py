@@ -1,7 +1,8 @@
-"""Under ``--auth iam`` an Athena query of an Iceberg table acts as its caller: Iceberg's own Glue and S3 clients in
+"""Athena under ``--auth iam``. A query of an Iceberg table acts as its caller: Iceberg's own Glue and S3 clients in
 the engine sign each query's requests with the caller's credentials, so a caller whose policies allow reading but
 not ``glue:UpdateTable`` reads the table and cannot commit to it, while the next caller's commit on the same engine
-goes through (the identity is the query's, not the engine's or the previous query's)."""
+goes through (the identity is the query's, not the engine's or the previous query's). An earlier query's result is
+reused only for a caller who may read its tables."""
 
 from __future__ import annotations
 
@@ -35,25 +36,34 @@ def _client(server: ServerProcess, service: str, keys: tuple[str, str]) -> Any:
                         aws_secret_access_key=keys[1])
 
 
-def _ended(athena: Any, sql: str) -> dict[str, Any]:
+def _ended(athena: Any, sql: str, **request: Any) -> dict[str, Any]:
     return run(athena, sql, QueryExecutionContext={"Database": "sales"},
-               ResultConfiguration={"OutputLocation": RESULTS})
+               ResultConfiguration={"OutputLocation": RESULTS}, **request)
 
 
-def test_an_iceberg_commit_is_authorized_as_the_querys_caller(
-        iam_server: tuple[ServerProcess, tuple[str, str]]) -> None:
+@pytest.fixture(scope="module")
+def sales(iam_server: tuple[ServerProcess, tuple[str, str]]) -> None:
     server, root = iam_server
     _client(server, "s3", root).create_bucket(Bucket="athena-results")
     _client(server, "s3", root).create_bucket(Bucket="lake")
     _client(server, "glue", root).create_database(DatabaseInput={"Name": "sales"})
+
+
+def _user(server: ServerProcess, root: tuple[str, str], name: str, statements: list[dict[str, Any]]) -> Any:
     iam = _client(server, "iam", root)
-    iam.create_user(UserName="reader")
-    iam.put_user_policy(UserName="reader", PolicyName="read", PolicyDocument=json.dumps({
-        "Version": "2012-10-17", "Statement": [
-            {"Effect": "Allow", "Action": ["athena:*", "s3:*", "glue:Get*", "glue:BatchGet*"], "Resource": "*"},
-            {"Effect": "Deny", "Action": ["glue:UpdateTable", "glue:CreateTable"], "Resource": "*"}]}))
-    key = iam.create_access_key(UserName="reader")["AccessKey"]
-    reader = _client(server, "athena", (key["AccessKeyId"], key["SecretAccessKey"]))
+    iam.create_user(UserName=name)
+    iam.put_user_policy(UserName=name, PolicyName="own", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": statements}))
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    return _client(server, "athena", (key["AccessKeyId"], key["SecretAccessKey"]))
+
+
+def test_an_iceberg_commit_is_authorized_as_the_querys_caller(
+        iam_server: tuple[ServerProcess, tuple[str, str]], sales: None) -> None:
+    server, root = iam_server
+    reader = _user(server, root, "reader", [
+        {"Effect": "Allow", "Action": ["athena:*", "s3:*", "glue:Get*", "glue:BatchGet*"], "Resource": "*"},
+        {"Effect": "Deny", "Action": ["glue:UpdateTable", "glue:CreateTable"], "Resource": "*"}])
     owner = _client(server, "athena", root)
 
     created = _ended(owner, "CREATE TABLE orders (id bigint, amount double) LOCATION 's3://lake/iceberg/orders/' "
@@ -72,3 +82,24 @@ def test_an_iceberg_commit_is_authorized_as_the_querys_caller(
     assert again["Status"]["State"] == "SUCCEEDED", again["Status"]
     final = _ended(reader, "SELECT id FROM orders ORDER BY id")
     assert rows(reader, final["QueryExecutionId"])[1:] == [["1"], ["3"]]
+
+
+def test_a_result_is_reused_only_for_a_caller_who_may_read_its_tables(
+        iam_server: tuple[ServerProcess, tuple[str, str]], sales: None) -> None:
+    server, root = iam_server
+    outsider = _user(server, root, "outsider", [
+        {"Effect": "Allow", "Action": ["athena:*", "s3:*", "glue:Get*"], "Resource": "*"},
+        {"Effect": "Deny", "Action": ["glue:GetTable", "glue:GetTables"],
+         "Resource": f"arn:aws:glue:*:{ACCOUNT}:table/sales/secrets"}])
+    owner = _client(server, "athena", root)
+    made = _ended(owner, "CREATE TABLE secrets WITH (format = 'PARQUET', external_location = "
+                         "'s3://lake/secrets/') AS SELECT 'hidden' AS word")
+    assert made["Status"]["State"] == "SUCCEEDED", made["Status"]
+    reuse = {"ResultReuseConfiguration": {"ResultReuseByAgeConfiguration": {"Enabled": True}}}
+    first = _ended(owner, "SELECT word FROM secrets", **reuse)
+    assert first["Status"]["State"] == "SUCCEEDED", first["Status"]
+    assert _ended(owner, "SELECT word FROM secrets", **reuse)["Statistics"]["ResultReuseInformation"] == {
+        "ReusedPreviousResult": True}
+    refused = _ended(outsider, "SELECT word FROM secrets", **reuse)  # not reused: run, and refused as the outsider
+    assert refused["Status"]["State"] == "FAILED", refused["Status"]
+    assert refused["Statistics"]["ResultReuseInformation"] == {"ReusedPreviousResult": False}
