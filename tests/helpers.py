@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,27 @@ class ServerProcess:
             aws_secret_access_key="secret",
             config=botocore.config.Config(retries={"max_attempts": 1}, **kwargs),
         )
+
+
+@contextmanager
+def iam_server(home: Path) -> Iterator[tuple[ServerProcess, tuple[str, str]]]:
+    """A running server under ``--auth iam`` in ``home``, and its root access key and secret (from the home's
+    ``credentials`` file, as the server writes them)."""
+    import configparser
+
+    server = ServerProcess(home, extra_args=("--auth", "iam")).start()
+    try:
+        profile = configparser.ConfigParser()
+        profile.read(home / "credentials")
+        yield server, (profile["glueball"]["aws_access_key_id"], profile["glueball"]["aws_secret_access_key"])
+    finally:
+        server.stop()
+
+
+def keyed_client(server: ServerProcess, service: str, keys: tuple[str, str]) -> Any:
+    """A boto3 client of ``service`` at ``server`` signing with ``keys`` (access key, secret)."""
+    return boto3.client(service, endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id=keys[0],
+                        aws_secret_access_key=keys[1])
 
 
 def create_postgres_database() -> str:

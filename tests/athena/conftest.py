@@ -28,3 +28,14 @@ def athena_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 @pytest.fixture()
 def athena(athena_server: ServerProcess) -> Any:
     return client(athena_server)
+
+
+@pytest.fixture()
+def wrangler(athena_server: ServerProcess) -> Iterator[Any]:
+    """awswrangler with every client it makes pointed at the server."""
+    import awswrangler
+
+    for service in ("athena", "s3", "glue", "sts"):
+        setattr(awswrangler.config, f"{service}_endpoint_url", athena_server.endpoint)
+    yield awswrangler
+    awswrangler.config.reset()

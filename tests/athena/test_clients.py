@@ -3,7 +3,6 @@ approach, start_query_execution) and PyAthena (its DB-API cursor and its SQLAlch
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -25,16 +24,6 @@ def rates(athena_server: ServerProcess) -> str:
               "AS SELECT * FROM (VALUES ('EUR', 1.1E0, DATE '2024-01-01'), ('GBP', 1.27E0, DATE '2024-01-02'), "
               "('JPY', 0.0067E0, DATE '2024-01-03'), ('XXX', NULL, DATE '2024-01-04')) AS t(currency, rate, day)")
     return table
-
-
-@pytest.fixture()
-def wrangler(athena_server: ServerProcess) -> Iterator[Any]:
-    import awswrangler
-
-    for service in ("athena", "s3", "glue", "sts"):
-        setattr(awswrangler.config, f"{service}_endpoint_url", athena_server.endpoint)
-    yield awswrangler
-    awswrangler.config.reset()
 
 
 def session() -> boto3.Session:

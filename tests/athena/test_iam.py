@@ -6,16 +6,15 @@ reused only for a caller who may read its tables."""
 
 from __future__ import annotations
 
-import configparser
 import json
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 
 from tests.athena.helpers import RESULTS, rows, run
-from tests.helpers import ServerProcess
+from tests.helpers import ServerProcess, keyed_client
+from tests.helpers import iam_server as started_iam_server
 
 pytest.importorskip("pyspark")
 ACCOUNT = "123456789012"
@@ -23,17 +22,8 @@ ACCOUNT = "123456789012"
 
 @pytest.fixture(scope="module")
 def iam_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, tuple[str, str]]]:
-    home = tmp_path_factory.mktemp("athena-iceberg-iam")
-    server = ServerProcess(home, extra_args=("--auth", "iam")).start()
-    profile = configparser.ConfigParser()
-    profile.read(home / "credentials")
-    yield server, (profile["glueball"]["aws_access_key_id"], profile["glueball"]["aws_secret_access_key"])
-    server.stop()
-
-
-def _client(server: ServerProcess, service: str, keys: tuple[str, str]) -> Any:
-    return boto3.client(service, endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id=keys[0],
-                        aws_secret_access_key=keys[1])
+    with started_iam_server(tmp_path_factory.mktemp("athena-iceberg-iam")) as started:
+        yield started
 
 
 def _ended(athena: Any, sql: str, **request: Any) -> dict[str, Any]:
@@ -44,18 +34,18 @@ def _ended(athena: Any, sql: str, **request: Any) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def sales(iam_server: tuple[ServerProcess, tuple[str, str]]) -> None:
     server, root = iam_server
-    _client(server, "s3", root).create_bucket(Bucket="athena-results")
-    _client(server, "s3", root).create_bucket(Bucket="lake")
-    _client(server, "glue", root).create_database(DatabaseInput={"Name": "sales"})
+    keyed_client(server, "s3", root).create_bucket(Bucket="athena-results")
+    keyed_client(server, "s3", root).create_bucket(Bucket="lake")
+    keyed_client(server, "glue", root).create_database(DatabaseInput={"Name": "sales"})
 
 
 def _user(server: ServerProcess, root: tuple[str, str], name: str, statements: list[dict[str, Any]]) -> Any:
-    iam = _client(server, "iam", root)
+    iam = keyed_client(server, "iam", root)
     iam.create_user(UserName=name)
     iam.put_user_policy(UserName=name, PolicyName="own", PolicyDocument=json.dumps({
         "Version": "2012-10-17", "Statement": statements}))
     key = iam.create_access_key(UserName=name)["AccessKey"]
-    return _client(server, "athena", (key["AccessKeyId"], key["SecretAccessKey"]))
+    return keyed_client(server, "athena", (key["AccessKeyId"], key["SecretAccessKey"]))
 
 
 def test_an_iceberg_commit_is_authorized_as_the_querys_caller(
@@ -64,7 +54,7 @@ def test_an_iceberg_commit_is_authorized_as_the_querys_caller(
     reader = _user(server, root, "reader", [
         {"Effect": "Allow", "Action": ["athena:*", "s3:*", "glue:Get*", "glue:BatchGet*"], "Resource": "*"},
         {"Effect": "Deny", "Action": ["glue:UpdateTable", "glue:CreateTable"], "Resource": "*"}])
-    owner = _client(server, "athena", root)
+    owner = keyed_client(server, "athena", root)
 
     created = _ended(owner, "CREATE TABLE orders (id bigint, amount double) LOCATION 's3://lake/iceberg/orders/' "
                             "TBLPROPERTIES ('table_type'='ICEBERG')")
@@ -91,7 +81,7 @@ def test_a_result_is_reused_only_for_a_caller_who_may_read_its_tables(
         {"Effect": "Allow", "Action": ["athena:*", "s3:*", "glue:Get*"], "Resource": "*"},
         {"Effect": "Deny", "Action": ["glue:GetTable", "glue:GetTables"],
          "Resource": f"arn:aws:glue:*:{ACCOUNT}:table/sales/secrets"}])
-    owner = _client(server, "athena", root)
+    owner = keyed_client(server, "athena", root)
     made = _ended(owner, "CREATE TABLE secrets WITH (format = 'PARQUET', external_location = "
                          "'s3://lake/secrets/') AS SELECT 'hidden' AS word")
     assert made["Status"]["State"] == "SUCCEEDED", made["Status"]

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import configparser
 import json
 from collections.abc import Iterator
 
 import pytest
 
 from tests.helpers import ServerProcess
+from tests.helpers import iam_server as started_iam_server
 from tests.logs.helpers import client, now_ms, refused
 
 ACCOUNT = "123456789012"
@@ -17,12 +17,8 @@ ACCOUNT = "123456789012"
 
 @pytest.fixture(scope="module")
 def iam_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, tuple[str, str]]]:
-    home = tmp_path_factory.mktemp("logs-iam")
-    server = ServerProcess(home, extra_args=("--auth", "iam")).start()
-    profile = configparser.ConfigParser()
-    profile.read(home / "credentials")
-    yield server, (profile["glueball"]["aws_access_key_id"], profile["glueball"]["aws_secret_access_key"])
-    server.stop()
+    with started_iam_server(tmp_path_factory.mktemp("logs-iam")) as started:
+        yield started
 
 
 def test_logs_and_metrics_actions_are_authorized_by_policies(iam_server: tuple[ServerProcess, tuple[str, str]]) -> None:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import configparser
 import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import boto3
 import pytest
 
-from tests.helpers import ServerProcess
+from tests.helpers import ServerProcess, keyed_client
+from tests.helpers import iam_server as started_iam_server
 
 ACCOUNT = "123456789012"
 TRUST_GLUE = {"Version": "2012-10-17", "Statement": [
@@ -33,22 +31,13 @@ except Exception as exc:
 
 @pytest.fixture(scope="module")
 def iam_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, tuple[str, str]]]:
-    home = tmp_path_factory.mktemp("hms-iam-home")
-    server = ServerProcess(home, extra_args=("--auth", "iam")).start()
-    profile = configparser.ConfigParser()
-    profile.read(home / "credentials")
-    yield server, (profile["glueball"]["aws_access_key_id"], profile["glueball"]["aws_secret_access_key"])
-    server.stop()
-
-
-def _client(server: ServerProcess, service: str, keys: tuple[str, str]) -> Any:
-    return boto3.client(service, endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id=keys[0],
-                        aws_secret_access_key=keys[1])
+    with started_iam_server(tmp_path_factory.mktemp("hms-iam-home")) as started:
+        yield started
 
 
 def test_a_job_runs_ddl_is_checked_against_its_role(iam_server: tuple[ServerProcess, tuple[str, str]]) -> None:
     server, keys = iam_server
-    glue, iam = _client(server, "glue", keys), _client(server, "iam", keys)
+    glue, iam = keyed_client(server, "glue", keys), keyed_client(server, "iam", keys)
     for name in ("default", "mine", "theirs"):
         glue.create_database(DatabaseInput={"Name": name, "LocationUri": f"s3://lake/{name}"})
     iam.create_role(RoleName="SqlRole", AssumeRolePolicyDocument=json.dumps(TRUST_GLUE))
