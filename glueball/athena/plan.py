@@ -530,6 +530,10 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
         return Plan("maintenance", [], StatementType.DML if maintained["Verb"] == "OPTIMIZE" else StatementType.UTILITY,
                     maintained["Verb"], table=maintained)
     if first == "MSCK":
+        repaired = re.match(r"^\s*MSCK\s+REPAIR\s+TABLE\s+(?P<rest>.*)$", text, re.IGNORECASE | re.DOTALL)
+        if repaired is not None and _shown_table("", " " + repaired["rest"], text, catalog)[2]:
+            raise Refusal("NOT_SUPPORTED: MSCK REPAIR TABLE is not supported for Iceberg tables: an Iceberg table's "
+                          "partitions are its metadata's")
         return Plan("ddl", [text], StatementType.DDL, "MSCK_REPAIR_TABLE")
     if first == "SHOW":
         shown = _SHOW.match(text)
@@ -544,6 +548,9 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
         managed = False  # an Iceberg table: its statement and properties are Iceberg's (in Spark's words)
         if what in ("CREATE TABLE", "COLUMNS", "TBLPROPERTIES"):
             rest, sql, managed = _shown_table(what, rest, sql, catalog)
+        if what == "PARTITIONS" and _shown_table(what, rest, sql, catalog)[2]:
+            raise Refusal('NOT_SUPPORTED: SHOW PARTITIONS is not supported for Iceberg tables: query the table\'s '
+                          '"<table>$partitions" metadata table')
         shown_plan = Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
                           extension="txt", rename=_RENAMES.get(what, {}), keep=_KEEP.get(what, []), hive=True,
                           pad=_HIVE_COLUMN_WIDTH if what == "COLUMNS" else 0)

@@ -160,6 +160,11 @@ def test_an_iceberg_tables_name_is_iceberg_catalogs_in_every_statement() -> None
     assert iceberg_planned("SHOW COLUMNS IN orders").statements == ["SHOW COLUMNS IN glue_catalog.`sales`.`orders`"]
     assert iceberg_planned("SHOW CREATE TABLE rates").statements == ["SHOW CREATE TABLE rates AS SERDE"]
     assert iceberg_planned("DESCRIBE orders").statements == ["DESCRIBE glue_catalog.`sales`.`orders`"]
+    with pytest.raises(planner.Refusal, match=r"\$partitions"):
+        iceberg_planned("SHOW PARTITIONS orders")
+    with pytest.raises(planner.Refusal, match="MSCK REPAIR TABLE is not supported for Iceberg"):
+        iceberg_planned("MSCK REPAIR TABLE sales.orders")
+    assert iceberg_planned("MSCK REPAIR TABLE rates").statements == ["MSCK REPAIR TABLE rates"]
     with pytest.raises(planner.Refusal, match="metadata tables are"):
         iceberg_planned('SELECT * FROM "orders$colours"')
     with pytest.raises(planner.Refusal, match="glueball jars fetch iceberg"):  # an installation without the jars
