@@ -39,10 +39,12 @@ ORPHAN_SECONDS = float(os.environ.get("GLUEBALL_SESSION_ORPHAN_SECONDS", "600"))
 # semantics, as Trino's: a division by zero or a bad cast fails the query instead of answering NULL. No cache of
 # partitions' file listings across queries: each query lists the files there are (query_runs.forget_listings)
 # Iceberg's catalog (an engine with Iceberg, glueball.athena.iceberg) keeps no table it loaded: a table another
-# writer committed to since is read as it is now, and each query's caller loads it anew (the Glue authorization)
+# writer committed to since is read as it is now, and each query's caller loads it anew (the Glue authorization);
+# it takes the names Glue takes (a database named my-db), not only Iceberg's own [a-z0-9_]
 ENGINE_CONF = {"spark.sql.runSQLOnFiles": "false", "spark.sql.legacy.createHiveTableByDefault": "true",
                "spark.sql.ansi.enabled": "true", "spark.sql.hive.filesourcePartitionFileCacheSize": "0",
                "spark.sql.catalog.glue_catalog.cache-enabled": "false",
+               "spark.sql.catalog.glue_catalog.glue.skip-name-validation": "true",
                # Trino's time type: Spark 4.1 parses a TIME literal without it but refuses a cast to TIME
                # (UNSUPPORTED_TIME_TYPE)
                "spark.sql.timeType.enabled": "true"}

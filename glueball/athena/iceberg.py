@@ -76,7 +76,7 @@ def route(statement: exp.Expression, table_type: TableType | None, database: str
         if metadata and metadata.lower() not in METADATA_TABLES:
             raise Refusal(f"TABLE_NOT_FOUND: Table '{schema}.{table.name}' does not exist (an Iceberg table's "
                           f"metadata tables are {', '.join('$' + m for m in sorted(METADATA_TABLES))})")
-        this: exp.Expression = exp.to_identifier(name, quoted=True)
+        this: exp.Expression = exp.to_identifier(name.lower(), quoted=True)  # the catalog's names are lower case
         if metadata:
             this = exp.Dot(this=this, expression=exp.to_identifier(metadata.lower(), quoted=True))
         table.set("this", this)
@@ -223,8 +223,8 @@ def _target(table: exp.Table, database: str | None) -> str:
 
 
 def spark_name(name: str) -> str:
-    """A table's name in Iceberg's catalog from its ``database.table``."""
-    schema, _, table = name.partition(".")
+    """A table's name in Iceberg's catalog from its ``database.table`` (the catalog's names are lower case)."""
+    schema, _, table = name.lower().partition(".")
     return f"{CATALOG}.{_column(schema)}.{_column(table)}"
 
 

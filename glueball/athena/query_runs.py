@@ -60,7 +60,8 @@ def _run(spark: Any, plan: dict[str, Any], query: dict[str, Any], cancelled: Any
     try:
         spark.sparkContext.setJobGroup(f"athena-{query_id}", f"Athena query {query_id}", interruptOnCancel=True)
         forget_listings(spark)
-        spark.catalog.setCurrentDatabase(query.get("Database") or "default")
+        # quoted: a database named as Glue allows (my-db) is one name, not an expression
+        spark.catalog.setCurrentDatabase(texts.quoted(query.get("Database") or "default"))
         statistics["PlanningMillis"] = _since(begun)  # a SELECT's runner counts its planning on (_rows)
         result = _RUNNERS[plan["Kind"]](spark, plan, query, statistics, begun)
         statistics.setdefault("EngineExecutionTimeInMillis", _since(begun))
