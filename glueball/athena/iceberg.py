@@ -33,8 +33,8 @@ from sqlglot import exp
 
 from glueball.athena.plans import READ, WRITE, Refusal, escaped
 
-__all__ = ["CATALOG", "NO_ICEBERG", "TABLE_PROPERTIES", "TableType", "create_table", "ctas_clauses", "is_iceberg_ddl",
-           "maintenance", "procedure_calls", "route", "spark_name", "table_properties"]
+__all__ = ["CATALOG", "NO_ICEBERG", "TABLE_PROPERTIES", "TableType", "altered", "create_table", "ctas_clauses",
+           "is_iceberg_ddl", "maintenance", "procedure_calls", "route", "spark_name", "table_properties"]
 
 CATALOG = "glue_catalog"
 TableType = Callable[[str, str], str]  # a catalog table's table_type ("ICEBERG", "" for a Hive table or none)
@@ -92,30 +92,31 @@ def is_iceberg_ddl(properties: exp.Properties | None) -> bool:
                str(p.args["value"].name).upper() == "ICEBERG" for p in (properties.expressions if properties else []))
 
 
-def table_properties(given: dict[str, str]) -> dict[str, str]:
+def table_properties(given: dict[str, str], creating: bool = True) -> dict[str, str]:
     """An Iceberg table's properties from Athena's (``table_type`` aside): Athena's as given, the Iceberg properties
-    they stand for, and the row-level settings of Athena's tables (format version 2, merge-on-read).
+    they stand for, and, ``creating`` a table, the row-level settings of Athena's tables (format version 2,
+    merge-on-read) and its file format (Parquet unless given). Altering one (``ALTER TABLE ... SET TBLPROPERTIES``),
+    only what is given: a ``write_compression`` without its ``format`` sets each format's codec.
 
     Raises:
         Refusal: a property Athena does not allow, or a value it refuses.
     """
-    properties = dict(_ROW_LEVEL)
+    properties = dict(_ROW_LEVEL) if creating else {}
     for key, value in given.items():
         if key not in TABLE_PROPERTIES:
             raise Refusal(f"INVALID_TABLE_PROPERTY: Unsupported table property key: {key}")
         properties[key] = value
-    fmt = given.get("format", "parquet").lower()
-    if fmt not in _FORMATS:
+    fmt = given.get("format", "parquet" if creating else "").lower()
+    if fmt and fmt not in _FORMATS:
         raise Refusal(f"INVALID_TABLE_PROPERTY: format '{fmt}' is not an Iceberg table's (parquet, orc, avro)")
-    properties["write.format.default"] = fmt
+    if fmt:
+        properties["write.format.default"] = fmt
     if "write_compression" in given:
-        properties[f"write.{fmt}.compression-codec"] = given["write_compression"].lower()
-    for key in ("write_target_data_file_size_bytes", "vacuum_min_snapshots_to_keep",
-                "vacuum_max_snapshot_age_seconds", "vacuum_max_metadata_files_to_keep",
-                "optimize_rewrite_data_file_threshold", "optimize_rewrite_delete_file_threshold",
-                "optimize_rewrite_min_data_file_size_bytes", "optimize_rewrite_max_data_file_size_bytes"):
-            if key in given and not re.fullmatch(r"\d+", given[key].strip()):
-                raise Refusal(f"INVALID_TABLE_PROPERTY: {key} must be a non-negative number (got '{given[key]}')")
+        for each in [fmt] if fmt else sorted(_FORMATS):
+            properties[f"write.{each}.compression-codec"] = given["write_compression"].lower()
+    for key in sorted(TABLE_PROPERTIES - {"format", "write_compression"}):
+        if key in given and not re.fullmatch(r"\d+", given[key].strip()):
+            raise Refusal(f"INVALID_TABLE_PROPERTY: {key} must be a non-negative number (got '{given[key]}')")
     if "write_target_data_file_size_bytes" in given:
         properties["write.target-file-size-bytes"] = given["write_target_data_file_size_bytes"]
     if "vacuum_min_snapshots_to_keep" in given:
@@ -126,6 +127,23 @@ def table_properties(given: dict[str, str]) -> dict[str, str]:
         properties["write.metadata.previous-versions-max"] = given["vacuum_max_metadata_files_to_keep"]
         properties["write.metadata.delete-after-commit.enabled"] = "true"
     return properties
+
+
+def altered(statement: exp.Alter) -> None:
+    """An Iceberg table's ``ALTER TABLE ... SET TBLPROPERTIES`` with Athena's properties checked and the Iceberg
+    properties they stand for set too, in place (:func:`table_properties`).
+
+    Raises:
+        Refusal: as :func:`table_properties`.
+    """
+    for action in statement.args.get("actions") or []:
+        if not isinstance(action, exp.AlterSet):
+            continue
+        for properties in action.find_all(exp.Properties):
+            given = {str(p.this.name).lower(): str(p.args["value"].name) for p in properties.expressions
+                     if isinstance(p, exp.Property)}
+            properties.set("expressions", [exp.Property(this=exp.Literal.string(k), value=exp.Literal.string(v))
+                                           for k, v in table_properties(given, creating=False).items()])
 
 
 def _properties_sql(properties: dict[str, str]) -> str:

@@ -24,16 +24,16 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, UnsupportedError
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 
-from glueball.athena import iceberg, trino
+from glueball.athena import ctas, iceberg, trino
 from glueball.athena.hive_ddl import hive_ddl
 from glueball.athena.models import ErrorType, StatementType
-from glueball.athena.plans import READ, WRITE, Plan, Refusal, escaped, quoted_name
+from glueball.athena.plans import READ, WRITE, Plan, Refusal, escaped, quoted_name, spark_sql, table_name, tables_of
 
 __all__ = ["READ", "WRITE", "Catalog", "Plan", "Refusal", "bind", "bind_text", "escaped", "parse", "plan",
            "prepared_statement_of", "quoted_name", "using_values"]
@@ -43,23 +43,7 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 # Spark functions that reach into the JVM or the files of the driver: no Athena function, never run
 _FORBIDDEN_FUNCTIONS = frozenset({"REFLECT", "JAVA_METHOD", "TRY_REFLECT", "INPUT_FILE_NAME"})
-# CTAS/UNLOAD properties Athena documents and what glueball does with each
-_FORMATS = {"PARQUET": "parquet", "ORC": "orc", "JSON": "json", "TEXTFILE": "csv", "CSV": "csv"}
-# UNLOAD writes Avro too: with fastavro, as a Glue job's Avro sink (Spark's avro module is no jar the engine has)
-_UNLOAD_FORMATS = {**_FORMATS, "AVRO": "avro"}
-# Athena's compression names -> Avro's codecs (an Avro file compresses its blocks: GZIP is their deflate); fastavro's
-# snappy and zstandard codecs need libraries glueball does not install (cramjam, backports.zstd)
-_AVRO_CODECS = {"none": "null", "uncompressed": "null", "gzip": "deflate", "deflate": "deflate", "bzip2": "bzip2",
-                "xz": "xz"}
-_TABLE_PROPERTIES = frozenset({"format", "external_location", "location", "partitioned_by", "write_compression",
-                               "compression", "parquet_compression", "orc_compression", "field_delimiter",
-                               "table_type", "bucketed_by", "bucket_count", "is_external"})
-# an Iceberg table's CTAS properties besides those (glueball.athena.iceberg)
-_ICEBERG_PROPERTIES = (iceberg.TABLE_PROPERTIES | {"partitioning"}) - _TABLE_PROPERTIES
-
-
 _BOUND_QUERY = "glueball_bound_query"  # an UNLOAD's query with its parameters bound (bind_text)
-_WITH_DATA = " with data"  # a CTAS's WITH [NO] DATA among its properties (no property has a space in its name)
 
 
 def parse(sql: str) -> list[exp.Expression]:
@@ -258,26 +242,26 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     _refuse_constructs(statement)
     if isinstance(statement, exp.Query):
         _name_columns(statement)
-        tables = _tables(statement)
+        tables = tables_of(statement)
         json = trino.json_columns(statement)
         zoned = trino.zoned_columns(statement)
         precise = trino.timestamp_precisions(statement)
-        return Plan("rows", [_spark(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
+        return Plan("rows", [spark_sql(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
                     json=json, zoned=zoned, precise=precise)
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):
         target = statement.find(exp.Table)
-        tables = _tables(statement.expression) if statement.expression else []
+        tables = tables_of(statement.expression) if statement.expression else []
         into_iceberg = catalog.is_iceberg(target)
-        name = _table_name(target) if target is not None else ""
+        name = table_name(target) if target is not None else ""
         if into_iceberg and target is not None:  # its name in Iceberg's catalog (glueball.athena.iceberg.spark_name)
             name = f"{(target.db or catalog.database or '').lower()}.{target.name}"
         if statement.expression is not None:
             statement.set("expression", catalog.kept(statement.expression))
         if target is not None:
             catalog.routed(target)
-        return Plan("insert", [_spark(statement)], StatementType.DML, "INSERT",
+        return Plan("insert", [spark_sql(statement)], StatementType.DML, "INSERT",
                     table={"Name": name, **({"Iceberg": True} if into_iceberg else {})}, tables_read=tables)
     if isinstance(statement, exp.Describe):
         return Plan("rows", [catalog.routed(statement).sql(WRITE)], StatementType.UTILITY, "DESCRIBE", header=False,
@@ -288,6 +272,8 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
             raise Refusal("USE is not supported: name the database in QueryExecutionContext.Database")
         what = str(statement.args.get("kind") or "TABLE").upper()
         managed = isinstance(statement, exp.Drop) and catalog.is_iceberg((statement.args.get("tables") or [None])[0])
+        if isinstance(statement, exp.Alter) and catalog.is_iceberg(statement.this):
+            iceberg.altered(statement)  # Athena's Iceberg table properties, and Iceberg's they stand for
         catalog.routed(statement)
         if managed:  # Athena's Iceberg tables are managed tables: dropping one removes its data
             statement.set("purge", True)
@@ -296,11 +282,11 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         verb = type(statement).__name__.upper()
         target = statement.this
         if not catalog.is_iceberg(target):
-            name = _table_name(target) if isinstance(target, exp.Table) else "the table"
+            name = table_name(target) if isinstance(target, exp.Table) else "the table"
             raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables: {name} is not one (a Hive "
                           "table's rows are not changed in place)")
-        return Plan("ddl", [_spark(catalog.kept(statement))], StatementType.DML, verb,
-                    tables_read=[t for t in _tables(statement) if t != _table_name(target)])
+        return Plan("ddl", [spark_sql(catalog.kept(statement))], StatementType.DML, verb,
+                    tables_read=[t for t in tables_of(statement) if t != table_name(target)])
     if isinstance(statement, exp.Command):
         return _command(statement, text.strip().rstrip(";").strip(), catalog)
     raise Refusal(f"NOT_SUPPORTED: {type(statement).__name__} statements are not supported")
@@ -312,13 +298,6 @@ def _name_columns(query: exp.Query) -> None:
     for position, projection in enumerate(query.selects):
         if not isinstance(projection, exp.Alias | exp.Column | exp.Star):
             projection.replace(exp.alias_(projection.copy(), f"_col{position}", quoted=True))
-
-
-def _spark(statement: exp.Expression) -> str:
-    try:
-        return statement.sql(WRITE, unsupported_level=ErrorLevel.RAISE)
-    except UnsupportedError as exc:
-        raise Refusal(f"NOT_SUPPORTED: {exc}") from exc
 
 
 def _refuse_constructs(statement: exp.Expression) -> None:
@@ -334,27 +313,17 @@ def _refuse_constructs(statement: exp.Expression) -> None:
             raise Refusal(f"CATALOG_NOT_FOUND: Catalog '{table.catalog}' does not exist")
 
 
-def _table_name(table: exp.Table) -> str:
-    return ".".join(part for part in (table.db, table.name) if part)
-
-
-def _tables(statement: exp.Expression) -> list[str]:
-    ctes = {cte.alias_or_name for cte in statement.find_all(exp.CTE)}
-    found = [_table_name(t) for t in statement.find_all(exp.Table) if t.name and t.name not in ctes]
-    return list(dict.fromkeys(found))
-
-
 def _create(statement: exp.Create, default_location: str | None, catalog: Catalog) -> Plan:
     kind = str(statement.args.get("kind") or "").upper()
     if kind in ("DATABASE", "SCHEMA"):
         return Plan("ddl", [statement.sql(WRITE)], StatementType.DDL, "CREATE_DATABASE")
     if kind == "VIEW":
-        tables = _tables(statement.expression) if statement.expression else []
+        tables = tables_of(statement.expression) if statement.expression else []
         if isinstance(statement.expression, exp.Query):
             _name_columns(statement.expression)  # a view's unnamed columns are _col0 ... as a query's
         if statement.expression is not None:
             statement.set("expression", catalog.kept(statement.expression))
-        return Plan("ddl", [_spark(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
+        return Plan("ddl", [spark_sql(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
     if kind != "TABLE":
         raise Refusal(f"NOT_SUPPORTED: CREATE {kind} is not supported")
     if iceberg.is_iceberg_ddl(statement.args.get("properties")) and statement.expression is None:
@@ -364,149 +333,7 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
                     "CREATE_TABLE")
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
         return hive_ddl(statement)
-    return _ctas(statement, default_location, catalog)
-
-
-def _ctas(statement: exp.Create, default_location: str | None, catalog: Catalog) -> Plan:
-    target = statement.this
-    if isinstance(target, exp.Schema):
-        raise Refusal("NOT_SUPPORTED: CREATE TABLE AS SELECT takes no column list: name the columns in the SELECT")
-    assert isinstance(target, exp.Table)
-    options = _properties(statement)
-    if str(options.get("table_type", "HIVE")).upper() == "ICEBERG":
-        return _iceberg_ctas(statement, target, options, default_location, catalog)
-    if str(options.get("table_type", "HIVE")).upper() != "HIVE":
-        raise Refusal(f"INVALID_TABLE_PROPERTY: table_type '{options['table_type']}' (Athena's are HIVE and ICEBERG)")
-    iceberg_only = sorted(set(options) & _ICEBERG_PROPERTIES)
-    if iceberg_only:
-        raise Refusal(f"INVALID_TABLE_PROPERTY: '{iceberg_only[0]}' is an Iceberg table's property (table_type = "
-                      "'ICEBERG')")
-    if str(options.get("is_external", "true")).lower() == "false":
-        raise Refusal("NOT_SUPPORTED: is_external = false applies to Iceberg tables: a Hive table's CTAS makes an "
-                      "external table")
-    if options.get("location"):
-        raise Refusal("INVALID_TABLE_PROPERTY: 'location' is an Iceberg table's property: a Hive table's CTAS names "
-                      "external_location")
-    if options.get("bucketed_by") or options.get("bucket_count"):
-        raise Refusal("NOT_SUPPORTED: bucketed_by/bucket_count: glueball's engine does not write bucketed tables")
-    fmt = str(options.get("format", "PARQUET")).upper()
-    if fmt not in _FORMATS:
-        raise Refusal(f"NOT_SUPPORTED: format '{fmt}' (supported: {', '.join(sorted(_FORMATS))})")
-    location = options.get("external_location") or default_location
-    if not location:
-        raise Refusal("CTAS needs external_location or a query result location to write the table to")
-    partitions = options.get("partitioned_by") or []
-    query = statement.expression
-    assert query is not None
-    columns = _ctas_columns(query)
-    if partitions and columns[-len(partitions):] != partitions:
-        raise Refusal(f"Partition columns {partitions} must be the last columns of the SELECT, in that order "
-                      f"(got {columns})")
-    writer: list[str] = [f"USING {_FORMATS[fmt]}"]
-    write_options = _write_options(fmt, options)
-    if write_options:
-        writer.append("OPTIONS (" + ", ".join(f"'{k}' = '{v}'" for k, v in write_options.items()) + ")")
-    if partitions:
-        writer.append("PARTITIONED BY (" + ", ".join(f"`{p}`" for p in partitions) + ")")
-    writer.append(f"LOCATION '{escaped(str(location))}'")
-    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
-    tables = _tables(query)
-    selected = _spark(catalog.kept(query))
-    if options.get(_WITH_DATA) is False:  # the table and its columns, no rows
-        selected = f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0"
-    sql = f"CREATE TABLE {exists}{quoted_name(target)} {' '.join(writer)} AS {selected}"
-    return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
-                table={"Name": _table_name(target), "Location": str(location), "Format": fmt, "Select": selected},
-                tables_read=tables)
-
-
-def _ctas_columns(query: exp.Expression) -> list[str]:
-    """A CTAS's columns: each named, once.
-
-    Raises:
-        Refusal: a column of no name, or a name twice (Athena's words).
-    """
-    for position, projection in enumerate(query.selects if isinstance(query, exp.Query) else [], start=1):
-        if not isinstance(projection, exp.Alias | exp.Column | exp.Star):  # Athena names no column itself here
-            raise Refusal(f"Column name not specified at position {position}")
-    columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
-    seen: set[str] = set()
-    for column in columns:
-        if column.lower() in seen:
-            raise Refusal(f"Column name '{column.lower()}' specified more than once")
-        seen.add(column.lower())
-    return columns
-
-
-def _iceberg_ctas(statement: exp.Create, target: exp.Table, options: dict[str, Any], default_location: str | None,
-                  catalog: Catalog) -> Plan:
-    """A CTAS of an Iceberg table (``table_type = 'ICEBERG'``): Spark's ``CREATE TABLE ... USING iceberg AS SELECT``
-    in Iceberg's catalog; the engine writes its timestamps as Iceberg's ``timestamp`` (no zone), as Athena does."""
-    if not catalog.iceberg:
-        raise Refusal(iceberg.NO_ICEBERG)
-    query = statement.expression
-    assert query is not None
-    _ctas_columns(query)
-    clauses, location = iceberg.ctas_clauses(options, default_location)
-    selected = _spark(catalog.kept(query))
-    if options.get(_WITH_DATA) is False:
-        selected = f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0"
-    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
-    schema = (target.db or catalog.database or "default").lower()
-    sql = f"CREATE TABLE {exists}{iceberg.spark_name(f'{schema}.{target.name}')} {clauses} AS {{select}}"
-    return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
-                table={"Name": f"{schema}.{target.name}", "Location": location, "Format": "ICEBERG",
-                       "Select": selected, "Iceberg": True},
-                tables_read=_tables(query))
-
-
-def _properties(statement: exp.Expression, tables: bool = True) -> dict[str, Any]:
-    """A CTAS's (``tables``) or UNLOAD's ``WITH (...)`` properties as plain values (``partitioned_by`` a list of
-    names).
-
-    Raises:
-        Refusal: a property Athena does not know.
-    """
-    found: dict[str, Any] = {}
-    properties = statement.args.get("properties")
-    for prop in properties.expressions if properties is not None else []:
-        if isinstance(prop, exp.FileFormatProperty):
-            found["format"] = prop.this.name if isinstance(prop.this, exp.Literal) else prop.name
-        elif isinstance(prop, exp.LocationProperty):  # an Iceberg table's ``location``
-            found["location"] = prop.this.name
-        elif isinstance(prop, exp.PartitionedByProperty):
-            found["partitioned_by"] = _names(prop.this)
-        elif isinstance(prop, exp.WithDataProperty):  # CTAS ... WITH [NO] DATA
-            found[_WITH_DATA] = not prop.args.get("no")
-        elif isinstance(prop, exp.Property) and isinstance(prop.args.get("value"), exp.Expression):
-            value = prop.args["value"]
-            found[prop.name.lower()] = _names(value) if isinstance(value, exp.Array) else \
-                str(bool(value.this)).lower() if isinstance(value, exp.Boolean) else value.name
-        else:
-            raise Refusal(f"NOT_SUPPORTED: table property {prop.sql(READ)}")
-    unknown = sorted(set(found) - _TABLE_PROPERTIES - (_ICEBERG_PROPERTIES if tables else set()) - {_WITH_DATA})
-    if unknown:
-        raise Refusal(f"INVALID_TABLE_PROPERTY: Catalog 'awsdatacatalog' table property '{unknown[0]}' does not "
-                      "exist")
-    return found
-
-
-def _names(value: exp.Expression) -> list[str]:
-    items = value.expressions if isinstance(value, exp.Array | exp.Tuple | exp.Schema) else [value]
-    return [item.name for item in items]
-
-
-def _write_options(fmt: str, options: dict[str, Any]) -> dict[str, str]:
-    written: dict[str, str] = {}
-    compression = options.get("write_compression") or options.get("compression") or \
-        options.get("parquet_compression") or options.get("orc_compression")
-    if compression:
-        written["compression"] = str(compression).lower()
-    if fmt in ("TEXTFILE", "CSV"):
-        written["sep"] = str(options.get("field_delimiter", "\u0001" if fmt == "TEXTFILE" else ","))
-    elif options.get("field_delimiter"):
-        raise Refusal(f"field_delimiter applies to TEXTFILE and CSV, not {fmt}")
-    return written
+    return ctas.ctas(statement, default_location, catalog)
 
 
 _SHOW = re.compile(r"^\s*SHOW\s+(?P<what>DATABASES|SCHEMAS|TABLES|VIEWS|PARTITIONS|COLUMNS|CREATE\s+TABLE|"
@@ -600,30 +427,15 @@ def _unload(text: str, catalog: Catalog, bound: exp.Expression | None = None) ->
     if not isinstance(query, exp.Query):
         raise Refusal("UNLOAD unloads the result of a SELECT")
     properties = parse(f"CREATE TABLE unload_target WITH ({found['with']}) AS SELECT 1")[0]
-    options = _properties(properties, tables=False)
+    options = ctas.properties(properties, tables=False)
     fmt = str(options.get("format", "")).upper()
-    if fmt not in _UNLOAD_FORMATS:
-        raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(_UNLOAD_FORMATS))} (got '{fmt}')")
-    write_options = _avro_options(options) if fmt == "AVRO" else _write_options(fmt, options)
+    if fmt not in ctas.UNLOAD_FORMATS:
+        raise Refusal(f"UNLOAD needs format = one of {', '.join(sorted(ctas.UNLOAD_FORMATS))} (got '{fmt}')")
+    write_options = ctas.avro_options(options) if fmt == "AVRO" else ctas.write_options(fmt, options)
     _refuse_constructs(query)
     _name_columns(query)  # the files' unnamed columns are _col0 ... as a query's result's
-    tables = _tables(query)
-    return Plan("unload", [_spark(catalog.kept(query))], StatementType.DML, "UNLOAD",
-                table={"Location": found["to"], "Format": _UNLOAD_FORMATS[fmt], "Options": write_options,
+    tables = tables_of(query)
+    return Plan("unload", [spark_sql(catalog.kept(query))], StatementType.DML, "UNLOAD",
+                table={"Location": found["to"], "Format": ctas.UNLOAD_FORMATS[fmt], "Options": write_options,
                        "PartitionedBy": options.get("partitioned_by") or []},
                 tables_read=tables)
-
-
-def _avro_options(options: dict[str, Any]) -> dict[str, str]:
-    """An Avro UNLOAD's codec (deflate unless ``compression`` names another).
-
-    Raises:
-        Refusal: a compression Avro has no codec for, or a ``field_delimiter``.
-    """
-    if options.get("field_delimiter"):
-        raise Refusal("field_delimiter applies to TEXTFILE and CSV, not AVRO")
-    compression = str(options.get("write_compression") or options.get("compression") or "gzip").lower()
-    if compression not in _AVRO_CODECS:
-        raise Refusal(f"NOT_SUPPORTED: compression '{compression.upper()}' for AVRO: glueball's engine writes Avro "
-                      f"with {', '.join(name.upper() for name in _AVRO_CODECS)}")
-    return {"codec": _AVRO_CODECS[compression]}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.errors import ErrorLevel, UnsupportedError
 
 from glueball.athena.models import ErrorType, StatementType
 
@@ -65,3 +66,27 @@ def quoted_name(table: exp.Table) -> str:
 
 def escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def spark_sql(statement: exp.Expression) -> str:
+    """``statement`` in Spark's SQL.
+
+    Raises:
+        Refusal: what sqlglot cannot write in Spark's dialect, in its words.
+    """
+    try:
+        return statement.sql(WRITE, unsupported_level=ErrorLevel.RAISE)
+    except UnsupportedError as exc:
+        raise Refusal(f"NOT_SUPPORTED: {exc}") from exc
+
+
+def table_name(table: exp.Table) -> str:
+    """A table's ``database.table`` as written (its name alone without a database)."""
+    return ".".join(part for part in (table.db, table.name) if part)
+
+
+def tables_of(statement: exp.Expression) -> list[str]:
+    """The tables a statement names (not its WITH queries'), once each, in order."""
+    ctes = {cte.alias_or_name for cte in statement.find_all(exp.CTE)}
+    found = [table_name(t) for t in statement.find_all(exp.Table) if t.name and t.name not in ctes]
+    return list(dict.fromkeys(found))

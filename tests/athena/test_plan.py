@@ -160,6 +160,16 @@ def test_an_iceberg_tables_name_is_iceberg_catalogs_in_every_statement() -> None
     assert iceberg_planned("SHOW COLUMNS IN orders").statements == ["SHOW COLUMNS IN glue_catalog.`sales`.`orders`"]
     assert iceberg_planned("SHOW CREATE TABLE rates").statements == ["SHOW CREATE TABLE rates AS SERDE"]
     assert iceberg_planned("DESCRIBE orders").statements == ["DESCRIBE glue_catalog.`sales`.`orders`"]
+    altered = iceberg_planned("ALTER TABLE orders SET TBLPROPERTIES ('vacuum_max_snapshot_age_seconds'='259200', "
+                              "'write_compression'='zstd')").statements[0]
+    assert altered.startswith("ALTER TABLE glue_catalog.`sales`.`orders` SET TBLPROPERTIES (")
+    for prop in ("'history.expire.max-snapshot-age-ms'='259200000'", "'write.parquet.compression-codec'='zstd'",
+                 "'write.orc.compression-codec'='zstd'", "'vacuum_max_snapshot_age_seconds'='259200'"):
+        assert prop in altered
+    assert "format-version" not in altered and "write.format.default" not in altered
+    with pytest.raises(planner.Refusal, match="Unsupported table property key: colour"):
+        iceberg_planned("ALTER TABLE orders SET TBLPROPERTIES ('colour'='red')")
+    assert "'colour'='red'" in iceberg_planned("ALTER TABLE rates SET TBLPROPERTIES ('colour'='red')").statements[0]
     with pytest.raises(planner.Refusal, match=r"\$partitions"):
         iceberg_planned("SHOW PARTITIONS orders")
     with pytest.raises(planner.Refusal, match="MSCK REPAIR TABLE is not supported for Iceberg"):
