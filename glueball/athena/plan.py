@@ -30,7 +30,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 
-from glueball.athena import ctas, iceberg, trino
+from glueball.athena import ctas, iceberg, trino, trino_types
 from glueball.athena.hive_ddl import hive_ddl
 from glueball.athena.models import ErrorType, StatementType
 from glueball.athena.plans import READ, WRITE, Plan, Refusal, escaped, quoted_name, spark_sql, table_name, tables_of
@@ -243,9 +243,9 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     if isinstance(statement, exp.Query):
         _name_columns(statement)
         tables = tables_of(statement)
-        json = trino.json_columns(statement)
-        zoned = trino.zoned_columns(statement)
-        precise = trino.timestamp_precisions(statement)
+        json = trino_types.json_columns(statement)
+        zoned = trino_types.zoned_columns(statement)
+        precise = trino_types.timestamp_precisions(statement)
         return Plan("rows", [spark_sql(catalog.kept(statement))], StatementType.DML, "SELECT", tables_read=tables,
                     json=json, zoned=zoned, precise=precise)
     if isinstance(statement, exp.Create):

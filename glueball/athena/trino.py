@@ -33,7 +33,8 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
   expression the ``int`` stays, which Spark's functions taking a count or a position need).
 
 Every rewrite is of the parsed statement and keeps the arguments' own expressions; anything it does not know is
-left as sqlglot translates it.
+left as sqlglot translates it. Those of Trino's types Spark has not (``json``, zoned timestamps, ``time``,
+``timestamp(p)``, ``typeof``'s names) are :mod:`glueball.athena.trino_types`'.
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
+
+from glueball.athena import trino_types
+from glueball.athena.rewrites import template, type_of
 
 log = logging.getLogger(__name__)
 
@@ -149,33 +152,14 @@ def _rewrite(node: exp.Expr) -> exp.Expr | None:
     return None
 
 
-def _template(spark_sql: str, **parts: exp.Expr) -> exp.Expr:
-    """Spark SQL with ``__name`` columns standing for ``parts`` (copies of the statement's own expressions)."""
-    made = sqlglot.parse_one(spark_sql, read="spark")
-    for parsed in list(made.find_all(exp.ParseJSON)):  # sqlglot writes Spark's PARSE_JSON(x) as x alone
-        parsed.replace(exp.Anonymous(this="PARSE_JSON", expressions=[parsed.this]))
-    if isinstance(made, exp.ParseJSON):
-        made = exp.Anonymous(this="PARSE_JSON", expressions=[made.this])
-    for column in list(made.find_all(exp.Column)):
-        name = column.name
-        if not column.table and name.startswith("__") and name[2:] in parts:
-            column.replace(parts[name[2:]].copy())
-    return made
-
-
-def _type_of(node: exp.Expr) -> exp.DataType | None:
-    found = node.type
-    return found if isinstance(found, exp.DataType) and found.this is not exp.DType.UNKNOWN else None
-
-
 def _cast(node: exp.Cast) -> exp.Expr | None:
     target = node.to
     if target.is_type(exp.DType.JSON):
-        return _as_json(node)
+        return trino_types.as_json(node)
     if target.is_type(exp.DType.TIME):
-        return _as_time(node)
+        return trino_types.as_time(node)
     if target.is_type(exp.DType.VARCHAR, exp.DType.TEXT) and not target.expressions:  # a zoned time's text
-        zoned = _zoned_text(node.this)
+        zoned = trino_types.zoned_text(node.this)
         if zoned is not None:
             return zoned
     if target.is_type(exp.DType.DECIMAL) and not target.expressions:
@@ -191,59 +175,13 @@ def _cast(node: exp.Cast) -> exp.Expr | None:
         n = length.this if isinstance(length, exp.DataTypeParam) else length
         text = exp.Cast(this=node.this.copy(), to=exp.DataType.build("STRING"))
         padded = target.this is exp.DType.CHAR  # char(n) pads to n; both keep at most n characters
-        return _template("RPAD(__text, __n, ' ')" if padded else "SUBSTRING(__text, 1, __n)", text=text, n=n)
-    source = _type_of(node.this)
+        return template("RPAD(__text, __n, ' ')" if padded else "SUBSTRING(__text, 1, __n)", text=text, n=n)
+    source = type_of(node.this)
     if target.this in _INTEGERS and source is not None and source.this in (
             exp.DType.DOUBLE, exp.DType.FLOAT, exp.DType.DECIMAL):
         node.set("this", exp.Round(this=node.this.copy()))
         return node
     return None
-
-
-# Trino's precision of a timestamp or time without one (``TIME`` is ``time(3)``), and of the Hive connector's
-# timestamp columns; a value of a smaller one is printed with 3 digits too, as before (Trino: the digits it has)
-DEFAULT_PRECISION = 3
-_SPARK_TIME_PRECISION = 6  # Spark's TIME(p) holds microseconds at most
-
-
-def precision_of(target: exp.DataType) -> int | None:
-    """The precision a ``timestamp(p)`` or ``time(p)`` type names, None when it names none."""
-    if not target.expressions:
-        return None
-    param = target.expressions[0]
-    value = param.this if isinstance(param, exp.DataTypeParam) else param
-    return int(value.name) if isinstance(value, exp.Literal) and value.name.isdigit() else None
-
-
-def _as_time(node: exp.Cast) -> exp.Expr:
-    """``TIME '12:34:56'``, ``CAST(x AS time(p))``: Spark's ``TIME(p)`` (sqlglot writes a ``TIMESTAMP``: today at that
-    time), of Trino's precision (``time`` is ``time(3)``; the literal's digits, 3 at least). Spark casts a string to a
-    time but not a timestamp: a timestamp's time of day is read from its text."""
-    precision = min(max(precision_of(node.to) or DEFAULT_PRECISION, DEFAULT_PRECISION), _SPARK_TIME_PRECISION)
-    value = node.this.copy()
-    source = _type_of(node.this)
-    if source is not None and source.this in (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ, exp.DType.DATETIME):
-        value = _template("DATE_FORMAT(__t, 'HH:mm:ss.SSSSSS')", t=value)
-    made = exp.Cast(this=value, to=exp.DataType(this=exp.DType.USERDEFINED, kind=f"TIME({precision})"))
-    made.type = exp.DataType.build(f"TIME({precision})")
-    return made
-
-
-def timestamp_precisions(query: exp.Expr) -> dict[str, int]:
-    """The result columns of ``query`` that are Trino's ``timestamp(p)`` of more than 3 digits (``TIMESTAMP
-    '2024-01-01 12:34:56.123456'``, ``CAST(x AS timestamp(6))``), and p: Spark's timestamps have no precision (they
-    hold microseconds), so the result prints them with p digits and ``ColumnInfo`` names p. Only a SELECT's own
-    columns, as :func:`zoned_columns`."""
-    if not isinstance(query, exp.Select):
-        return {}
-    found = {}
-    for projection in query.selects:
-        value = projection.this if isinstance(projection, exp.Alias) else projection
-        if isinstance(value, exp.Cast) and value.to.is_type(exp.DType.TIMESTAMP):
-            precision = precision_of(value.to)
-            if precision is not None and precision > DEFAULT_PRECISION:
-                found[projection.alias_or_name] = precision
-    return found
 
 
 def _number(node: exp.Literal) -> exp.Expr | None:
@@ -275,12 +213,12 @@ def _function(node: exp.Anonymous) -> exp.Expr | None:
     known = _FUNCTIONS.get(str(node.name).upper())
     if known is None or len(node.expressions) != known[0]:
         return None
-    return _template(known[1], **dict(zip("ab", node.expressions, strict=False)))
+    return template(known[1], **dict(zip("ab", node.expressions, strict=False)))
 
 
 def _is_nan(node: exp.IsNan) -> exp.Expr:
     """``is_nan(NULL)`` is NULL (Spark's ``isnan`` is false)."""
-    return _template("IF(__x IS NULL, NULL, ISNAN(__x))", x=node.this)
+    return template("IF(__x IS NULL, NULL, ISNAN(__x))", x=node.this)
 
 
 def _random(node: exp.Rand) -> exp.Expr | None:
@@ -290,10 +228,10 @@ def _random(node: exp.Rand) -> exp.Expr | None:
         return None
     low, high = (node.this, node.args["lower"]) if node.args.get("lower") is not None else (exp.Literal.number(0),
                                                                                          node.this)
-    kind = _type_of(high)
+    kind = type_of(high)
     typed = kind.sql("spark") if kind is not None and kind.this in _INTEGERS else \
         "INT" if isinstance(high, exp.Literal) and abs(int(high.name)) < 2 ** 31 else "BIGINT"
-    return _template(f"IF(__high > __low, CAST(__low + FLOOR(RAND() * (__high - __low)) AS {typed}), "
+    return template(f"IF(__high > __low, CAST(__low + FLOOR(RAND() * (__high - __low)) AS {typed}), "
                      "RAISE_ERROR('bound must be greater than the start'))", low=low, high=high)
 
 
@@ -307,7 +245,7 @@ def _decimal_digits(text: str) -> tuple[int, int]:
 
 def _date_add(node: exp.DateAdd) -> exp.Expr | None:
     unit = str(node.unit.name if isinstance(node.unit, exp.Expr) else node.unit or "DAY").upper()
-    source = _type_of(node.this)
+    source = type_of(node.this)
     on_date = source is not None and source.this is exp.DType.DATE
     if unit in _DAY_UNITS and (on_date or source is None):
         return None  # sqlglot's DATE_ADD / ADD_MONTHS: a date from a date
@@ -318,8 +256,8 @@ def _iso_weekday(node: exp.Expr, day: exp.Expr) -> exp.Expr:
     """ISO's day of the week of ``day`` (Monday 1 ... Sunday 7) in place of ``node``: a ``bigint`` as a result's
     column, else kept together inside the expression around it."""
     if _projected(node):
-        return _template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=day)
-    return _template("(WEEKDAY(__d) + 1)", d=day)
+        return template("CAST(WEEKDAY(__d) + 1 AS BIGINT)", d=day)
+    return template("(WEEKDAY(__d) + 1)", d=day)
 
 
 def _day_of_week(node: exp.DayOfWeekIso) -> exp.Expr:
@@ -335,155 +273,16 @@ def _extract(node: exp.Extract) -> exp.Expr | None:
 
 def _regexp_extract(node: exp.RegexpExtract) -> exp.Expr:
     extracted = node.copy()
-    return _template("CASE WHEN __s RLIKE __p THEN __e END", s=node.this, p=node.expression, e=extracted)
+    return template("CASE WHEN __s RLIKE __p THEN __e END", s=node.this, p=node.expression, e=extracted)
 
 
 # a JSON value is its JSON text here, as Trino prints it: objects' keys sorted, no spaces (Spark's variant's form)
-_JSON_KINDS = (exp.JSONExtract, exp.ParseJSON)
-
-
-def _json_result(node: exp.Expr) -> bool:
-    """Whether ``node`` is a value of Trino's ``json`` type as a statement writes it (a result column's type)."""
-    return isinstance(node, _JSON_KINDS) or (isinstance(node, exp.Cast) and node.to.is_type(exp.DType.JSON))
-
-
-def json_columns(query: exp.Expr) -> list[str]:
-    """The result columns of ``query`` (named as :func:`glueball.athena.plan` names them) whose type is ``json``:
-    its own JSON values, and those a WITH query or a subquery it reads gives it (by name, or all through ``*``)."""
-    selects = query.selects if isinstance(query, exp.Query) else []
-    inner: list[str] = []
-    for source in [*query.find_all(exp.CTE), *query.find_all(exp.Subquery)]:
-        if source is not query and isinstance(source.this, exp.Query):
-            inner += [name for name in _own_json_columns(source.this) if name not in inner]
-    names = []
-    for projection in selects:
-        value = projection.this if isinstance(projection, exp.Alias) else projection
-        if _json_result(value) or (isinstance(value, exp.Column) and value.name in inner):
-            names.append(projection.alias_or_name)
-        elif isinstance(value, exp.Star) or (isinstance(value, exp.Column) and isinstance(value.this, exp.Star)):
-            names += [name for name in inner if name not in names]
-    return names
-
-
-def _own_json_columns(query: exp.Query) -> list[str]:
-    return [projection.alias_or_name for projection in query.selects
-            if _json_result(projection.this if isinstance(projection, exp.Alias) else projection)]
-
-
-def _cast_from_json(node: exp.Expr) -> bool:
-    """Whether ``node`` (a JSON value) is cast to another type: sqlglot's own translation reads it then
-    (``FROM_JSON`` of ``GET_JSON_OBJECT``'s text)."""
-    parent = node.parent
-    return isinstance(parent, exp.Cast) and not parent.to.is_type(exp.DType.JSON)
-
-
-def _as_json(node: exp.Cast) -> exp.Expr | None:
-    """``CAST(x AS JSON)``: x's JSON text (a string is a JSON string, ``"abc"``; a map an object, keys sorted)."""
-    if _json_result(node.this):
-        return node.this.copy()
-    return _template("IF(__x IS NULL, NULL, SUBSTRING(TO_JSON(PARSE_JSON(TO_JSON(ARRAY(__x)))), 2, "
-                     "LENGTH(TO_JSON(PARSE_JSON(TO_JSON(ARRAY(__x))))) - 2))", x=node.this)
-
-
-def _json_path(node: exp.JSONExtract | exp.JSONExtractScalar) -> exp.Expr:
-    """The JSON path a ``json_extract``/``json_extract_scalar`` takes, as the text Spark's functions read."""
-    path = node.expression
-    return exp.Literal.string(path.sql("athena").strip("'")) if isinstance(path, exp.JSONPath) else path
-
-
-def _json_extract(node: exp.JSONExtract) -> exp.Expr | None:
-    """``json_extract(j, path)``: the JSON text of the value there (Spark's ``get_json_object`` gives a string
-    without its quotes)."""
-    if _cast_from_json(node):
-        return None
-    # a string quoted (Spark's get_json_object gives it bare); an object or array as written, keys in their order
-    return _template("CASE WHEN SCHEMA_OF_VARIANT(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) = 'STRING' "
-                     "THEN TO_JSON(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) ELSE GET_JSON_OBJECT(__j, __p) END",
-                     j=node.this, p=_json_path(node))
-
-
-def _json_parse(node: exp.ParseJSON) -> exp.Expr | None:
-    """``json_parse(s)``: s's JSON value (sqlglot leaves the text as it was, unchecked): its canonical text."""
-    if _cast_from_json(node):
-        return None
-    return _template("TO_JSON(PARSE_JSON(__s))", s=node.this)
-
-
-# Trino's values of type timestamp(3) with time zone (Spark's are instants without one, in the session's UTC)
-_ZONED = (exp.CurrentTimestamp, exp.UnixToTime, exp.FromISO8601Timestamp, exp.AtTimeZone)
-_ZONED_TEXT = "yyyy-MM-dd HH:mm:ss.SSS"
-
-
-def zoned_columns(query: exp.Expr) -> list[str]:
-    """The result columns of ``query`` whose type is Trino's ``timestamp with time zone`` (``current_timestamp``,
-    ``now()``, ``from_unixtime``, ``from_iso8601_timestamp``, ``x AT TIME ZONE z``, a cast to the type), each
-    made its text as Trino prints it: the time and its zone (``2024-01-01 10:00:00.000 UTC``; ``AT TIME ZONE``'s
-    local time and zone). Only a SELECT's own columns (a union's branches would differ in type)."""
-    if not isinstance(query, exp.Select):
-        return []
-    names = []
-    for projection in query.selects:
-        value = projection.this if isinstance(projection, exp.Alias) else projection
-        if not isinstance(projection, exp.Alias):  # (every unnamed column has its _colN alias)
-            continue
-        text = _zoned_text(value)
-        if text is not None:
-            projection.set("this", text)
-            names.append(projection.alias_or_name)
-    return names
-
-
-def _is_zoned(value: exp.Expr) -> bool:
-    return isinstance(value, _ZONED) or (isinstance(value, exp.Cast) and value.to.is_type(
-        exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ))
-
-
-def _zoned_text(value: exp.Expr) -> exp.Expr | None:
-    """Trino's text of a zoned timestamp ``value``: its time and zone; None when ``value`` is none (or its zone is
-    read from the rows: then Spark prints the instant)."""
-    if not _is_zoned(value):
-        return None
-    zone = value.args.get("zone") if isinstance(value, exp.AtTimeZone) else None
-    if zone is not None and not (isinstance(zone, exp.Literal) and zone.is_string):
-        return None
-    return _template(f"CONCAT(DATE_FORMAT(__t, '{_ZONED_TEXT}'), ' ', __z)", t=value,
-                     z=zone if zone is not None else exp.Literal.string("UTC"))
-
-
-# Spark's names of its types (typeof) -> Trino's, for the types that have one name in each
-_TYPE_NAMES = {"int": "integer", "float": "real", "string": "varchar", "timestamp": "timestamp(3)",
-               "timestamp_ntz": "timestamp(3)", "binary": "varbinary", "void": "unknown"}
-
-
-def _typeof(node: exp.Typeof) -> exp.Expr:
-    """``typeof(x)``: Trino's name of x's type (``integer``, ``varchar``, ``timestamp(3) with time zone`` for
-    :data:`_ZONED` values); Spark's where the two name a type alike (``bigint``, ``double``, ``decimal(p,s)``)."""
-    value = node.this
-    if _is_zoned(value):
-        return exp.Literal.string("timestamp(3) with time zone")
-    if isinstance(value, exp.Cast) and value.to.is_type(exp.DType.TIMESTAMP):  # its precision, as written
-        precision = max(precision_of(value.to) or DEFAULT_PRECISION, DEFAULT_PRECISION)
-        return exp.Literal.string(f"timestamp({precision})")
-    cases = " ".join(f"WHEN '{spark}' THEN '{trino}'" for spark, trino in _TYPE_NAMES.items())
-    return _template(f"CASE TYPEOF(__x) {cases} ELSE TYPEOF(__x) END", x=value)
-
-
 def _row(node: exp.Struct) -> exp.Expr | None:
     """``ROW(a, b)``'s fields are ``field0``, ``field1`` ... as Athena names them (Spark's ``col1``, ``col2``)."""
     if not node.expressions or any(isinstance(e, exp.Alias | exp.PropertyEQ) for e in node.expressions):
         return None
     node.set("expressions", [exp.alias_(e.copy(), f"field{i}") for i, e in enumerate(node.expressions)])
     return node
-
-
-def _json_format(node: exp.JSONFormat) -> exp.Expr:
-    """``json_format(j)``: j's JSON text, which is what a JSON value is here (Spark's ``to_json`` takes no string)."""
-    return node.this.copy()
-
-
-def _json_scalar(node: exp.JSONExtractScalar) -> exp.Expr:
-    return _template("CASE WHEN SCHEMA_OF_VARIANT(TRY_VARIANT_GET(TRY_PARSE_JSON(__j), __p)) RLIKE '^(OBJECT|ARRAY)' "
-                     "THEN NULL ELSE __e END", j=node.this, p=_json_path(node), e=node.copy())
 
 
 def _extreme(node: exp.Greatest | exp.Least) -> exp.Expr:
@@ -496,22 +295,22 @@ def _extreme(node: exp.Greatest | exp.Least) -> exp.Expr:
 
 def _sha2(node: exp.SHA2Digest) -> exp.Expr:
     length = node.args.get("length") or exp.Literal.number(256)
-    return _template("UNHEX(SHA2(__x, __n))", x=node.this, n=length)
+    return template("UNHEX(SHA2(__x, __n))", x=node.this, n=length)
 
 
 def _sha1(node: exp.SHA) -> exp.Expr:
-    return _template("UNHEX(SHA1(__x))", x=node.this)
+    return template("UNHEX(SHA1(__x))", x=node.this)
 
 
 def _repeat(node: exp.Repeat) -> exp.Expr:
-    return _template("ARRAY_REPEAT(__x, __n)", x=node.this, n=node.args["times"])
+    return template("ARRAY_REPEAT(__x, __n)", x=node.this, n=node.args["times"])
 
 
 def _substring(node: exp.Substring) -> exp.Expr | None:
     start = node.args.get("start")
     if start is None or (start.is_int and start.to_py() != 0):
         return None
-    return _template("CASE WHEN __start = 0 AND __s IS NOT NULL THEN '' ELSE __e END", start=start, s=node.this,
+    return template("CASE WHEN __start = 0 AND __s IS NOT NULL THEN '' ELSE __e END", start=start, s=node.this,
                      e=node.copy())
 
 
@@ -548,7 +347,7 @@ def _array_agg(node: exp.ArrayAgg) -> exp.Expr | None:
     collected = f"COLLECT_LIST(STRUCT({', '.join(fields)}))"
     if keys:
         collected = f"ARRAY_SORT({collected}, (l, r) -> {comparison})"
-    return _template(f"CASE WHEN COUNT(1) = 0 THEN NULL ELSE TRANSFORM({collected}, s -> s._v) END", **parts)
+    return template(f"CASE WHEN COUNT(1) = 0 THEN NULL ELSE TRANSFORM({collected}, s -> s._v) END", **parts)
 
 
 def _unnest(node: exp.Unnest) -> exp.Expr | None:
@@ -556,15 +355,15 @@ def _unnest(node: exp.Unnest) -> exp.Expr | None:
     if not offset or len(node.expressions) != 1:
         return None
     array = node.expressions[0]
-    kind = _type_of(array)
+    kind = type_of(array)
     if isinstance(array, exp.Map | exp.VarMap) or (kind is not None and kind.this is exp.DType.MAP):
         # a map unnests to its keys and values
-        columns = [_template("MAP_KEYS(__m)", m=array), _template("MAP_VALUES(__m)", m=array)]
+        columns = [template("MAP_KEYS(__m)", m=array), template("MAP_VALUES(__m)", m=array)]
     elif kind is None or kind.this is exp.DType.ARRAY:
         columns = [array]
     else:
         return None
-    positions = _template("CAST(IF(SIZE(__a) > 0, SEQUENCE(1, SIZE(__a)), ARRAY()) AS ARRAY<BIGINT>)", a=columns[0])
+    positions = template("CAST(IF(SIZE(__a) > 0, SEQUENCE(1, SIZE(__a)), ARRAY()) AS ARRAY<BIGINT>)", a=columns[0])
     node.set("expressions", [*columns, positions])
     node.set("offset", None)
     alias = node.args.get("alias")
@@ -598,7 +397,7 @@ def _bigint(node: exp.Expr) -> exp.Expr | None:
 def _division(node: exp.Div) -> exp.Expr | None:
     """Trino's division of two integers: Spark's exact ``DIV`` (sqlglot's own writes it only for literals and
     casts, else through a double, inexact beyond 2^53), an ``integer`` unless a ``bigint`` takes part."""
-    left, right = _type_of(node.this), _type_of(node.expression)
+    left, right = type_of(node.this), type_of(node.expression)
     if not node.args.get("typed") or left is None or right is None or left.this not in _INTEGERS or \
             right.this not in _INTEGERS:
         return None
@@ -629,11 +428,11 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.DayOfWeekIso, _day_of_week),
     (exp.Extract, _extract),
     (exp.RegexpExtract, _regexp_extract),
-    (exp.JSONExtractScalar, _json_scalar),
-    (exp.JSONExtract, _json_extract),
-    (exp.ParseJSON, _json_parse),
-    (exp.JSONFormat, _json_format),
-    (exp.Typeof, _typeof),
+    (exp.JSONExtractScalar, trino_types.json_scalar),
+    (exp.JSONExtract, trino_types.json_extract),
+    (exp.ParseJSON, trino_types.json_parse),
+    (exp.JSONFormat, trino_types.json_format),
+    (exp.Typeof, trino_types.typeof),
     (exp.Struct, _row),
     (exp.Greatest | exp.Least, _extreme),
     (exp.SHA2Digest, _sha2),
