@@ -63,7 +63,7 @@ def ctas(statement: exp.Create, default_location: str | None, catalog: Catalog) 
     location = options.get("external_location") or default_location
     if not location:
         raise Refusal("CTAS needs external_location or a query result location to write the table to")
-    partitions = options.get("partitioned_by") or []
+    partitions = [str(p).lower() for p in options.get("partitioned_by") or []]
     query = statement.expression
     assert query is not None
     columns = _ctas_columns(query)
@@ -89,7 +89,8 @@ def ctas(statement: exp.Create, default_location: str | None, catalog: Catalog) 
 
 
 def _ctas_columns(query: exp.Expression) -> list[str]:
-    """A CTAS's columns: each named, once.
+    """A CTAS's columns: each named, once, in lower case (the table's columns are, as Athena makes them: ``SELECT 1
+    AS ID`` makes a column ``id``); the query's own projections named so.
 
     Raises:
         Refusal: a column of no name, or a name twice (Athena's words).
@@ -97,6 +98,10 @@ def _ctas_columns(query: exp.Expression) -> list[str]:
     for position, projection in enumerate(query.selects if isinstance(query, exp.Query) else [], start=1):
         if not isinstance(projection, exp.Alias | exp.Column | exp.Star):  # Athena names no column itself here
             raise Refusal(f"Column name not specified at position {position}")
+        if isinstance(projection, exp.Alias) and projection.alias != projection.alias.lower():
+            projection.set("alias", exp.to_identifier(projection.alias.lower(), quoted=True))
+        elif isinstance(projection, exp.Column) and projection.name != projection.name.lower():
+            projection.replace(exp.alias_(projection.copy(), projection.name.lower(), quoted=True))
     columns = [e.alias_or_name for e in query.selects] if isinstance(query, exp.Query) else []
     seen: set[str] = set()
     for column in columns:

@@ -169,7 +169,7 @@ def _transform(node: exp.Expression) -> str:
 
 
 def _column(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    return "`" + name.lower().replace("`", "``") + "`"  # the catalog's names are lower case, as Athena makes them
 
 
 def _transforms(partitioned: exp.Expression | None) -> list[str]:
@@ -215,10 +215,12 @@ def create_table(statement: exp.Create, table_type: TableType | None, database: 
     if not isinstance(schema, exp.Schema) or not isinstance(schema.this, exp.Table):
         raise Refusal("NOT_SUPPORTED: an Iceberg table's CREATE TABLE names its columns")
     target = schema.this
-    location, partitioned, given = None, None, {}
+    location, partitioned, given, comment = None, None, {}, ""
     for prop in statement.args["properties"].expressions:
         if isinstance(prop, exp.LocationProperty):
             location = prop.this.name
+        elif isinstance(prop, exp.SchemaCommentProperty):  # the table's COMMENT
+            comment = f" COMMENT '{escaped(prop.this.name)}'"
         elif isinstance(prop, exp.PartitionedByProperty):
             partitioned = prop.this
         elif isinstance(prop, exp.Property) and prop.name.lower() != "table_type":
@@ -232,8 +234,8 @@ def create_table(statement: exp.Create, table_type: TableType | None, database: 
     exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
     name = _target(target, database)
     partitions = f" PARTITIONED BY ({', '.join(transforms)})" if transforms else ""
-    return (f"CREATE TABLE {exists}{name} ({columns}) USING iceberg{partitions} LOCATION '{escaped(location)}' "
-            f"{_properties_sql(table_properties(given))}")
+    return (f"CREATE TABLE {exists}{name} ({columns}) USING iceberg{partitions} LOCATION '{escaped(location)}'"
+            f"{comment} {_properties_sql(table_properties(given))}")
 
 
 def _target(table: exp.Table, database: str | None) -> str:

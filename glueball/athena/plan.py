@@ -251,6 +251,9 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
     if isinstance(statement, exp.Create):
         return _create(statement, default_table_location, catalog)
     if isinstance(statement, exp.Insert):
+        if statement.args.get("overwrite"):  # Hive's; Athena's SQL (Trino's) has none
+            raise Refusal("NOT_SUPPORTED: INSERT OVERWRITE is not supported: DELETE the rows (an Iceberg table's) or "
+                          "write a new table with CTAS", ErrorType.SYNTAX)
         target = statement.find(exp.Table)
         tables = tables_of(statement.expression) if statement.expression else []
         into_iceberg = catalog.is_iceberg(target)
@@ -272,6 +275,7 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
             raise Refusal("USE is not supported: name the database in QueryExecutionContext.Database")
         what = str(statement.args.get("kind") or "TABLE").upper()
         managed = isinstance(statement, exp.Drop) and catalog.is_iceberg((statement.args.get("tables") or [None])[0])
+        _lower_columns(statement)
         if isinstance(statement, exp.Alter) and catalog.is_iceberg(statement.this):
             iceberg.altered(statement)  # Athena's Iceberg table properties, and Iceberg's they stand for
         catalog.routed(statement)
@@ -285,7 +289,14 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
             name = table_name(target) if isinstance(target, exp.Table) else "the table"
             raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables: {name} is not one (a Hive "
                           "table's rows are not changed in place)")
-        return Plan("ddl", [spark_sql(catalog.kept(statement))], StatementType.DML, verb,
+        assert isinstance(target, exp.Table)
+        name = f"{(target.db or catalog.database or '').lower()}.{target.name.lower()}"
+        table = {"Name": name, "Verb": verb}
+        if isinstance(statement, exp.Update):  # the rows it changes, counted first where its commit does not say
+            where = statement.args.get("where")
+            counted = exp.select("count(*)").from_(target.copy())
+            table["Count"] = spark_sql(catalog.kept(counted.where(where.this.copy()) if where is not None else counted))
+        return Plan("dml", [spark_sql(catalog.kept(statement))], StatementType.DML, verb, table=table,
                     tables_read=[t for t in tables_of(statement) if t != table_name(target)])
     if isinstance(statement, exp.Command):
         return _command(statement, text.strip().rstrip(";").strip(), catalog)
@@ -313,6 +324,22 @@ def _refuse_constructs(statement: exp.Expression) -> None:
             raise Refusal(f"CATALOG_NOT_FOUND: Catalog '{table.catalog}' does not exist")
 
 
+def _lower_columns(statement: exp.Expression) -> None:
+    """The columns a table's DDL names (CREATE TABLE's, its partitions', ALTER TABLE's) in lower case, in place: the
+    catalog's column names are, as Athena makes them (``(ID bigint)`` is a column ``id``)."""
+    for column in statement.find_all(exp.ColumnDef):
+        column.set("this", exp.to_identifier(column.name.lower(), quoted=column.this.quoted))
+    for partitioned in statement.find_all(exp.PartitionedByProperty):
+        for name in partitioned.find_all(exp.Identifier):
+            name.set("this", name.name.lower())
+        for literal in partitioned.find_all(exp.Literal):  # Hive's "name" in PARTITIONED BY
+            if literal.is_string:
+                literal.set("this", literal.name.lower())
+    for altered in statement.find_all(exp.AlterColumn, exp.RenameColumn):
+        for name in altered.find_all(exp.Identifier):
+            name.set("this", name.name.lower())
+
+
 def _create(statement: exp.Create, default_location: str | None, catalog: Catalog) -> Plan:
     kind = str(statement.args.get("kind") or "").upper()
     if kind in ("DATABASE", "SCHEMA"):
@@ -326,6 +353,7 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
         return Plan("ddl", [spark_sql(statement)], StatementType.DDL, "CREATE_VIEW", tables_read=tables)
     if kind != "TABLE":
         raise Refusal(f"NOT_SUPPORTED: CREATE {kind} is not supported")
+    _lower_columns(statement)
     if iceberg.is_iceberg_ddl(statement.args.get("properties")) and statement.expression is None:
         if not catalog.iceberg:
             raise Refusal(iceberg.NO_ICEBERG)

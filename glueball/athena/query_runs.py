@@ -236,6 +236,49 @@ def _without_zone(select: str, fields: list[Any]) -> str:
     return f"SELECT {', '.join(columns)} FROM ({select}) AS `glueball_selected`"
 
 
+def _row_level(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
+               begun: float) -> dict[str, Any]:
+    """UPDATE, DELETE and MERGE INTO of an Iceberg table; their ``UpdateCount`` the rows they changed, as Athena
+    counts them, from the summary of the snapshot they committed (:func:`_changed_rows`); none committed, none."""
+    table = plan["Table"]
+    name = iceberg.spark_name(table["Name"])
+    before = _current_snapshot(spark, name)
+    counted: int | None = None
+    if table["Verb"] == "UPDATE" and table.get("Count") and _copies_on_write(spark, name):
+        counted = int(spark.sql(table["Count"]).collect()[0][0])  # a rewritten file's rows are no measure of it
+    result = _ddl(spark, plan, query, statistics, begun)
+    after = _current_snapshot(spark, name)
+    if after is None or after == before:
+        return {**result, "UpdateCount": 0}
+    summary = {str(k): str(v) for k, v in (spark.sql(
+        f"SELECT summary FROM {name}.snapshots WHERE snapshot_id = {int(after)}").collect()[0][0] or {}).items()}
+    return {**result, "UpdateCount": counted if counted is not None else _changed_rows(table["Verb"], summary)}
+
+
+def _current_snapshot(spark: Any, name: str) -> int | None:
+    rows = spark.sql(f"SELECT snapshot_id FROM {name}.refs WHERE name = 'main'").collect()
+    return int(rows[0][0]) if rows else None
+
+
+def _copies_on_write(spark: Any, name: str) -> bool:
+    rows = spark.sql(f"SHOW TBLPROPERTIES {name} ('write.update.mode')").collect()
+    return not rows or "merge-on-read" not in str(rows[0][1])
+
+
+def _changed_rows(verb: str, summary: dict[str, str]) -> int:
+    """The rows a row-level statement changed, from its snapshot's summary: a MERGE's Spark counts (updated,
+    inserted, deleted); a DELETE's position deletes, or the rows of the files it dropped less those it kept; an
+    UPDATE's new rows (merge-on-read: one for each row changed)."""
+    def figure(key: str) -> int:
+        return int(summary.get(key) or 0)
+
+    if verb == "MERGE" and any(key.startswith("spark.merge-into.") for key in summary):
+        return sum(figure(f"spark.merge-into.num-target-rows-{kind}") for kind in ("updated", "inserted", "deleted"))
+    if verb == "DELETE":
+        return max(figure("added-position-deletes") + figure("deleted-records") - figure("added-records"), 0)
+    return figure("added-records")
+
+
 def _maintenance(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics: dict[str, Any],
                  begun: float) -> dict[str, Any]:
     """OPTIMIZE and VACUUM of an Iceberg table: Iceberg's procedures, with the options of the table's Athena
@@ -326,7 +369,7 @@ def _catalog(spark: Any, plan: dict[str, Any], query: dict[str, Any], statistics
 
 
 _RUNNERS = {"rows": _rows, "ddl": _ddl, "ctas": _write_table, "insert": _write_table, "unload": _unload,
-            "catalog": _catalog, "maintenance": _maintenance}
+            "catalog": _catalog, "maintenance": _maintenance, "dml": _row_level}
 
 
 def _written_result(spark: Any, query: dict[str, Any], location: str, rows: int,
@@ -563,6 +606,9 @@ _NAMES = [
     ("INSERT_COLUMN_ARITY_MISMATCH", "MISMATCHED_COLUMN_ALIASES", ErrorType.USER),
     ("AccessDeniedException", "ACCESS_DENIED", ErrorType.USER),
     ("MERGE_CARDINALITY_VIOLATION", "MERGE_TARGET_ROW_MULTIPLE_MATCHES", ErrorType.USER),
+    # time travel to a snapshot an Iceberg table has not (FOR VERSION/TIMESTAMP AS OF), in Trino's name for it
+    ("Cannot find snapshot with ID", "INVALID_ARGUMENTS", ErrorType.USER),
+    ("Cannot find a snapshot older than", "INVALID_ARGUMENTS", ErrorType.USER),
     # an engine started without Iceberg, given a statement of an Iceberg table (its jars fetched meanwhile)
     (f"Catalog '{iceberg.CATALOG}' plugin class not found", "NOT_SUPPORTED", ErrorType.USER),
     (f"[CATALOG_NOT_FOUND] The catalog `{iceberg.CATALOG}` not found", "NOT_SUPPORTED", ErrorType.USER),

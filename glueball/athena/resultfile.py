@@ -22,7 +22,7 @@ _TYPES = {"string": ("varchar", 2147483647), "int": ("integer", 10), "integer": 
           "bigint": ("bigint", 19), "long": ("bigint", 19), "smallint": ("smallint", 5), "short": ("smallint", 5),
           "tinyint": ("tinyint", 3), "byte": ("tinyint", 3), "float": ("float", 17), "double": ("double", 17),
           "boolean": ("boolean", 0), "date": ("date", 0), "timestamp": ("timestamp", 3),
-          "timestamp_ntz": ("timestamp", 3), "binary": ("varbinary", 1073741824), "void": ("unknown", 0),
+          "timestamp_ntz": ("timestamp", 6), "binary": ("varbinary", 1073741824), "void": ("unknown", 0),
           "json": ("json", 0), "timestamp with time zone": ("timestamp with time zone", 3)}
 ZONED = "timestamp with time zone"
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")

@@ -24,6 +24,11 @@ _SMALLEST_NORMAL = sys.float_info.min
 _TWO_DIGITS = Context(prec=2, rounding=ROUND_HALF_EVEN)
 
 
+# the precision of an Iceberg table's timestamp (no zone: Spark's timestamp_ntz, which nothing else the engine reads
+# or computes is), as Athena reads it (Trino's Iceberg connector: timestamp(6)); a Hive table's are timestamp(3)
+ICEBERG_PRECISION = 6
+
+
 def printed_here(data_type: Any) -> bool:
     """Whether the engine prints values of ``data_type`` (a Spark type) itself, from the Arrow rows."""
     from pyspark.sql import types as t
@@ -106,7 +111,9 @@ def as_text(expression: str, data_type: Any, depth: int = 0) -> str:
     projection's analysis). ``depth`` names the lambda variables of nested maps and arrays apart."""
     from pyspark.sql import types as t
 
-    if isinstance(data_type, t.TimestampType | t.TimestampNTZType):
+    if isinstance(data_type, t.TimestampNTZType):  # an Iceberg table's timestamp: Trino's timestamp(6)
+        return timestamp_text(expression, ICEBERG_PRECISION)
+    if isinstance(data_type, t.TimestampType):
         return timestamp_text(expression)
     if isinstance(data_type, t.TimeType):  # Spark's text of a time drops the fraction's trailing zeros
         digits = int(data_type.precision)

@@ -25,6 +25,7 @@ Trino's documented answer (https://trino.io/docs/current/functions.html) with Sp
 - ``ROW(a, b)``'s fields are ``field0``, ``field1`` (Spark's ``col1``, ``col2``);
 - ``TIME '12:34:56'`` and ``CAST(x AS time)`` are Spark's ``TIME(p)`` (sqlglot writes a timestamp of today), a
   ``timestamp(6)`` literal or cast keeps its precision in the result and in ``typeof`` (Spark's have none);
+- ``to_unixtime(ts)`` is a ``double`` with the second's fraction (Spark's ``unix_timestamp`` whole seconds);
 - ``nan()``, ``infinity()``, ``is_finite``, ``is_infinite`` (Spark has none), ``is_nan(NULL)`` is NULL, and
   ``random(n)``/``random(m, n)`` an integer below n (Spark's ``rand(n)`` is seeded by n);
 - ``if(c, x)`` is NULL where ``c`` does not hold, and ``CASE WHEN NULL`` a branch never taken (Spark refuses both);
@@ -420,6 +421,12 @@ def _if(node: exp.If) -> exp.Expr | None:
     return node
 
 
+def _to_unixtime(node: exp.TimeToUnix) -> exp.Expr:
+    """``to_unixtime(ts)``: the seconds since the epoch with their fraction, a ``double`` (Spark's
+    ``unix_timestamp`` is whole seconds, a ``bigint``)."""
+    return template("CAST(UNIX_MICROS(CAST(__t AS TIMESTAMP)) AS DOUBLE) / 1000000.0E0", t=node.this)
+
+
 _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.Div, _division),
     (exp.If, _if),
@@ -448,4 +455,5 @@ _REWRITES: tuple[tuple[Any, Callable[[Any], exp.Expr | None]], ...] = (
     (exp.Anonymous, _function),
     (exp.IsNan, _is_nan),
     (exp.Rand, _random),
+    (exp.TimeToUnix, _to_unixtime),
 )

@@ -29,6 +29,10 @@ def _failed(athena: Any, sql: str, **request: Any) -> str:
     return str(execution["Status"]["StateChangeReason"])
 
 
+def _count(athena: Any, execution: dict[str, Any]) -> int:
+    return int(athena.get_query_results(QueryExecutionId=execution["QueryExecutionId"])["UpdateCount"])
+
+
 def _metadata(server: ServerProcess, database: str, table: str) -> dict[str, Any]:
     """The table's current Iceberg metadata file, as the catalog points at it."""
     glue = client(server, "glue")
@@ -45,12 +49,14 @@ def _keys(server: ServerProcess, prefix: str) -> list[str]:
 def test_an_iceberg_table_is_made_written_changed_travelled_maintained_and_dropped(
         athena_server: ServerProcess, athena: Any, database: str) -> None:
     context = {"QueryExecutionContext": {"Database": database}}
-    succeeded(athena, "CREATE TABLE orders (id bigint, category string, amount double, ts timestamp) "
-                      "PARTITIONED BY (category, day(ts)) LOCATION 's3://lake/iceberg/orders/' "
+    succeeded(athena, "CREATE TABLE orders (ID bigint, category string, amount double, TS timestamp) "
+                      "COMMENT 'orders as Athena made them' "
+                      "PARTITIONED BY (category, day(TS)) LOCATION 's3://lake/iceberg/orders/' "
                       "TBLPROPERTIES ('table_type'='ICEBERG', 'format'='parquet', 'write_compression'='zstd', "
                       "'vacuum_min_snapshots_to_keep'='2')", **context)
     table = client(athena_server, "glue").get_table(DatabaseName=database, Name="orders")["Table"]
     assert table["Parameters"]["table_type"].upper() == "ICEBERG"
+    assert [c["Name"] for c in table["StorageDescriptor"]["Columns"]] == ["id", "category", "amount", "ts"]
     metadata = _metadata(athena_server, database, "orders")
     fields = {f["name"]: f["type"] for f in metadata["schemas"][-1]["fields"]}
     assert fields == {"id": "long", "category": "string", "amount": "double", "ts": "timestamp"}  # no zone
@@ -59,32 +65,40 @@ def test_an_iceberg_table_is_made_written_changed_travelled_maintained_and_dropp
     assert metadata["format-version"] == 2
     assert metadata["properties"]["write.parquet.compression-codec"] == "zstd"
     assert metadata["properties"]["history.expire.min-snapshots-to-keep"] == "2"
+    assert metadata["properties"]["comment"] == "orders as Athena made them"
 
     inserted = succeeded(athena, "INSERT INTO orders VALUES (1, 'a', 10.5, TIMESTAMP '2024-01-01 10:00:00'), "
                                  "(2, 'b', 20.0, TIMESTAMP '2024-01-02 11:00:00'), "
                                  "(3, 'a', 30.0, TIMESTAMP '2024-01-02 12:30:00')", **context)
     first = select(athena, f'SELECT snapshot_id FROM "{database}"."orders$snapshots"', **context)[1][0]
+    # an Iceberg timestamp is Trino's timestamp(6), as Athena reads it (a Hive table's are timestamp(3))
     assert select(athena, "SELECT id, category, amount, ts FROM orders ORDER BY id", **context) == [
-        ["id", "category", "amount", "ts"], ["1", "a", "10.5", "2024-01-01 10:00:00.000"],
-        ["2", "b", "20.0", "2024-01-02 11:00:00.000"], ["3", "a", "30.0", "2024-01-02 12:30:00.000"]]
-    results = athena.get_query_results(QueryExecutionId=inserted["QueryExecutionId"])
-    assert results["UpdateCount"] == 3
+        ["id", "category", "amount", "ts"], ["1", "a", "10.5", "2024-01-01 10:00:00.000000"],
+        ["2", "b", "20.0", "2024-01-02 11:00:00.000000"], ["3", "a", "30.0", "2024-01-02 12:30:00.000000"]]
+    assert _count(athena, inserted) == 3
+    typed = athena.get_query_results(QueryExecutionId=succeeded(athena, "SELECT ts FROM orders LIMIT 1", **context)[
+        "QueryExecutionId"])["ResultSet"]["ResultSetMetadata"]["ColumnInfo"][0]
+    assert (typed["Type"], typed["Precision"]) == ("timestamp", 6)
 
-    succeeded(athena, "UPDATE orders SET amount = amount * 2 WHERE id = 1", **context)
-    succeeded(athena, "DELETE FROM orders WHERE category = 'b'", **context)
+    # UpdateCount: the rows each statement changed, as Athena counts them
+    assert _count(athena, succeeded(athena, "UPDATE orders SET amount = amount * 2 WHERE id = 1", **context)) == 1
+    assert _count(athena, succeeded(athena, "DELETE FROM orders WHERE category = 'b'", **context)) == 1
+    assert _count(athena, succeeded(athena, "DELETE FROM orders WHERE id = 99", **context)) == 0
     succeeded(athena, f"CREATE TABLE {database}.changes WITH (format = 'PARQUET', "
                       f"external_location = 's3://lake/{database}/changes/') AS SELECT * FROM (VALUES "
                       "(3, 'a', 33.0, TIMESTAMP '2024-01-02 12:30:00'), (4, 'c', 4.0, TIMESTAMP '2024-01-03 09:00:00')"
                       ") AS t(id, category, amount, ts)")
-    succeeded(athena, 'MERGE INTO "orders" target USING "changes" source ON (target."id" = source."id") '
-                      'WHEN MATCHED THEN UPDATE SET "amount" = source."amount" '
-                      'WHEN NOT MATCHED THEN INSERT ("id", "category", "amount", "ts") '
-                      'VALUES (source."id", source."category", source."amount", source."ts")', **context)
+    merged = succeeded(athena, 'MERGE INTO "orders" target USING "changes" source ON (target."id" = source."id") '
+                               'WHEN MATCHED THEN UPDATE SET "amount" = source."amount" '
+                               'WHEN NOT MATCHED THEN INSERT ("id", "category", "amount", "ts") '
+                               'VALUES (source."id", source."category", source."amount", source."ts")', **context)
+    assert _count(athena, merged) == 2  # one updated, one inserted
     now = [["1", "a", "21.0"], ["3", "a", "33.0"], ["4", "c", "4.0"]]
     assert select(athena, "SELECT id, category, amount FROM Orders ORDER BY id", **context)[1:] == now  # any case
 
-    # time travel to the first snapshot, and Athena's metadata tables
+    # time travel to the first snapshot (one the table has not is the query's error), and Athena's metadata tables
     assert select(athena, f"SELECT count(*) FROM orders FOR VERSION AS OF {first}", **context)[1] == ["3"]
+    assert _failed(athena, "SELECT * FROM orders FOR VERSION AS OF 42", **context).startswith("INVALID_ARGUMENTS")
     operations = [r[0] for r in select(athena, 'SELECT operation FROM "orders$snapshots" ORDER BY committed_at',
                                        **context)[1:]]
     assert operations[0] == "append" and len(operations) >= 4
@@ -112,7 +126,7 @@ def test_an_iceberg_table_is_made_written_changed_travelled_maintained_and_dropp
     metadata = _metadata(athena_server, database, "recent")
     assert {f["name"]: f["type"] for f in metadata["schemas"][-1]["fields"]} == {"id": "long", "ts": "timestamp"}
     assert select(athena, "SELECT id, ts FROM recent ORDER BY id", **context)[1:] == [
-        ["1", "2024-01-01 10:00:00.000"], ["3", "2024-01-02 12:30:00.000"]]
+        ["1", "2024-01-01 10:00:00.000000"], ["3", "2024-01-02 12:30:00.000000"]]
 
     # DROP TABLE removes an Iceberg table's data (a managed table), not a Hive table's
     assert _keys(athena_server, "iceberg/orders/")
@@ -136,6 +150,7 @@ def test_what_athena_refuses_of_iceberg_tables_is_named(athena: Any, database: s
         "AS SELECT 1 AS a": "is_external must be false",
         "CREATE TABLE z (a int, ts timestamp) PARTITIONED BY (week(ts)) LOCATION 's3://lake/iceberg/z/' "
         "TBLPROPERTIES ('table_type'='ICEBERG')": "partition transform",
+        "INSERT OVERWRITE TABLE hive_rows SELECT 2": "INSERT OVERWRITE is not supported",
         **dict.fromkeys(("DELETE FROM hive_rows WHERE a = 1", "UPDATE hive_rows SET a = 2",
                          "OPTIMIZE hive_rows REWRITE DATA USING BIN_PACK", "VACUUM hive_rows"),
                         "only supported for Iceberg tables")}

@@ -144,6 +144,9 @@ def answer(spark: Any, sql: str, parameters: list[str] | None = None) -> tuple[t
         # random(n) is an integer from 0 up to n of n's type; random(m, n) from m
         ("SELECT random(1), random(5, 6), random(CAST(3 AS bigint)) < 3, random() < 1",
          (0, 5, True, True), ["int", "int", "boolean", "boolean"]),
+        # to_unixtime is a double with the second's fraction (Spark's unix_timestamp: whole seconds, a bigint)
+        ("SELECT to_unixtime(TIMESTAMP '2024-01-01 10:00:00.5'), to_unixtime(CAST(NULL AS timestamp))",
+         (1704103200.5, None), ["double", "double"]),
     ],
 )
 def test_trinos_answers(spark: Any, sql: str, values: tuple[Any, ...], types: list[str]) -> None:
