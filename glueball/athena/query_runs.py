@@ -12,7 +12,7 @@ query would read (the files of the partitions it reads) are checked against the 
 - ``ctas``/``insert``/``unload``: the table or location written, its files listed in ``<id>-manifest.csv``
   (``Statistics.DataManifestLocation``), the rows written as ``UpdateCount``.
 
-A Spark error becomes the FAILED query's ``AthenaError`` (:func:`glueball.athena.failures.failure_of`).
+A Spark error becomes the FAILED query's ``AthenaError`` (:func:`glueball.athena.engine_errors.failure_of`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from glueball.athena import iceberg, resultfile, texts
-from glueball.athena.failures import failure_of
+from glueball.athena.engine_errors import failure_of
 from glueball.athena.models import ErrorCategory, ErrorType, Failure
 from glueball.metastore import shapes
 from glueball.objects.locations import local_path, object_store_root
