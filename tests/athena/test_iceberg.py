@@ -93,6 +93,9 @@ def test_an_iceberg_table_is_made_written_changed_travelled_maintained_and_dropp
                                'WHEN NOT MATCHED THEN INSERT ("id", "category", "amount", "ts") '
                                'VALUES (source."id", source."category", source."amount", source."ts")', **context)
     assert _count(athena, merged) == 2  # one updated, one inserted
+    twice = _failed(athena, "MERGE INTO orders t USING (SELECT * FROM changes UNION ALL SELECT * FROM changes) s "
+                            "ON t.id = s.id WHEN MATCHED THEN UPDATE SET amount = s.amount", **context)
+    assert twice.startswith("MERGE_TARGET_ROW_MULTIPLE_MATCHES"), twice  # a target row matched twice: nothing written
     now = [["1", "a", "21.0"], ["3", "a", "33.0"], ["4", "c", "4.0"]]
     assert select(athena, "SELECT id, category, amount FROM Orders ORDER BY id", **context)[1:] == now  # any case
 
