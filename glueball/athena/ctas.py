@@ -77,15 +77,22 @@ def ctas(statement: exp.Create, default_location: str | None, catalog: Catalog) 
     if partitions:
         writer.append("PARTITIONED BY (" + ", ".join(f"`{p}`" for p in partitions) + ")")
     writer.append(f"LOCATION '{escaped(str(location))}'")
-    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
     tables = tables_of(query)
-    selected = spark_sql(catalog.kept(query))
-    if options.get(_WITH_DATA) is False:  # the table and its columns, no rows
-        selected = f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0"
-    sql = f"CREATE TABLE {exists}{quoted_name(target)} {' '.join(writer)} AS {selected}"
+    selected = _selected(query, options, catalog)
+    sql = f"CREATE TABLE {_exists(statement)}{quoted_name(target)} {' '.join(writer)} AS {selected}"
     return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
                 table={"Name": table_name(target), "Location": str(location), "Format": fmt, "Select": selected},
                 tables_read=tables)
+
+
+def _selected(query: exp.Expression, options: dict[str, Any], catalog: Catalog) -> str:
+    """A CTAS's SELECT in Spark's SQL; with ``WITH NO DATA``, the table and its columns, no rows."""
+    selected = spark_sql(catalog.kept(query))
+    return f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0" if options.get(_WITH_DATA) is False else selected
+
+
+def _exists(statement: exp.Create) -> str:
+    return "IF NOT EXISTS " if statement.args.get("exists") else ""
 
 
 def _ctas_columns(query: exp.Expression) -> list[str]:
@@ -121,14 +128,11 @@ def _iceberg_ctas(statement: exp.Create, target: exp.Table, options: dict[str, A
     assert query is not None
     _ctas_columns(query)
     clauses, location = iceberg.ctas_clauses(options, default_location)
-    selected = spark_sql(catalog.kept(query))
-    if options.get(_WITH_DATA) is False:
-        selected = f"SELECT * FROM ({selected}) AS `_no_data` LIMIT 0"
-    exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
-    schema = (target.db or catalog.database or "default").lower()
-    sql = f"CREATE TABLE {exists}{iceberg.spark_name(f'{schema}.{target.name}')} {clauses} AS {{select}}"
+    selected = _selected(query, options, catalog)
+    name = catalog.qualified(target)
+    sql = f"CREATE TABLE {_exists(statement)}{iceberg.spark_name(name)} {clauses} AS {{select}}"
     return Plan("ctas", [sql], StatementType.DDL, "CREATE_TABLE_AS_SELECT",
-                table={"Name": f"{schema}.{target.name}", "Location": location, "Format": "ICEBERG",
+                table={"Name": name, "Location": location, "Format": "ICEBERG",
                        "Select": selected, "Iceberg": True},
                 tables_read=tables_of(query))
 

@@ -202,8 +202,9 @@ def _no_zone(column: exp.ColumnDef) -> str:
     return copied.sql(WRITE)
 
 
-def create_table(statement: exp.Create, table_type: TableType | None, database: str | None) -> str:
-    """Athena's Iceberg ``CREATE TABLE`` as Spark's: ``USING iceberg`` in ``glue_catalog``.
+def create_table(statement: exp.Create, qualified: Callable[[exp.Table], str]) -> str:
+    """Athena's Iceberg ``CREATE TABLE`` as Spark's: ``USING iceberg`` in ``glue_catalog``, the table named by
+    ``qualified`` (its ``database.table``).
 
     Raises:
         Refusal: ``EXTERNAL`` (Athena's own error), no columns, no LOCATION, a property Athena does not allow.
@@ -232,14 +233,9 @@ def create_table(statement: exp.Create, table_type: TableType | None, database: 
     columns = ", ".join(_no_zone(c) for c in schema.expressions if isinstance(c, exp.ColumnDef))
     transforms = _transforms(partitioned)
     exists = "IF NOT EXISTS " if statement.args.get("exists") else ""
-    name = _target(target, database)
     partitions = f" PARTITIONED BY ({', '.join(transforms)})" if transforms else ""
-    return (f"CREATE TABLE {exists}{name} ({columns}) USING iceberg{partitions} LOCATION '{escaped(location)}'"
-            f"{comment} {_properties_sql(table_properties(given))}")
-
-
-def _target(table: exp.Table, database: str | None) -> str:
-    return spark_name(f"{(table.db or database or 'default').lower()}.{table.name}")
+    return (f"CREATE TABLE {exists}{spark_name(qualified(target))} ({columns}) USING iceberg{partitions} "
+            f"LOCATION '{escaped(location)}'{comment} {_properties_sql(table_properties(given))}")
 
 
 def spark_name(name: str) -> str:

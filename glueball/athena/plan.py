@@ -187,12 +187,17 @@ class Catalog:
             raise Refusal(iceberg.NO_ICEBERG)
         return statement
 
+    def qualified(self, table: exp.Table) -> str:
+        """A table's ``database.table`` as the catalog names it: lower case, in the query's database when the
+        statement names none."""
+        return f"{(table.db or self.database or 'default').lower()}.{table.name.lower()}"
+
     def is_iceberg(self, table: exp.Expression | None) -> bool:
         """Whether ``table`` (a statement's target) is an Iceberg table of the catalog."""
-        if not isinstance(table, exp.Table) or self.table_type is None:
+        if not isinstance(table, exp.Table) or self.table_type is None or not (table.db or self.database):
             return False
-        schema = (table.db or self.database or "").lower()
-        return bool(schema) and self.table_type(schema, table.name.lower()) == "ICEBERG"
+        schema, _, name = self.qualified(table).partition(".")
+        return self.table_type(schema, name) == "ICEBERG"
 
     def _headers_skipped(self, query: exp.Expression) -> exp.Expression:
         """``query`` with each text table whose files begin with more than one header line
@@ -259,7 +264,7 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
         into_iceberg = catalog.is_iceberg(target)
         name = table_name(target) if target is not None else ""
         if into_iceberg and target is not None:  # its name in Iceberg's catalog (glueball.athena.iceberg.spark_name)
-            name = f"{(target.db or catalog.database or '').lower()}.{target.name}"
+            name = catalog.qualified(target)
         if statement.expression is not None:
             statement.set("expression", catalog.kept(statement.expression))
         if target is not None:
@@ -290,8 +295,7 @@ def plan(statement: exp.Expression, text: str, default_table_location: str | Non
             raise Refusal(f"NOT_SUPPORTED: {verb} is only supported for Iceberg tables: {name} is not one (a Hive "
                           "table's rows are not changed in place)")
         assert isinstance(target, exp.Table)
-        name = f"{(target.db or catalog.database or '').lower()}.{target.name.lower()}"
-        table = {"Name": name, "Verb": verb}
+        table = {"Name": catalog.qualified(target), "Verb": verb}
         if isinstance(statement, exp.Update):  # the rows it changes, counted first where its commit does not say
             where = statement.args.get("where")
             counted = exp.select("count(*)").from_(target.copy())
@@ -357,8 +361,7 @@ def _create(statement: exp.Create, default_location: str | None, catalog: Catalo
     if iceberg.is_iceberg_ddl(statement.args.get("properties")) and statement.expression is None:
         if not catalog.iceberg:
             raise Refusal(iceberg.NO_ICEBERG)
-        return Plan("ddl", [iceberg.create_table(statement, catalog.table_type, catalog.database)], StatementType.DDL,
-                    "CREATE_TABLE")
+        return Plan("ddl", [iceberg.create_table(statement, catalog.qualified)], StatementType.DDL, "CREATE_TABLE")
     if statement.expression is None:  # Hive DDL: Spark's Hive support runs it as Athena's Hive does
         return hive_ddl(statement)
     return ctas.ctas(statement, default_location, catalog)
