@@ -118,19 +118,13 @@ class QueryExecution:
 
     @property
     def result_output(self) -> str:
-        """Where the query's result is: its own file, or the earlier query's whose result it reused."""
+        """Where the query's result is: its own file (``<output>/<QueryExecutionId>.csv``, ``.txt`` for SHOW and
+        DESCRIBE), or the earlier query's whose result it reused."""
         reused = self.result.get("ReusedOutput")
         if reused:
             return str(reused)
         extension = self.result.get("Extension") or self.plan.get("Extension") or "csv"
         return f"{(self.output_location or '').rstrip('/')}/{self.query_id}.{extension}"
-
-    @property
-    def result_file(self) -> str | None:
-        """``<output>/<QueryExecutionId>.csv``, where Athena writes the rows (``.txt`` for some DDL)."""
-        if not self.output_location:
-            return None
-        return f"{self.output_location.rstrip('/')}/{self.query_id}.{self.result.get('Extension', 'csv')}"
 
 
 class WorkGroupState(StrEnum):

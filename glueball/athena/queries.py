@@ -241,12 +241,13 @@ class QueryService:
                 AthenaQueryRow.completed >= now - minutes * 60, AthenaQueryRow.query == text,
             ).order_by(AthenaQueryRow.completed.desc()).limit(10)).all()
             candidates = [_query(row) for row in rows]
+        database = context.get("Database") or "default"
+        tables = [t if "." in t else f"{database}.{t}" for t in plan.tables_read]
         for earlier in candidates:
             if earlier.database != context.get("Database") or earlier.catalog != context.get("Catalog") or \
                     earlier.execution_parameters != parameters or earlier.plan.get("Kind") != "rows":
                 continue
-            database = context.get("Database") or "default"
-            if self.reusable(earlier.result_output, [t if "." in t else f"{database}.{t}" for t in plan.tables_read]):
+            if self.reusable(earlier.result_output, tables):
                 return earlier
         return None
 
