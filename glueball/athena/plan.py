@@ -389,7 +389,7 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
                     maintained["Verb"], table=maintained)
     if first == "MSCK":
         repaired = re.match(r"^\s*MSCK\s+REPAIR\s+TABLE\s+(?P<rest>.*)$", text, re.IGNORECASE | re.DOTALL)
-        if repaired is not None and _shown_table("", " " + repaired["rest"], text, catalog)[2]:
+        if repaired is not None and _names_iceberg_table(repaired["rest"], catalog):
             raise Refusal("NOT_SUPPORTED: MSCK REPAIR TABLE is not supported for Iceberg tables: an Iceberg table's "
                           "partitions are its metadata's")
         return Plan("ddl", [text], StatementType.DDL, "MSCK_REPAIR_TABLE")
@@ -406,7 +406,7 @@ def _command(statement: exp.Command, text: str, catalog: Catalog) -> Plan:
         managed = False  # an Iceberg table: its statement and properties are Iceberg's (in Spark's words)
         if what in ("CREATE TABLE", "COLUMNS", "TBLPROPERTIES"):
             rest, sql, managed = _shown_table(what, rest, sql, catalog)
-        if what == "PARTITIONS" and _shown_table(what, rest, sql, catalog)[2]:
+        if what == "PARTITIONS" and _names_iceberg_table(rest, catalog):
             raise Refusal('NOT_SUPPORTED: SHOW PARTITIONS is not supported for Iceberg tables: query the table\'s '
                           '"<table>$partitions" metadata table')
         shown_plan = Plan("rows", [sql], StatementType.UTILITY, f"SHOW_{what.replace(' ', '_')}", header=False,
@@ -438,15 +438,24 @@ def _shown_table(what: str, rest: str, sql: str, catalog: Catalog) -> tuple[str,
     after_in = re.match(r"^(?P<lead>\s*(?:IN|FROM)\s+)(?P<rest>.*)$", rest, re.IGNORECASE | re.DOTALL) \
         if what == "COLUMNS" else None
     lead, body = (after_in["lead"], after_in["rest"]) if after_in else ("", rest)
-    found = _SHOWN_TABLE.match(body)
-    if found is None:
+    named = _named_table(body)
+    if named is None or not catalog.is_iceberg(named[0]):
         return rest, sql, False
-    table = exp.to_table(found["name"], dialect=WRITE)
-    if not catalog.is_iceberg(table):
-        return rest, sql, False
+    table, after = named
     catalog.routed(table)
-    routed = (lead or " ") + table.sql(WRITE) + found["after"]
+    routed = (lead or " ") + table.sql(WRITE) + after
     return routed, sql[:len(sql) - len(rest)] + routed, True
+
+
+def _named_table(text: str) -> tuple[exp.Table, str] | None:
+    """The table ``text`` begins with (``db.t``, backticks allowed), and the text after it; None when it names none."""
+    found = _SHOWN_TABLE.match(text)
+    return (exp.to_table(found["name"], dialect=WRITE), found["after"]) if found is not None else None
+
+
+def _names_iceberg_table(text: str, catalog: Catalog) -> bool:
+    named = _named_table(text)
+    return named is not None and catalog.is_iceberg(named[0])
 
 
 def _unload(text: str, catalog: Catalog, bound: exp.Expression | None = None) -> Plan:
