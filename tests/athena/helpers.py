@@ -56,3 +56,12 @@ def rows(athena: Any, query_id: str, **request: Any) -> list[list[str | None]]:
 
 def select(athena: Any, sql: str, **request: Any) -> list[list[str | None]]:
     return rows(athena, succeeded(athena, sql, **request)["QueryExecutionId"])
+
+
+def failure(athena: Any, sql: str, **request: Any) -> dict[str, Any]:
+    """The status of ``sql`` run to its end, which must be FAILED (its reason the AthenaError's message)."""
+    execution = run(athena, sql, **request)
+    assert execution["Status"]["State"] == "FAILED", execution["Status"]
+    status: dict[str, Any] = execution["Status"]
+    assert status["StateChangeReason"] == status["AthenaError"]["ErrorMessage"]
+    return status

@@ -16,7 +16,7 @@ import pytest
 import urllib3
 from botocore.exceptions import ClientError
 
-from tests.athena.helpers import RESULTS, client, rows, run, select, succeeded, wait_query
+from tests.athena.helpers import RESULTS, client, failure, rows, run, select, succeeded, wait_query
 from tests.helpers import ServerProcess, unique
 
 LONG = ("SELECT count(*) FROM UNNEST(sequence(1, 100000)) AS a(x) CROSS JOIN UNNEST(sequence(1, 100000)) AS b(y) "
@@ -35,14 +35,6 @@ def raw(server: ServerProcess, operation: str, body: Any) -> tuple[int, dict[str
         "POST", server.endpoint + "/", body=json.dumps(body).encode(),
         headers={"X-Amz-Target": f"AmazonAthena.{operation}", "Content-Type": "application/x-amz-json-1.1"})
     return response.status, json.loads(response.data or b"{}")
-
-
-def failure(athena: Any, sql: str, **request: Any) -> dict[str, Any]:
-    execution = run(athena, sql, **request)
-    assert execution["Status"]["State"] == "FAILED", execution["Status"]
-    status: dict[str, Any] = execution["Status"]
-    assert status["StateChangeReason"] == status["AthenaError"]["ErrorMessage"]
-    return status
 
 
 def test_api_errors_carry_athenas_codes(athena_server: ServerProcess, athena: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import boto3
 import pytest
 
-from tests.athena.helpers import RESULTS, client, run, select, succeeded
+from tests.athena.helpers import RESULTS, client, failure, select, succeeded
 from tests.helpers import ServerProcess, unique
 
 pytest.importorskip("pyspark")
@@ -24,9 +24,7 @@ def database(athena_server: ServerProcess) -> str:
 
 
 def _failed(athena: Any, sql: str, **request: Any) -> str:
-    execution = run(athena, sql, **request)
-    assert execution["Status"]["State"] == "FAILED", execution["Status"]
-    return str(execution["Status"]["StateChangeReason"])
+    return str(failure(athena, sql, **request)["StateChangeReason"])
 
 
 def _count(athena: Any, execution: dict[str, Any]) -> int:
